@@ -1,0 +1,5 @@
+import sys
+
+from qosc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,34 @@
+"""Semantic checks: small rules with stable codes, all run, every finding collected.
+
+A rule is a function `policy -> iterable of Diagnostic`.  Adding a rule means
+adding a function to one module's RULES tuple; nothing else changes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from qosc.checks import capacity, dropprofiles, dscp_rules, lbe, platform, policers, references, roles
+from qosc.diagnostics import Diagnostic
+from qosc.model import Policy
+
+Check = Callable[[Policy], Iterable[Diagnostic]]
+
+RULES: tuple[Check, ...] = (
+    *references.RULES,
+    *dscp_rules.RULES,
+    *capacity.RULES,
+    *lbe.RULES,
+    *policers.RULES,
+    *dropprofiles.RULES,
+    *roles.RULES,
+    *platform.RULES,
+)
+
+
+def run_checks(policy: Policy) -> list[Diagnostic]:
+    """Every diagnostic of every rule, deduplicated and in file order."""
+    found: list[Diagnostic] = []
+    for rule in RULES:
+        found.extend(rule(policy))
+    return sorted(set(found), key=Diagnostic.sort_key)

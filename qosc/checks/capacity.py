@@ -1,0 +1,78 @@
+"""QOS040-QOS044: what an interface guarantees must fit in the link."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from qosc.diagnostics import Diagnostic, error
+from qosc.model import Interface, Policy, Service, rate_percent, resolve_rate
+from qosc.units import Percent, format_rate
+
+
+def reserved(policy: Policy, service: Service) -> tuple[object, str]:
+    """What a queue reserves: its cap when strict (else its policer's CIR), its share otherwise."""
+    q = service.queue
+    if q.strict:
+        if q.rate_cap is not None:
+            return q.rate_cap, "rate-cap"
+        policer = policy.policer_map.get(service.policer or "")
+        return (policer.cir, "policer CIR") if policer else (None, "rate-cap")
+    return q.share, "share"
+
+
+def _fmt(value: object) -> str:
+    return f"{value.value:g}%" if isinstance(value, Percent) else format_rate(int(value))  # type: ignore[call-overload]
+
+
+def check_interfaces(policy: Policy) -> Iterator[Diagnostic]:
+    for device in policy.devices:
+        for iface in device.interfaces:
+            yield from _interface(policy, device.name, iface)
+
+
+def _interface(policy: Policy, device: str, iface: Interface) -> Iterator[Diagnostic]:
+    total = 0.0
+    parts = []
+    rate = iface.rate
+    for s in policy.services_on(iface):
+        if s.queue.shared_with:
+            continue
+        value, what = reserved(policy, s)
+        if value is None:
+            continue
+        pct = rate_percent(value, rate)  # type: ignore[arg-type]
+        if pct is None:
+            yield error("QOS041", f"interface {device}:{iface.name} has no speed, so service '{s.name}' {what} "
+                        f"{_fmt(value)} cannot be checked against the link", iface.where.at("speed"),
+                        "set speed: (e.g. speed: 1G) on the interface or its profile")
+            continue
+        total += pct
+        parts.append(f"{s.name} {pct:.4g}%")
+    if total > 100.0 + 1e-9:
+        yield error("QOS040", f"interface {device}:{iface.name}: guaranteed shares and strict-priority caps add up "
+                    f"to {total:.4g}% of the link ({', '.join(parts)})", iface.where.loc,
+                    "reduce the shares so that they total at most 100%")
+
+
+def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
+    for s in policy.services:
+        q = s.queue
+        if q.strict and q.rate_cap is None and not s.policer:
+            yield error("QOS042", f"strict-priority service '{s.name}' has neither a rate cap nor a policer, "
+                        "so it can starve every other queue", s.where.at("queue.strict", "queue"),
+                        "add queue.rate-cap (e.g. 10%) and/or an edge policer")
+        for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or [None]:
+            share = resolve_rate(q.share, iface_speed)
+            ceiling = resolve_rate(q.ceiling, iface_speed)
+            cap = resolve_rate(q.rate_cap, iface_speed)
+            if share is not None and ceiling is not None and ceiling < share:
+                yield error("QOS043", f"service '{s.name}' ceiling is below its share", s.where.at("queue.ceiling"),
+                            "the ceiling bounds borrowing and must be at least the share")
+                break
+            if share is not None and cap is not None and cap < share:
+                yield error("QOS044", f"service '{s.name}' rate cap is below its guaranteed share",
+                            s.where.at("queue.rate-cap"), "raise rate-cap or lower share")
+                break
+
+
+RULES = (check_interfaces, check_queue_rates)

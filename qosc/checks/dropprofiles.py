@@ -1,0 +1,34 @@
+"""QOS070-QOS072: drop profiles must be curves RED can run."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from qosc.diagnostics import Diagnostic, error, warning
+from qosc.model import Policy
+
+
+def check_curves(policy: Policy) -> Iterator[Diagnostic]:
+    for dp in policy.drop_profiles:
+        loc = dp.where.at("points", "min")
+        bad = [v for point in dp.points for v in point if not 0.0 <= v <= 100.0]
+        if bad:
+            yield error("QOS070", f"drop profile '{dp.name}' has {bad[0]:g}, outside 0..100 %", loc,
+                        "fill levels and drop probabilities are percentages from 0 to 100")
+            continue
+        fills = [p[0] for p in dp.points]
+        probs = [p[1] for p in dp.points]
+        if any(b <= a for a, b in zip(fills, fills[1:])) or any(b < a for a, b in zip(probs, probs[1:])):
+            yield error("QOS071", f"drop profile '{dp.name}' is not monotonic: fill levels must rise and drop "
+                        "probabilities must not fall", loc, "e.g. points: [[15, 30], [19, 50], [24, 75], [30, 100]]")
+
+
+def check_unused(policy: Policy) -> Iterator[Diagnostic]:
+    used = {name for s in policy.services for _, name in s.drop_profiles}
+    for dp in policy.drop_profiles:
+        if dp.name not in used:
+            yield warning("QOS072", f"drop profile '{dp.name}' is not used by any service", dp.where.loc,
+                          "reference it with drop-profile: or remove it")
+
+
+RULES = (check_curves, check_unused)

@@ -1,0 +1,77 @@
+"""QOS090-QOS095: does the policy fit the box?  Generic, driven by platform data.
+
+Targets add their own finer checks; this one needs only the numbers in
+qosc/platforms/*.json, so a new platform gets these diagnostics for free.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from qosc.diagnostics import Diagnostic, error
+from qosc.model import Device, Policy
+from qosc.platforms import Platform, get
+from qosc.units import format_rate, format_size
+
+
+def queue_count(platform: Platform, port_type: str | None) -> int:
+    """Queues available on a port: the port type's where the platform has several."""
+    types = platform.extra.get("port_types", {})
+    chosen = port_type or platform.extra.get("default_port_type")
+    if chosen in types:
+        spec = types[chosen]
+        return int(spec["queues"]) + (1 if spec.get("priority_queue") else 0)
+    return platform.queues
+
+
+def check_devices(policy: Policy) -> Iterator[Diagnostic]:
+    for device in policy.devices:
+        platform = get(device.platform)
+        if platform is not None:
+            yield from _device(policy, device, platform)
+
+
+def _device(policy: Policy, device: Device, platform: Platform) -> Iterator[Diagnostic]:
+    for iface in device.interfaces:
+        own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
+        available = queue_count(platform, iface.port_type)
+        if len(own) > available and platform.queue_overflow == "reject":
+            yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues ({', '.join(s.name for s in own)}) "
+                        f"but {platform.name}{' port type ' + iface.port_type if iface.port_type else ''} has "
+                        f"{available}", iface.where.at("services", "port-type") or device.where.at("platform"),
+                        "carry fewer services on this interface (services:), or let a service use another's "
+                        "queue with queue.shared-with (never LBE)")
+        strict = [s for s in own if s.queue.strict]
+        if len(strict) > platform.strict_per_interface:
+            first = strict[platform.strict_per_interface] if platform.strict_per_interface < len(strict) else strict[0]
+            limit = platform.strict_per_interface
+            yield error("QOS093", f"{device.name}:{iface.name}: {len(strict)} strict-priority services but "
+                        f"{platform.name} allows {limit} per interface", first.where.at("queue.strict"),
+                        "use priority: high without strict" if limit == 0 else "keep one strict-priority service")
+    for s in policy.services:
+        if s.queue.shared_with:
+            continue
+        if s.queue.priority.label not in platform.priorities and any(s.name in i.services for i in device.interfaces):
+            yield error("QOS092", f"service '{s.name}' priority '{s.queue.priority.label}' is not available on "
+                        f"{platform.name} (device {device.name})", s.where.at("queue.priority"),
+                        f"{platform.name} has priorities {', '.join(platform.priorities)}")
+        zero = s.queue.share is not None and getattr(s.queue.share, "value", s.queue.share) == 0
+        if zero and not platform.zero_share and any(s.name in i.services for i in device.interfaces):
+            yield error("QOS094", f"service '{s.name}' has a 0% share, which {platform.name} cannot schedule "
+                        f"(device {device.name})", s.where.at("queue.share"),
+                        "use the smallest share the platform has (e.g. 1%)")
+    if any(i.role.value == "edge" for i in device.interfaces):
+        for p in policy.policers:
+            for key, value in (("cir", p.cir), ("pir", p.pir)):
+                if value is not None and value not in platform.policer_rate:
+                    yield error("QOS095", f"policer '{p.name}' {key} {format_rate(value)} is outside {platform.name}'s "
+                                f"range {format_rate(platform.policer_rate.low)}..{format_rate(platform.policer_rate.high)}"
+                                f" (device {device.name})", p.where.at(key))
+            for key, value in (("cbs", p.cbs), ("pbs", p.pbs), ("ebs", p.ebs)):
+                if value is not None and value not in platform.policer_burst:
+                    yield error("QOS095", f"policer '{p.name}' {key} {format_size(value)} is outside {platform.name}'s "
+                                f"range {format_size(platform.policer_burst.low)}.."
+                                f"{format_size(platform.policer_burst.high)} (device {device.name})", p.where.at(key))
+
+
+RULES = (check_devices,)

@@ -1,0 +1,230 @@
+"""Load policy YAML into location-carrying trees, resolving `include:`.
+
+Every later stage reports problems against the user's own file, line and
+column, so the loader keeps source marks on every mapping key, value and list
+item (MDict / MList).  It refuses anything that is not plain data (tags),
+anything ambiguous (duplicate keys, a name defined in two files) and anything
+that could exhaust the machine (size, depth, alias bombs), always as
+QoscError diagnostics and never as a traceback.  Schema validation is not done
+here; see qosc.schema.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+
+import yaml
+
+from .diagnostics import Location, QoscError, error
+from .yamlsafe import Limits, MDict, MList, build, syntax_error
+
+__all__ = ["Limits", "MDict", "MList", "load_text", "load_file", "load_policy", "locate"]
+
+_DEFAULT = Limits()
+
+
+def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
+    """Parse one policy document from a string; `include:` is left as data."""
+    if len(text) > limits.max_bytes or (len(text) * 4 > limits.max_bytes and _utf8_len(text) > limits.max_bytes):
+        raise _fail("QOS008", f"policy text is larger than the limit of {limits.max_bytes} bytes",
+                    Location(filename, 1, 1))
+    try:
+        return build(text, filename, limits)
+    except QoscError:
+        raise
+    except yaml.YAMLError as exc:
+        raise syntax_error(exc, filename, text) from None
+    except UnicodeError as exc:
+        raise _fail("QOS008", f"policy text is not valid Unicode: {exc.reason}", Location(filename, 1, 1)) from None
+    except RecursionError:
+        raise _fail("QOS004", "nesting is too deep to process", Location(filename, 1, 1)) from None
+    except MemoryError:
+        raise _fail("QOS003", "the document is too large to hold in memory", Location(filename, 1, 1)) from None
+    except Exception as exc:  # noqa: BLE001 - the contract is "no traceback for any input"
+        raise _fail("QOS001", f"cannot parse YAML ({type(exc).__name__}: {exc})", Location(filename, 1, 1)) from None
+
+
+def load_file(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
+    """Read and parse one policy file (no includes); unreadable files are QOS008."""
+    name = os.fspath(path)
+    try:
+        data = _read_bounded(name, limits)
+    except OSError as exc:
+        raise _fail("QOS008", f"cannot read policy file '{name}': {exc.strerror or exc}", None) from None
+    return load_text(_decode(data, name), name, limits)
+
+
+def load_policy(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
+    """Load a policy and everything it includes, merged into one tree.
+
+    Entries keep the location of the file that defined them, so diagnostics
+    point into included files.  A file reached twice through different include
+    paths (a diamond) is merged only once.
+    """
+    name = os.fspath(path)
+    return _load_tree(name, limits, chain=[], seen=set(), where=None)
+
+
+def locate(tree: object, path: Sequence[str | int], key: bool = False) -> Location | None:
+    """Location of the deepest node on `path` (e.g. jsonschema's absolute_path).
+
+    With key=True and a final mapping key, the key's own location.  Never
+    raises: a path leaving the tree yields the last node reached.
+    """
+    loc: Location | None = getattr(tree, "loc", None)
+    try:
+        steps = list(path)
+        node = tree
+        for i, step in enumerate(steps):
+            if isinstance(node, MDict) and isinstance(step, str) and step in node:
+                if key and i == len(steps) - 1:
+                    return node.key_locs.get(step, loc)
+                loc = node.value_locs.get(step, loc)
+                node = node[step]
+            elif (isinstance(node, MList) and isinstance(step, int) and not isinstance(step, bool)
+                  and 0 <= step < len(node)):
+                loc = node.item_locs[step]
+                node = node[step]
+            else:
+                break
+    except Exception:  # noqa: BLE001 - locating is best effort for a diagnostic
+        pass
+    return loc
+
+
+# --- reading ---------------------------------------------------------------
+
+
+def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> QoscError:
+    return QoscError([error(code, message, loc, hint)])
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _read_bounded(name: str, limits: Limits) -> bytes:
+    """Check the size before reading; never read more than max_bytes + 1."""
+    st = os.stat(name)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(0, "not a regular file")
+    if st.st_size > limits.max_bytes:
+        raise _fail("QOS008", f"file is {st.st_size} bytes, larger than the limit of {limits.max_bytes}",
+                    Location(name, 1, 1), "split the policy into included files")
+    with open(name, "rb") as fh:
+        data = fh.read(limits.max_bytes + 1)
+    if len(data) > limits.max_bytes:
+        raise _fail("QOS008", f"file is larger than the limit of {limits.max_bytes} bytes", Location(name, 1, 1))
+    return data
+
+
+def _decode(data: bytes, name: str) -> str:
+    """Policies are UTF-8 (a BOM is tolerated); say where the first bad byte is."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        line = data.count(b"\n", 0, start) + 1
+        col = len(data[data.rfind(b"\n", 0, start) + 1:start].decode("utf-8", "replace")) + 1
+        raise _fail("QOS008", f"file is not valid UTF-8 (byte 0x{data[start]:02x})", Location(name, line, col),
+                    "save the policy as UTF-8") from None
+
+
+# --- includes --------------------------------------------------------------
+
+
+def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: set[str],
+               where: Location | None) -> MDict:
+    """Load `name` and merge its includes after its own entries, depth-first."""
+    ident = os.path.realpath(name)
+    if where is None:
+        tree = load_file(name, limits)
+    else:
+        try:
+            data = _read_bounded(name, limits)
+        except OSError as exc:
+            raise _fail("QOS006", f"cannot read included file '{name}': {exc.strerror or exc}", where,
+                        "check the path; includes are relative to the including file") from None
+        tree = load_text(_decode(data, name), name, limits)
+    seen.add(ident)
+    chain = chain + [(ident, name)]
+    if "include" not in tree:
+        return tree
+    includes = _include_list(tree, name)
+    del tree["include"]
+    tree.key_locs.pop("include", None)
+    tree.value_locs.pop("include", None)
+    owned: set[str] = set()
+    for rel, loc in includes:
+        target = os.path.normpath(os.path.join(os.path.dirname(name), rel))
+        target_id = os.path.realpath(target)
+        if any(target_id == c for c, _ in chain):
+            names = [n for _, n in chain] + [target]
+            raise _fail("QOS007", "include cycle: " + " -> ".join(names), loc, "remove one of the includes")
+        if target_id in seen:
+            continue
+        if len(chain) >= limits.max_include_depth:
+            raise _fail("QOS007", f"includes are nested deeper than {limits.max_include_depth} files: "
+                        + " -> ".join([n for _, n in chain] + [target]), loc)
+        sub = _load_tree(target, limits, chain, seen, loc)
+        _merge(tree, sub, owned)
+    return tree
+
+
+def _include_list(tree: MDict, name: str) -> list[tuple[str, Location]]:
+    """`include:` is one path or a list of paths, each with its location."""
+    value, loc = tree["include"], tree.value_locs["include"]
+    if isinstance(value, str) and value:
+        return [(value, loc)]
+    if isinstance(value, MList) and all(isinstance(v, str) and v for v in value):
+        return list(zip(value, value.item_locs))
+    raise _fail("QOS006", "'include' must be a file path or a list of file paths", loc,
+                "write e.g. 'include: [classes.yaml, devices/core.yaml]'")
+
+
+def _merge(into: MDict, sub: MDict, owned: set[str]) -> None:
+    """Merge an included tree: sections one level deep, equal scalars tolerated."""
+    for section, value in sub.items():
+        if section not in into:
+            into[section] = value
+            into.key_locs[section] = sub.key_locs[section]
+            into.value_locs[section] = sub.value_locs[section]
+            continue
+        mine = into[section]
+        if isinstance(mine, MDict) and isinstance(value, MDict):
+            if section not in owned:  # copy before mutating: it may be shared through an alias
+                mine = _copy(mine)
+                into[section] = mine
+                owned.add(section)
+            for entry, v in value.items():
+                if entry in mine:
+                    raise _fail("QOS005", f"'{entry}' under '{section}' is defined twice: here and at "
+                                f"{mine.key_locs[entry]}", value.key_locs[entry],
+                                "rename one of them or remove the duplicate")
+                mine[entry] = v
+                mine.key_locs[entry] = value.key_locs[entry]
+                mine.value_locs[entry] = value.value_locs[entry]
+        elif not _same(mine, value):
+            raise _fail("QOS005", f"'{section}' is defined differently here and at {into.key_locs[section]}",
+                        sub.key_locs[section], "give it the same value in both files or define it once")
+
+
+def _copy(m: MDict) -> MDict:
+    c = MDict(m)
+    c.loc, c.key_locs, c.value_locs = m.loc, dict(m.key_locs), dict(m.value_locs)
+    return c
+
+
+def _same(a: object, b: object) -> bool:
+    """Equality that does not confuse 1, 1.0 and True (depth is bounded by Limits)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b

@@ -1,0 +1,340 @@
+"""The policy model: frozen dataclasses, numbers only, no vendor words.
+
+Everything a target needs is here in canonical units (bit/s, bytes,
+microseconds, DSCP integers, Percent), so targets never parse text again.
+Each entity keeps a `where` that maps its fields to their place in the
+policy, so any later stage can point a diagnostic at the user's own line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from functools import cached_property
+from types import MappingProxyType
+from typing import Mapping, Union
+
+from qosc.diagnostics import Location
+from qosc.units import Percent
+
+Rate = Union[int, Percent]
+"""A rate in bit/s, or a percentage of the interface speed."""
+
+
+@dataclass(frozen=True, eq=False)
+class Where:
+    """Source locations of an entity and of its fields ("queue.priority" -> Location)."""
+
+    loc: Location | None = None
+    fields: Mapping[str, Location] = field(default_factory=lambda: MappingProxyType({}))
+
+    def at(self, *names: str) -> Location | None:
+        """The location of the first named field that has one, else the entity's."""
+        for name in names:
+            if name in self.fields:
+                return self.fields[name]
+        return self.loc
+
+
+NOWHERE = Where()
+
+
+class Kind(str, Enum):
+    """What a service is for; drives built-in defaults and the protection checks."""
+
+    BEST_EFFORT = "best-effort"
+    PREMIUM = "premium"
+    ASSURED = "assured"
+    LBE = "lbe"
+    NETWORK_CONTROL = "network-control"
+    OTHER = "other"
+
+
+class Priority(IntEnum):
+    """Relative scheduling priority among queues (for excess bandwidth)."""
+
+    LOW = 0
+    MEDIUM_LOW = 1
+    MEDIUM_HIGH = 2
+    HIGH = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+class Role(str, Enum):
+    EDGE = "edge"
+    CORE = "core"
+    TRANSPARENT = "transparent"
+
+
+def resolve_rate(rate: Rate | None, speed: int | None) -> int | None:
+    """A rate in bit/s on a link of `speed`; None when a percentage meets an unknown speed."""
+    if rate is None:
+        return None
+    if isinstance(rate, Percent):
+        return rate.of(speed) if speed is not None else None
+    return rate
+
+
+def rate_percent(rate: Rate | None, speed: int | None) -> float | None:
+    """A rate as a percentage of `speed`; None when it cannot be known."""
+    if rate is None:
+        return None
+    if isinstance(rate, Percent):
+        return rate.value
+    return 100.0 * rate / speed if speed else None
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """Queue buffer: a share of the port buffer, or a time at the link rate."""
+
+    percent: Percent | None = None
+    time_us: int | None = None
+
+
+@dataclass(frozen=True)
+class Queue:
+    share: Rate | None = None
+    buffer: Buffer | None = None
+    priority: Priority = Priority.LOW
+    strict: bool = False
+    rate_cap: Rate | None = None
+    ceiling: Rate | None = None
+    shared_with: str | None = None
+    aqm: str = "none"
+    ecn: bool = False
+
+
+@dataclass(frozen=True)
+class Sls:
+    """Declared SLS parameters (targets the operator promises), not derived bounds."""
+
+    ingress: tuple[str, ...] = ()
+    egress: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
+    rate: int | None = None
+    delay_us: int | None = None
+    ipdv_us: int | None = None
+    loss: Percent | None = None
+    quantile: Percent | None = None
+    measurement: str | None = None
+    schedule: str | None = None
+    availability: Percent | None = None
+    repair_time_us: int | None = None
+    customer: str | None = None
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    kind: Kind
+    dscp: tuple[int, ...]
+    queue: Queue
+    default: bool = False
+    description: str | None = None
+    drop_profiles: tuple[tuple[int, str], ...] = ()
+    """(drop precedence 1..3, drop profile name) pairs."""
+    policer: str | None = None
+    transport: str = "mixed"
+    rtt_us: int | None = None
+    sls: Sls | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def mark(self) -> int:
+        """The code point used when traffic is classified into the service."""
+        return self.dscp[0]
+
+    @property
+    def carries_tcp(self) -> bool:
+        return self.transport in ("tcp", "mixed")
+
+    def drop_profile_for(self, precedence: int) -> str | None:
+        return dict(self.drop_profiles).get(precedence)
+
+
+@dataclass(frozen=True)
+class DropProfile:
+    """A RED curve as (fill %, drop %) points; `red` keeps min/max/p when written that way."""
+
+    name: str
+    points: tuple[tuple[float, float], ...]
+    interpolate: bool = False
+    red: tuple[float, float, float] | None = None
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    def thresholds(self) -> tuple[float, float, float]:
+        """(min fill %, max fill %, drop % at max) for targets that only know linear RED."""
+        if self.red is not None:
+            return self.red
+        first, last = self.points[0], self.points[-1]
+        below = [p for p in self.points if p[1] < 100.0]
+        top = below[-1] if below else last
+        if top[0] <= first[0]:
+            return (first[0], last[0], last[1])
+        return (first[0], top[0], top[1])
+
+
+@dataclass(frozen=True)
+class Action:
+    """A policer action: transmit, drop, or remark to `dscp` and transmit."""
+
+    kind: str
+    dscp: int | None = None
+
+
+@dataclass(frozen=True)
+class Policer:
+    name: str
+    cir: int
+    cbs: int
+    pir: int | None = None
+    pbs: int | None = None
+    ebs: int | None = None
+    conform: Action = Action("transmit")
+    exceed: Action = Action("drop")
+    violate: Action | None = None
+    color_aware: bool = False
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def algorithm(self) -> str:
+        """'trtcm' (RFC 2698), 'srtcm' (RFC 2697) or 'single-rate' (two colours)."""
+        if self.pir is not None:
+            return "trtcm"
+        if self.ebs is not None:
+            return "srtcm"
+        return "single-rate"
+
+    @property
+    def colours(self) -> int:
+        return 2 if self.algorithm == "single-rate" else 3
+
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(a for a in (self.conform, self.exceed, self.violate) if a is not None)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    service: str
+    sources: tuple[str, ...] = ()
+    destinations: tuple[str, ...] = ()
+    protocols: tuple[str, ...] = ()
+    source_ports: tuple[tuple[int, int], ...] = ()
+    destination_ports: tuple[tuple[int, int], ...] = ()
+    match_dscp: tuple[int, ...] = ()
+    set_dscp: int | None = None
+    policer: str | None = None
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """IP families the rule applies to: from its prefixes, else both."""
+        prefixes = self.sources + self.destinations
+        if not prefixes:
+            return ("inet", "inet6")
+        fams = {"inet6" if ":" in p else "inet" for p in prefixes}
+        return tuple(f for f in ("inet", "inet6") if f in fams)
+
+
+@dataclass(frozen=True)
+class Classifier:
+    name: str
+    rules: tuple[Rule, ...]
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Interface:
+    name: str
+    role: Role = Role.CORE
+    speed: int | None = None
+    shape: int | None = None
+    trust: str = "dscp"
+    classifier: str | None = None
+    services: tuple[str, ...] = ()
+    port_type: str | None = None
+    unit: int = 0
+    mtu: int = 1500
+    profile: str | None = None
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def rate(self) -> int | None:
+        """The egress rate queues share: the shaper if any, else the link speed."""
+        return self.shape if self.shape is not None else self.speed
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    platform: str
+    interfaces: tuple[Interface, ...]
+    address: str | None = None
+    description: str | None = None
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    services: tuple[Service, ...]
+    drop_profiles: tuple[DropProfile, ...] = ()
+    policers: tuple[Policer, ...] = ()
+    classifiers: tuple[Classifier, ...] = ()
+    devices: tuple[Device, ...] = ()
+    profiles: tuple[str, ...] = ()
+    description: str | None = None
+    mtu: int = 1500
+    rtt_us: int | None = None
+    source: str = ""
+    where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @cached_property
+    def service_map(self) -> Mapping[str, Service]:
+        return MappingProxyType({s.name: s for s in self.services})
+
+    @cached_property
+    def drop_profile_map(self) -> Mapping[str, DropProfile]:
+        return MappingProxyType({d.name: d for d in self.drop_profiles})
+
+    @cached_property
+    def policer_map(self) -> Mapping[str, Policer]:
+        return MappingProxyType({p.name: p for p in self.policers})
+
+    @cached_property
+    def classifier_map(self) -> Mapping[str, Classifier]:
+        return MappingProxyType({c.name: c for c in self.classifiers})
+
+    @cached_property
+    def device_map(self) -> Mapping[str, Device]:
+        return MappingProxyType({d.name: d for d in self.devices})
+
+    @property
+    def default_service(self) -> Service | None:
+        defaults = [s for s in self.services if s.default]
+        return defaults[0] if len(defaults) == 1 else None
+
+    def services_on(self, interface: Interface) -> tuple[Service, ...]:
+        """The services scheduled on an interface, in policy order."""
+        names = set(interface.services)
+        return tuple(s for s in self.services if s.name in names)
+
+    def queue_owner(self, service: Service) -> Service:
+        """The service whose queue carries `service` (itself unless shared-with)."""
+        seen = {service.name}
+        while service.queue.shared_with and service.queue.shared_with in self.service_map:
+            service = self.service_map[service.queue.shared_with]
+            if service.name in seen:
+                break
+            seen.add(service.name)
+        return service

@@ -1,0 +1,64 @@
+"""Jinja2 rendering with one rule: no value may inject a line of config.
+
+Every `{{ value }}` passes `finalize`, which refuses newlines, control
+characters and Unicode line separators, so a description or name can never
+start a new statement whatever the template does.  Templates hold no logic
+beyond loops and formatting.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+
+class UnsafeValue(ValueError):
+    """A value that would break out of its line in the generated config."""
+
+
+def safe(value: Any) -> str:
+    """The text of a rendered value; raises UnsafeValue on any line-breaking or control character."""
+    if value is None:
+        raise UnsafeValue("None reached a template (a lowering bug)")
+    text = value if isinstance(value, str) else str(value)
+    for ch in text:
+        if ch in "\r\n\x0b\x0c\x85\u2028\u2029" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            raise UnsafeValue(f"refusing to render {text[:40]!r}: it contains a control or line-break character")
+    return text
+
+
+def quoted(value: Any) -> str:
+    """A double-quoted string for descriptions: safe, with quotes and backslashes neutralised."""
+    return '"' + safe(value).replace("\\", "/").replace('"', "'") + '"'
+
+
+def templates_dir() -> Path:
+    """templates/ of the source tree, or the copy installed as qosc_templates."""
+    source = Path(__file__).resolve().parent.parent / "templates"
+    if source.is_dir():
+        return source
+    return Path(str(resources.files("qosc_templates")))
+
+
+@lru_cache(maxsize=16)
+def environment(target: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir() / target)),
+        undefined=jinja2.StrictUndefined,
+        finalize=safe,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["quoted"] = quoted
+    return env
+
+
+def render(target: str, template: str, **context: Any) -> str:
+    return environment(target).get_template(template).render(**context)

@@ -1,0 +1,1 @@
+"""Targets: one module per output dialect, discovered by the registry."""

@@ -1,0 +1,39 @@
+"""What a target is: lower the model for one device to plain data, render it, self-check it.
+
+A target module defines `TARGET = SomeTarget()`; the registry finds it.  The
+core never imports a target by name, so adding one touches nothing here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+from qosc.diagnostics import Diagnostic
+from qosc.model import Device, Policy
+
+
+@dataclass(frozen=True)
+class Output:
+    """One generated file: a path relative to the output directory and its text."""
+
+    path: str
+    text: str
+
+
+class SelfCheckError(Exception):
+    """A rendered config failed the target's own structural check: a qosc bug, never the user's."""
+
+
+class Target(Protocol):
+    name: str
+    platforms: tuple[str, ...]
+    description: str
+
+    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
+        """Target-specific capability diagnostics, at the policy's own lines."""
+        ...
+
+    def outputs(self, policy: Policy, device: Device) -> list[Output]:
+        """Lower, render and self-check every file for one device (only called on a clean policy)."""
+        ...

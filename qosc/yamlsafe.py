@@ -1,0 +1,394 @@
+"""Bounded YAML-to-tree conversion for qosc policies.
+
+Policies come from many hands (and from CI on pull requests), so parsing must
+never execute anything, never blow up on hostile input and always say where a
+problem is.  We drive libyaml's C *parser* event by event and build the tree
+ourselves in one iterative loop: no C or Python recursion (the C composer
+segfaults on ~100k-deep nesting), no PyYAML constructors, and every bound
+(tags, depth, aliases, expanded size, duplicate keys, number ranges) is checked
+as soon as the offending event arrives, so hostile documents die in
+microseconds rather than after composing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
+from .diagnostics import Location, QoscError, error
+
+try:  # libyaml is a hard requirement for speed; the pure parser is a fallback.
+    from yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import Loader as _Parser  # type: ignore[assignment]
+
+
+class MDict(dict):  # type: ignore[type-arg]
+    """A YAML mapping that remembers where it, its keys and its values are."""
+
+    __slots__ = ("loc", "key_locs", "value_locs")
+    loc: Location
+    key_locs: dict[str, Location]
+    value_locs: dict[str, Location]
+
+
+class MList(list):  # type: ignore[type-arg]
+    """A YAML sequence that remembers where it and each of its items are."""
+
+    __slots__ = ("loc", "item_locs")
+    loc: Location
+    item_locs: list[Location]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds, so one bad file cannot eat the CI runner."""
+
+    max_bytes: int = 32 * 1024 * 1024
+    max_depth: int = 64
+    max_nodes: int = 5_000_000
+    max_aliases: int = 10_000
+    max_include_depth: int = 16
+
+
+# PyYAML's YAML 1.1 safe resolution, minus timestamps and '=' (they stay
+# strings), plus YAML 1.2 exponents without a dot or sign (1e9) so that
+# '1e400' is a number and therefore reported as out of range.
+_BOOL = {
+    "yes": True, "Yes": True, "YES": True, "true": True, "True": True, "TRUE": True,
+    "on": True, "On": True, "ON": True, "no": False, "No": False, "NO": False,
+    "false": False, "False": False, "FALSE": False, "off": False, "Off": False, "OFF": False,
+}
+_NULL = frozenset(("", "~", "null", "Null", "NULL"))
+_NUMERIC_START = frozenset("-+0123456789.")
+_INT = re.compile(
+    r"[-+]?(?:0b[0-1_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)"
+)
+_FLOAT = re.compile(
+    r"[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+"
+    r"|\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*"
+    r"|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN)"
+)
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+MERGE = object()  # marker for the '<<' merge key
+
+
+class _OutOfRange(Exception):
+    """A numeric scalar that no router config could hold."""
+
+
+def _to_int(text: str) -> int:
+    """PyYAML's int rules, but bounded so huge literals cannot stall or overflow."""
+    v = text.replace("_", "")
+    sign = -1 if v[0] == "-" else 1
+    if v[0] in "+-":
+        v = v[1:]
+    if ":" in v:
+        n = 0
+        for part in v.split(":"):
+            if len(part) > 20:
+                raise _OutOfRange
+            n = n * 60 + int(part)
+            if n > 2**64:
+                raise _OutOfRange
+    else:
+        base, digits = 10, v
+        if v.startswith("0b"):
+            base, digits = 2, v[2:]
+        elif v.startswith("0x"):
+            base, digits = 16, v[2:]
+        elif len(v) > 1 and v[0] == "0":
+            base = 8
+        if len(digits.lstrip("0")) > 64:  # >2**63 in any base; also dodges int-max-str-digits
+            raise _OutOfRange
+        n = int(digits, base)  # ValueError for '0x_': resolve_plain keeps it a string
+    n *= sign
+    if not INT_MIN <= n <= INT_MAX:
+        raise _OutOfRange
+    return n
+
+
+def _to_float(text: str) -> float:
+    v = text.replace("_", "").lower()
+    sign = -1.0 if v[0] == "-" else 1.0
+    if v[0] in "+-":
+        v = v[1:]
+    if ":" in v:
+        n = 0.0
+        for part in v.split(":"):
+            n = n * 60 + float(part)
+        f = sign * n
+    else:
+        if v in (".inf", ".nan"):
+            raise _OutOfRange
+        f = sign * float(v)  # may overflow to inf ('1e400'), refused below
+    if not math.isfinite(f):
+        raise _OutOfRange
+    return f
+
+
+def resolve_plain(text: str) -> object:
+    """Value of an untagged plain scalar under (bounded) YAML 1.1 safe rules."""
+    if text in _NULL:
+        return None
+    c = text[0]
+    if c in _NUMERIC_START:
+        if _FLOAT.fullmatch(text):
+            return _to_float(text)
+        if _INT.fullmatch(text):
+            try:
+                return _to_int(text)
+            except ValueError:
+                return text
+        return text
+    b = _BOOL.get(text)
+    if b is not None:
+        return b
+    if text == "<<":
+        return MERGE
+    return text
+
+
+class _Frame:
+    """An open mapping or sequence while its events stream in."""
+
+    __slots__ = ("obj", "is_map", "key", "kloc", "anchor", "t0", "saved", "depth", "merges")
+
+    def __init__(self, obj: MDict | MList, is_map: bool, anchor: str | None, t0: int, depth: int) -> None:
+        self.obj = obj
+        self.is_map = is_map
+        self.key: object = None  # pending key (None: expecting a key)
+        self.kloc: Location | None = None
+        self.anchor = anchor
+        self.t0 = t0
+        self.saved = 0
+        self.depth = depth
+        self.merges: list[tuple[object, Location]] | None = None
+
+
+def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> QoscError:
+    return QoscError([error(code, message, loc, hint)])
+
+
+def _tag_error(tag: str, loc: Location) -> QoscError:
+    if tag.startswith("tag:yaml.org,2002:"):
+        tag = "!!" + tag[len("tag:yaml.org,2002:"):]
+    return _fail("QOS002", f"YAML tags are not allowed in a policy (found '{tag}')", loc,
+                 f"remove the tag '{tag}' and write the plain value")
+
+
+def _key_text(value: object, loc: Location) -> str:
+    """Mapping keys are names: strings, or numbers/bools spelled with str()."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    what = "null" if value is None else "a collection"
+    raise _fail("QOS001", f"mapping keys must be strings, not {what}", loc, "quote the key or give it a name")
+
+
+def build(text: str, filename: str, limits: Limits) -> MDict:
+    """Parse exactly one YAML document whose top level is a mapping into MDict/MList."""
+    parser = _Parser(text)
+    try:
+        return _build(parser.get_event, filename, limits)
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+
+
+def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot loop on purpose
+    L = Location
+    get()  # StreamStart
+    ev = get()
+    if type(ev) is StreamEndEvent:
+        raise _fail("QOS008", "a policy must be a YAML mapping, but the file is empty", L(fname, 1, 1))
+    ev = get()  # the root node (after DocumentStart)
+    m = ev.start_mark
+    root_loc = L(fname, m.line + 1, m.column + 1)
+    if getattr(ev, "tag", None) is not None:
+        raise _tag_error(ev.tag, root_loc)
+    if type(ev) is not MappingStartEvent:
+        raise _fail("QOS008", "a policy must be a YAML mapping", root_loc,
+                    "start the file with top-level keys such as 'classes:'")
+    max_depth, max_nodes, max_aliases = limits.max_depth, limits.max_nodes, limits.max_aliases
+    anchors: dict[str, tuple[object, int, int]] = {}  # name -> (value, expanded size, height)
+    open_anchors: set[str] = set()
+    total = 1
+    n_alias = 0
+    maxd = 1
+    root = MDict()
+    root.loc, root.key_locs, root.value_locs = root_loc, {}, {}
+    stack = [_Frame(root, True, ev.anchor, 1, 1)]
+    if ev.anchor is not None:
+        open_anchors.add(ev.anchor)
+    frame = stack[0]
+    value: object
+    loc: Location
+    while stack:
+        ev = get()
+        t = type(ev)
+        if t is ScalarEvent:
+            m = ev.start_mark
+            loc = L(fname, m.line + 1, m.column + 1)
+            if ev.tag is not None:
+                raise _tag_error(ev.tag, loc)
+            total += 1
+            try:
+                value = resolve_plain(ev.value) if ev.implicit[0] else ev.value
+            except _OutOfRange:
+                raise _fail("QOS009", f"number out of range: {ev.value[:40]}", loc,
+                            "integers must fit in 64 bits and floats must be finite") from None
+            if ev.anchor is not None:
+                anchors[ev.anchor] = (value, 1, 0)
+        elif t is MappingStartEvent or t is SequenceStartEvent:
+            m = ev.start_mark
+            loc = L(fname, m.line + 1, m.column + 1)
+            if ev.tag is not None:
+                raise _tag_error(ev.tag, loc)
+            if frame.is_map and frame.key is None:
+                raise _fail("QOS001", "mapping keys must be strings, not a collection", loc,
+                            "use a plain name as the key")
+            depth = len(stack) + 1
+            if depth > max_depth:
+                raise _fail("QOS004", f"nesting is deeper than {max_depth} levels", loc, "flatten the structure")
+            if depth > maxd:
+                maxd = depth
+            total += 1
+            if t is MappingStartEvent:
+                obj: MDict | MList = MDict()
+                obj.loc, obj.key_locs, obj.value_locs = loc, {}, {}
+            else:
+                obj = MList()
+                obj.loc, obj.item_locs = loc, []
+            frame = _Frame(obj, t is MappingStartEvent, ev.anchor, total, depth)
+            if ev.anchor is not None:
+                open_anchors.add(ev.anchor)
+                frame.saved, maxd = maxd, depth
+            stack.append(frame)
+            continue
+        elif t is MappingEndEvent or t is SequenceEndEvent:
+            done = stack.pop()
+            value = done.obj
+            loc = value.loc
+            if done.merges:
+                _apply_merges(done)
+            if done.anchor is not None:
+                anchors[done.anchor] = (value, total - done.t0 + 1, maxd - done.depth + 1)
+                open_anchors.discard(done.anchor)
+                maxd = max(maxd, done.saved)
+            if not stack:
+                break
+            frame = stack[-1]
+        elif t is AliasEvent:
+            m = ev.start_mark
+            loc = L(fname, m.line + 1, m.column + 1)
+            name = ev.anchor
+            if name not in anchors:
+                if name in open_anchors:
+                    raise _fail("QOS003", f"alias '*{name}' refers to itself (recursive structure)", loc)
+                raise _fail("QOS001", f"alias '*{name}' is not defined above", loc)
+            value, size, height = anchors[name]
+            n_alias += 1
+            total += size
+            if n_alias > max_aliases:
+                raise _fail("QOS003", f"too many aliases (more than {max_aliases})", loc,
+                            "anchors and aliases are for sharing a few blocks, not for generating data")
+            if total > max_nodes:
+                raise _fail("QOS003", f"alias expansion exceeds {max_nodes} nodes (a 'billion laughs' document?)",
+                            loc, "reduce the use of anchors and aliases")
+            if len(stack) + height > max_depth:
+                raise _fail("QOS004", f"alias '*{name}' makes nesting deeper than {max_depth} levels", loc)
+            if len(stack) + height > maxd:
+                maxd = len(stack) + height
+        else:  # pragma: no cover - libyaml only yields the events above here
+            m = ev.start_mark
+            raise _fail("QOS001", f"unexpected YAML event {t.__name__}", L(fname, m.line + 1, m.column + 1))
+        if total > max_nodes:
+            raise _fail("QOS003", f"document has more than {max_nodes} nodes", loc)
+        # Place `value` (found at `loc`) into the innermost open collection.
+        if frame.is_map:
+            obj = frame.obj
+            key = frame.key
+            if key is None:
+                if value is not MERGE:
+                    value = _key_text(value, loc)
+                    if value in obj:
+                        first = obj.key_locs[value]  # type: ignore[union-attr]
+                        raise _fail("QOS005", f"duplicate key '{value}': first defined at line {first.line}, "
+                                    f"again at line {loc.line}", loc, "each key may appear only once in a mapping")
+                frame.key, frame.kloc = value, loc
+            else:
+                if key is MERGE:
+                    if frame.merges is None:
+                        frame.merges = []
+                    frame.merges.append((value, loc))
+                else:
+                    obj[key] = "<<" if value is MERGE else value
+                    obj.key_locs[key] = frame.kloc  # type: ignore[union-attr]
+                    obj.value_locs[key] = loc  # type: ignore[union-attr]
+                frame.key = None
+        else:
+            frame.obj.append("<<" if value is MERGE else value)
+            frame.obj.item_locs.append(loc)  # type: ignore[union-attr]
+    ev = get()  # DocumentEnd
+    ev = get()
+    if type(ev) is DocumentStartEvent:
+        m = ev.start_mark
+        raise _fail("QOS001", "expected a single YAML document, found another one", L(fname, m.line + 1, m.column + 1),
+                    "remove the '---' separator or split the policy into included files")
+    return root
+
+
+def _apply_merges(frame: _Frame) -> None:
+    """YAML '<<' merge keys: explicit keys win, then earlier merged mappings win."""
+    obj = frame.obj
+    assert isinstance(obj, MDict)
+    for value, loc in frame.merges or ():
+        sources = value if isinstance(value, MList) else [value]
+        for src in sources:
+            if not isinstance(src, MDict):
+                raise _fail("QOS001", "'<<' merge key needs a mapping or a list of mappings", loc)
+            for k, v in src.items():
+                if k not in obj:
+                    obj[k] = v
+                    obj.key_locs[k] = src.key_locs[k]
+                    obj.value_locs[k] = src.value_locs[k]
+
+
+def syntax_error(exc: yaml.YAMLError, fname: str, text: str) -> QoscError:
+    """Turn a PyYAML/libyaml error into QOS001 at the problem mark."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    loc = Location(fname, mark.line + 1, mark.column + 1) if mark is not None else None
+    if isinstance(exc, yaml.reader.ReaderError):
+        loc = _offset_location(text, fname, exc.position)
+        ch = exc.character if isinstance(exc.character, int) else ord(exc.character or "\0")
+        problem = f"{exc.reason} (character U+{ch:04X})"
+    context = getattr(exc, "context", None)
+    cmark = getattr(exc, "context_mark", None)
+    if context:
+        where = f" at line {cmark.line + 1}, column {cmark.column + 1}" if cmark is not None else ""
+        problem = f"{problem} ({context}{where})"
+    return _fail("QOS001", f"YAML syntax error: {problem}", loc)
+
+
+def _offset_location(text: str, fname: str, offset: int) -> Location:
+    """libyaml reader errors carry a UTF-8 byte offset, not a mark."""
+    prefix = text.encode("utf-8", "replace")[:offset].decode("utf-8", "replace")
+    line = prefix.count("\n") + 1
+    return Location(fname, line, len(prefix) - (prefix.rfind("\n") + 1) + 1)

@@ -8,7 +8,6 @@ every problem in the file.
 from __future__ import annotations
 
 import ipaddress
-from types import MappingProxyType
 from typing import Any, Callable, Mapping, TypeVar
 
 from qosc import dscp as dscp_mod
@@ -26,32 +25,18 @@ PROTOCOLS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "a
 _PRIORITY = {p.label: p for p in Priority}
 
 
-def _empty() -> Mapping[str, Location]:
-    return MappingProxyType({})
-
-
 class Builder:
     """Holds the diagnostics of one build; methods convert one section each."""
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        self._interfaces: dict[tuple[Any, str], dict[str, Any]] = {}
 
     # -- helpers ---------------------------------------------------------
-    def where(self, node: Any, prefix: str = "", parent: Where | None = None) -> Where:
-        """Field locations of a mapping, nested mappings flattened as a.b."""
-        fields: dict[str, Location] = dict(parent.fields) if parent else {}
-        self._collect(node, prefix, fields)
-        return Where(getattr(node, "loc", None) or (parent.loc if parent else None), MappingProxyType(fields))
-
-    def _collect(self, node: Any, prefix: str, out: dict[str, Location]) -> None:
-        value_locs = getattr(node, "value_locs", None)
-        if not value_locs:
-            return
-        for key, loc in value_locs.items():
-            out[prefix + key] = loc
-            child = node.get(key)
-            if isinstance(child, dict):
-                self._collect(child, f"{prefix}{key}.", out)
+    def where(self, node: Any, parent: Where | None = None) -> Where:
+        """Lazy field locations of a mapping (and of the profile it overrides)."""
+        nodes = (parent.nodes if parent else ()) + (node,)
+        return Where(getattr(node, "loc", None) or (parent.loc if parent else None), nodes)
 
     def _convert(self, func: Callable[[Any], T], value: Any, loc: Location | None, code: str) -> T | None:
         try:
@@ -281,22 +266,30 @@ class Builder:
                   service_names: tuple[str, ...], mtu: int) -> Interface:
         profile_name = raw.get("profile")
         base = profiles.get(profile_name, {}) if profile_name else {}
-        merged = {**base, **raw}
-        parent = self.where(base) if base else None
-        where = self.where(raw, parent=parent)
-        if parent is None:
-            where = Where(getattr(raw, "loc", None), where.fields)
+        where = Where(getattr(raw, "loc", None), ((base,) if base else ()) + (raw,))
+        key = (profile_name, repr(raw))
+        fields = self._interfaces.get(key)
+        if fields is None:
+            before = len(self.diagnostics)
+            fields = self._interface_fields({**base, **raw}, where, service_names, mtu)
+            if len(self.diagnostics) == before:
+                self._interfaces[key] = fields
+        return Interface(name=name, profile=profile_name, where=where, **fields)
+
+    def _interface_fields(self, merged: Mapping[str, Any], where: Where, service_names: tuple[str, ...],
+                          mtu: int) -> dict[str, Any]:
+        """Everything of an interface but its name: shared by all interfaces written alike."""
         role = Role(merged.get("role", "core"))
-        return Interface(
-            name=name, role=role,
+        own_mtu = self.size(merged.get("mtu"), where.at("mtu")) if "mtu" in merged else None
+        return dict(
+            role=role,
             speed=self.rate(merged.get("speed"), where.at("speed"), allow_percent=False),
             shape=self.rate(merged.get("shape"), where.at("shape"), allow_percent=False),
             trust=merged.get("trust") or ("none" if role is Role.EDGE else "dscp"),
             classifier=merged.get("classifier"),
             services=tuple(merged["services"]) if "services" in merged else service_names,
             port_type=merged.get("port-type"), unit=int(merged.get("unit", 0)),
-            mtu=self.size(merged.get("mtu"), where.at("mtu")) or mtu if "mtu" in merged else mtu,
-            profile=profile_name, description=merged.get("description"), where=where,
+            mtu=own_mtu or mtu, description=merged.get("description"),
         )
 
 

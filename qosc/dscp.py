@@ -69,7 +69,7 @@ def _or_list(names: list[str]) -> str:
 
 
 def _suggest(word: str) -> str:
-    """A did-you-mean hint: AF typos get the nearest valid class/drop pair, the rest difflib."""
+    """A did-you-mean hint: AF/CS typos get the nearest valid codepoint, the rest difflib."""
     typo = _AF_TYPO.fullmatch(word)
     if typo:
         x, y = int(typo[1]), int(typo[2])
@@ -77,6 +77,8 @@ def _suggest(word: str) -> str:
         if 1 <= y <= 4 and 1 <= x <= 3 and f"af{y}{x}" not in guesses:
             guesses.append(f"af{y}{x}")
         return f"did you mean {_or_list(guesses)}? AF codepoints are af11..af43 (class 1-4, drop precedence 1-3)"
+    if re.fullmatch(r"cs[0-9]+", word, re.ASCII):
+        return "did you mean 'cs7'? class selectors are cs0..cs7"
     scored = [(difflib.SequenceMatcher(None, word, n).ratio(), n) for n in NAMES]
     matches = [n for s, n in sorted(scored, key=lambda sn: (-sn[0], sn[1])) if s >= 0.6][:3]
     return f"did you mean {_or_list(matches)}?" if matches else _KNOWN

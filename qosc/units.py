@@ -78,6 +78,8 @@ def _show(value: object) -> str:
         return "null"
     if isinstance(value, str):
         return repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 100:
+        return "a huge fraction"
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
         return "a huge number"
     if isinstance(value, (bool, int, float, Decimal, Fraction)):

@@ -32,6 +32,7 @@ ANYTHING = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.decimals(allow_nan=True, allow_infinity=True),
     st.fractions(),
+    st.sampled_from([Fraction(10**5000), Fraction(1, 10**5000), 10**5000, -(10**5000)]),
     st.text(),
     st.from_regex(r"\s*[+-]?[0-9]{0,30}(\.[0-9]{0,30})?\s*[a-zA-Zµμ/%]{0,6}\s*", fullmatch=True),
     st.binary(),

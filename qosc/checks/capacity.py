@@ -25,9 +25,16 @@ def _fmt(value: object) -> str:
 
 
 def check_interfaces(policy: Policy) -> Iterator[Diagnostic]:
+    clean: set[tuple[tuple[str, ...], int | None]] = set()
     for device in policy.devices:
         for iface in device.interfaces:
-            yield from _interface(policy, device.name, iface)
+            key = (iface.services, iface.rate)
+            if key in clean:
+                continue
+            found = list(_interface(policy, device.name, iface))
+            if not found:
+                clean.add(key)
+            yield from found
 
 
 def _interface(policy: Policy, device: str, iface: Interface) -> Iterator[Diagnostic]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterator, Sequence
@@ -115,12 +116,64 @@ def _hint_from(err: ValidationError) -> str | None:
     return desc.split(". ")[0] if isinstance(desc, str) else None
 
 
+@lru_cache(maxsize=1)
+def _interface_validator() -> jsonschema.Draft202012Validator:
+    iface = schema()["properties"]["devices"]["additionalProperties"]["properties"]["interfaces"]
+    return jsonschema.Draft202012Validator(iface["additionalProperties"])
+
+
+@lru_cache(maxsize=1)
+def _interface_name_pattern() -> re.Pattern[str]:
+    iface = schema()["properties"]["devices"]["additionalProperties"]["properties"]["interfaces"]
+    return re.compile(iface["propertyNames"]["pattern"])
+
+
+def _errors(tree: object) -> Iterator[ValidationError]:
+    """Schema errors of the whole tree, validating each distinct interface body once.
+
+    A large network repeats the same few interface bodies thousands of times
+    ({profile: core-10g}); their validity depends only on their content, so
+    the devices are checked with interfaces stubbed out and every distinct
+    interface body is checked once, with its errors re-rooted at each use.
+    """
+    devices = tree.get("devices") if isinstance(tree, dict) else None
+    if not isinstance(devices, dict):
+        yield from _validator().iter_errors(tree)
+        return
+    bodies: list[tuple[list[str | int], object]] = []
+    stub_devices = {}
+    for dname, device in devices.items():
+        ifaces = device.get("interfaces") if isinstance(device, dict) else None
+        if isinstance(ifaces, dict):
+            pattern = _interface_name_pattern()
+            odd = [n for n in ifaces if not isinstance(n, str) or not pattern.match(n)]
+            keep = odd or list(ifaces)[:1]
+            stub_devices[dname] = {**device, "interfaces": dict.fromkeys(keep, {})}
+            bodies.extend((["devices", dname, "interfaces", iname], body) for iname, body in ifaces.items())
+        else:
+            stub_devices[dname] = device
+    yield from _validator().iter_errors({**tree, "devices": stub_devices})
+    valid: set[str] = set()
+    iface_validator = _interface_validator()
+    for prefix, body in bodies:
+        key = repr(body)
+        if key in valid:
+            continue
+        found = False
+        for err in iface_validator.iter_errors(body):
+            found = True
+            err.path.extendleft(reversed(prefix))
+            yield err
+        if not found:
+            valid.add(key)
+
+
 def validate(tree: object, locate: Any) -> list[Diagnostic]:
     """Check a loaded policy tree against the schema; every error, each with a location.
 
     `locate(path, key=False)` maps a path in the tree to a Location (the loader's).
     """
     diagnostics: list[Diagnostic] = []
-    for err in _validator().iter_errors(tree):
+    for err in _errors(tree):
         diagnostics.extend(_diagnostics_for(err, locate))
     return sorted(set(diagnostics), key=Diagnostic.sort_key)

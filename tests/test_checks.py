@@ -1,0 +1,217 @@
+"""One test per semantic check, each showing the exact diagnostic a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import BASE, codes, texts, validate_text
+
+
+def only(diags, code):
+    found = [d for d in diags if d.code == code]
+    assert found, f"expected {code}, got {codes(diags)}"
+    return found
+
+
+def test_base_policy_is_clean(tmp_path: Path) -> None:
+    assert validate_text(tmp_path, BASE) == []
+
+
+# 1. undefined references --------------------------------------------------
+def test_qos021_undefined_drop_profile_names_what_is_defined(tmp_path: Path) -> None:
+    text = BASE.replace("kind: lbe\n", "kind: lbe\n    drop-profile: bee\n") + \
+        "drop-profiles:\n  be: {points: [[15, 30], [30, 100]]}\n  ef: {points: [[10, 100]]}\n"
+    [d] = only(validate_text(tmp_path, text), "QOS021")
+    assert texts([d], tmp_path) == [
+        "T/p.yaml:13:19: error[QOS021]: service 'lbe' refers to drop profile 'bee', which is not defined\n"
+        "  hint: did you mean 'be'? defined drop profiles: be, ef"]
+
+
+def test_qos020_undefined_service_in_interface(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{role: core, speed: 1G, services: [best-effort, premium]}")
+    [d] = only(validate_text(tmp_path, text), "QOS020")
+    assert d.message == "interface r1:eth0 refers to service 'premium', which is not defined"
+    assert d.hint.startswith("did you mean 'ip-premium'?")
+    assert (d.location.line, d.location.column) == (18, 47)
+
+
+def test_qos022_undefined_policer(tmp_path: Path) -> None:
+    text = BASE.replace("kind: premium\n", "kind: premium\n    policer: prem-in\n")
+    [d] = only(validate_text(tmp_path, text), "QOS022")
+    assert d.message == "service 'ip-premium' refers to policer 'prem-in', which is not defined"
+    assert d.hint == "defined policers: none"
+
+
+def test_qos023_undefined_profile_and_qos024_classifier(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{profile: core, classifier: c1, role: edge, speed: 1G}")
+    diags = validate_text(tmp_path, text)
+    assert only(diags, "QOS023")[0].message == "interface r1:eth0 refers to profile 'core', which is not defined"
+    assert only(diags, "QOS024")[0].message == "interface r1:eth0 refers to classifier 'c1', which is not defined"
+
+
+def test_qos025_unknown_platform(tmp_path: Path) -> None:
+    [d] = only(validate_text(tmp_path, BASE.replace("platform: linux", "platform: junos-mx960")), "QOS025")
+    assert d.hint.startswith("did you mean 'junos-mx'?")
+    assert d.location.line == 16
+
+
+# 2. DSCP ----------------------------------------------------------------------
+def test_qos030_invalid_dscp(tmp_path: Path) -> None:
+    [d] = only(validate_text(tmp_path, BASE.replace("kind: lbe\n", "kind: lbe\n    dscp: [cs1, af14]\n")), "QOS030")
+    assert (d.location.line, d.location.column) == (13, 17)
+    assert "af14" in d.message
+
+
+def test_qos031_code_point_claimed_twice(tmp_path: Path) -> None:
+    [d] = only(validate_text(tmp_path, BASE.replace("kind: lbe\n", "kind: lbe\n    dscp: [cs1, ef]\n")), "QOS031")
+    assert d.message == "DSCP ef (46) is claimed by services 'ip-premium' and 'lbe'"
+
+
+def test_qos032_no_default_and_qos033_two_defaults(tmp_path: Path) -> None:
+    assert "QOS032" in codes(validate_text(tmp_path, BASE.replace("    default: true\n", "")))
+    text = BASE.replace("kind: lbe\n", "kind: lbe\n    default: true\n")
+    [d] = only(validate_text(tmp_path, text), "QOS033")
+    assert d.message == "services 'best-effort' and 'lbe' are both the default"
+
+
+def test_qos034_service_without_dscp(tmp_path: Path) -> None:
+    text = BASE + "  other:\n    queue: {share: 1%}\n"
+    text = BASE.replace("  lbe:\n", "  bulk:\n    kind: assured\n    queue: {share: 5%}\n  lbe:\n")
+    [d] = only(validate_text(tmp_path, text), "QOS034")
+    assert d.message == "service 'bulk' has no DSCP, so no traffic can reach it"
+
+
+def test_qos054_scavenger_code_point_not_declared_lbe(tmp_path: Path) -> None:
+    text = BASE.replace("kind: lbe\n", "kind: other\n    dscp: [le]\n")
+    [d] = only(validate_text(tmp_path, text), "QOS054")
+    assert d.severity.value == "warning"
+
+
+# 3. capacity --------------------------------------------------------------------
+def test_qos040_shares_exceed_link(tmp_path: Path) -> None:
+    text = BASE.replace("share: 40%", "share: 950M")
+    [d] = only(validate_text(tmp_path, text), "QOS040")
+    assert d.message == ("interface r1:eth0: guaranteed shares and strict-priority caps add up to 106% of the link "
+                         "(best-effort 95%, ip-premium 10%, lbe 1%)")
+    assert (d.location.line, d.location.column) == (18, 13)
+
+
+def test_qos041_absolute_rate_needs_speed(tmp_path: Path) -> None:
+    text = BASE.replace("share: 40%", "share: 400M").replace("{role: core, speed: 1G}", "{role: core}")
+    [d] = only(validate_text(tmp_path, text), "QOS041")
+    assert d.message == "interface r1:eth0 has no speed, so service 'best-effort' share 400M cannot be checked against the link"
+
+
+# 4. strict without cap ----------------------------------------------------------------
+def test_qos042_strict_without_cap_or_policer(tmp_path: Path) -> None:
+    text = BASE.replace(", rate-cap: 10%", "")
+    [d] = only(validate_text(tmp_path, text), "QOS042")
+    assert texts([d], tmp_path) == [
+        "T/p.yaml:10:49: error[QOS042]: strict-priority service 'ip-premium' has neither a rate cap nor a policer, "
+        "so it can starve every other queue\n  hint: add queue.rate-cap (e.g. 10%) and/or an edge policer"]
+
+
+def test_qos043_ceiling_below_share(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 40%, priority: high}", "{share: 40%, ceiling: 30%, priority: high}")
+    assert only(validate_text(tmp_path, text), "QOS043")[0].location.line == 7
+
+
+# 5. LBE protection -----------------------------------------------------------------
+def test_qos050_lbe_priority_not_lower(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 1%, priority: low}", "{share: 1%, priority: high}")
+    [d] = only(validate_text(tmp_path, text), "QOS050")
+    assert (d.location.line, d.location.column) == (13, 34)
+    assert d.hint == "set lbe.queue.priority: low"
+
+
+def test_qos051_lbe_share_above_best_effort(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 1%, priority: low}", "{share: 45%, priority: low}")
+    [d] = only(validate_text(tmp_path, text), "QOS051")
+    assert d.message == "LBE service 'lbe' is guaranteed 45% of the link, more than best effort 'best-effort' (40%)"
+
+
+def test_qos052_lbe_shares_a_queue(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 1%, priority: low}", "{shared-with: best-effort}")
+    [d] = only(validate_text(tmp_path, text), "QOS052")
+    assert d.message.startswith("LBE service 'lbe' shares a queue with 'best-effort'")
+
+
+def test_qos053_lbe_share_above_5_percent_is_a_warning(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 1%, priority: low}", "{share: 8%, priority: low}")
+    [d] = only(validate_text(tmp_path, text), "QOS053")
+    assert d.severity.value == "warning"
+
+
+# 6. policers ---------------------------------------------------------------------------
+POLICED = BASE.replace("kind: premium\n", "kind: premium\n    policer: p\n").replace(
+    "  lbe:\n", "  assured:\n    kind: assured\n    dscp: [af11, af12, af13]\n    policer: ar\n    rtt: 20ms\n"
+    "    queue: {share: 20%, priority: high}\n  lbe:\n") + """\
+policers:
+  p: {cir: 10M, cbs: 1000B}
+  ar: {cir: 50M, cbs: 64KB, pir: 40M, pbs: 32KB, conform: af11, exceed: af12, violate: af13}
+"""
+
+
+def test_policer_checks(tmp_path: Path) -> None:
+    diags = validate_text(tmp_path, POLICED)
+    assert only(diags, "QOS060")[0].message == ("policer 'p' cbs 1KB is below one MTU (1500 B): a full-size "
+                                                "packet can never conform")
+    assert only(diags, "QOS061")[0].message == "policer 'ar' PIR 40M is below its CIR 50M"
+    assert only(diags, "QOS062")[0].message == "policer 'ar' PBS 32KB is below its CBS 64KB"
+    [tcp] = only(diags, "QOS063")
+    assert tcp.severity.value == "warning"
+    assert tcp.message == ("policer 'ar' cbs 64KB is below CIR x RTT = 50M x 20ms = 125KB for TCP service "
+                           "'assured'; TCP will not reach the committed rate")
+    assert "2.5 MB" in tcp.hint
+
+
+def test_qos065_remark_to_unclaimed_code_point(tmp_path: Path) -> None:
+    text = POLICED.replace("violate: af13", "violate: af33")
+    assert only(validate_text(tmp_path, text), "QOS065")[0].severity.value == "warning"
+
+
+def test_qos064_violate_on_two_colour(tmp_path: Path) -> None:
+    text = POLICED.replace("{cir: 10M, cbs: 1000B}", "{cir: 10M, cbs: 10KB, violate: drop}")
+    assert "QOS064" in codes(validate_text(tmp_path, text))
+
+
+# 7. drop profiles -------------------------------------------------------------------------
+def test_drop_profile_range_and_monotonic(tmp_path: Path) -> None:
+    text = BASE.replace("kind: best-effort\n", "kind: best-effort\n    drop-profile: a\n").replace(
+        "kind: premium\n", "kind: premium\n    drop-profile: b\n") + \
+        "drop-profiles:\n  a: {points: [[15, 30], [19, 150]]}\n  b: {points: [[30, 50], [20, 100]]}\n  c: {min: 10, max: 50, max-probability: 10%}\n"
+    diags = validate_text(tmp_path, text)
+    assert only(diags, "QOS070")[0].message == "drop profile 'a' has 150, outside 0..100 %"
+    assert only(diags, "QOS071")[0].message.startswith("drop profile 'b' is not monotonic")
+    assert only(diags, "QOS072")[0].message == "drop profile 'c' is not used by any service"
+
+
+# 8. roles -----------------------------------------------------------------------------
+def test_qos080_transparent_must_not_remark(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{role: transparent, speed: 1G, trust: none}")
+    [d] = only(validate_text(tmp_path, text), "QOS080")
+    assert d.message == ("transparent interface r1:eth0 does not trust DSCP, so it would remark everything to the "
+                         "default service")
+
+
+def test_qos081_edge_without_classifier_warns(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{role: edge, speed: 1G}")
+    assert only(validate_text(tmp_path, text), "QOS081")[0].severity.value == "warning"
+
+
+# platform capability (generic) ------------------------------------------------------------
+def test_qos091_more_services_than_queues(tmp_path: Path) -> None:
+    text = BASE.replace("platform: linux", "platform: junos-m-series").replace(
+        "  lbe:\n", "  nc:\n    kind: network-control\n    queue: {share: 5%, priority: high}\n"
+        "  af:\n    kind: assured\n    dscp: [af11]\n    queue: {share: 5%, priority: high}\n  lbe:\n").replace(
+        ", strict: true, rate-cap: 10%", "")
+    [d] = only(validate_text(tmp_path, text), "QOS091")
+    assert d.message.startswith("r1:eth0 needs 5 queues")
+
+
+def test_qos092_priority_level_missing_on_platform(tmp_path: Path) -> None:
+    text = BASE.replace("platform: linux", "platform: junos-m-series").replace(
+        "{share: 40%, priority: high}", "{share: 40%, priority: medium-high}").replace(
+        ", strict: true, rate-cap: 10%", "")
+    [d] = only(validate_text(tmp_path, text), "QOS092")
+    assert d.hint == "junos-m-series has priorities low, high"

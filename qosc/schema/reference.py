@@ -1,0 +1,63 @@
+"""Generate the Markdown policy reference from the schema, so docs never drift from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qosc.schema import schema
+
+
+def _type(node: dict[str, Any]) -> str:
+    if "enum" in node:
+        return " \\| ".join(f"`{v}`" for v in node["enum"])
+    if "const" in node:
+        return f"`{node['const']}`"
+    if "oneOf" in node:
+        return " or ".join(_type(n) for n in node["oneOf"])
+    kind = node.get("type", "")
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind == "array" and isinstance(node.get("items"), dict) and node["items"].get("type"):
+        return f"list of {_type(node['items'])}"
+    return kind or "any"
+
+
+def _first_sentence(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _section(title: str, node: dict[str, Any], out: list[str], seen: set[str]) -> None:
+    props = node.get("properties")
+    if not props or title in seen:
+        return
+    seen.add(title)
+    required = set(node.get("required", []))
+    out.append(f"### `{title}`\n")
+    if node.get("description"):
+        out.append(node["description"] + "\n")
+    out.append("| key | type | description |")
+    out.append("|---|---|---|")
+    nested: list[tuple[str, dict[str, Any]]] = []
+    for key, sub in props.items():
+        mark = " (required)" if key in required else ""
+        out.append(f"| `{key}`{mark} | {_type(sub)} | {_first_sentence(sub.get('description', ''))} |")
+        child = sub.get("additionalProperties") if isinstance(sub.get("additionalProperties"), dict) else sub
+        if isinstance(child, dict) and child.get("properties"):
+            suffix = ".NAME" if child is not sub else ""
+            nested.append((f"{title}.{key}{suffix}" if title != "policy" else f"{key}{suffix}", child))
+        for alt in sub.get("oneOf", []):
+            if alt.get("properties"):
+                nested.append((f"{title}.{key}" if title != "policy" else key, alt))
+        items = sub.get("items")
+        if isinstance(items, dict) and items.get("properties"):
+            nested.append((f"{title}.{key}[]" if title != "policy" else f"{key}[]", items))
+    out.append("")
+    for name, child in nested:
+        _section(name, child, out, seen)
+
+
+def markdown() -> str:
+    """The policy reference: one table per mapping of the policy language."""
+    out: list[str] = []
+    _section("policy", schema(), out, set())
+    return "\n".join(out).rstrip() + "\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from qosc import load, schema
 from qosc.build import build
@@ -55,7 +55,8 @@ def validate(path: str | Path, with_targets: bool = True) -> Result:
     result.policy = policy
     result.diagnostics.extend(build_diags)
     result.diagnostics.extend(run_checks(policy))
-    if with_targets:
+    if with_targets and not has_errors(build_diags):
+        # a value that did not parse is already reported; target checks on it would only echo it
         result.diagnostics.extend(target_checks(policy))
     result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
     return result
@@ -63,19 +64,24 @@ def validate(path: str | Path, with_targets: bool = True) -> Result:
 
 def target_checks(policy: Policy) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    for device in policy.devices:
-        for target in for_platform(device.platform):
+    for device, platform in _units(policy):
+        for target in for_platform(platform):
             found.extend(target.check(policy, device))
     return found
+
+
+def _units(policy: Policy) -> list[tuple[Any, str]]:
+    """What targets compile: devices by platform, and hosts by their host-target label (linux -> linux-host)."""
+    return [(d, d.platform) for d in policy.devices] + [(h, h.target_platform) for h in policy.hosts]
 
 
 def select(policy: Policy, target_names: Sequence[str] = (), devices: Sequence[str] = ()) -> list[tuple[Target, Device]]:
     """The (target, device) pairs to compile: every device's targets, filtered."""
     pairs = []
-    for device in policy.devices:
+    for device, platform in _units(policy):
         if devices and device.name not in devices:
             continue
-        for target in for_platform(device.platform):
+        for target in for_platform(platform):
             if target_names and target.name not in target_names:
                 continue
             pairs.append((target, device))
@@ -109,7 +115,8 @@ def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Se
         result.diagnostics.append(error("QOS101", f"unknown target {', '.join(unknown)}",
                                         None, f"targets: {', '.join(known) or 'none registered'}"))
         return []
-    missing = [d for d in devices if d not in result.policy.device_map]
+    hosts = {h.name for h in result.policy.hosts}
+    missing = [d for d in devices if d not in result.policy.device_map and d not in hosts]
     if missing:
         result.diagnostics.append(error("QOS102", f"no device {', '.join(missing)} in {result.path}", None,
                                         f"devices: {', '.join(result.policy.device_map)}"))

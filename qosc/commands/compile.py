@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     owners: dict[str, str] = {}
     for path in args.policies:
         result = api.validate(path)
-        devices = [d for d in args.device if result.policy and d in result.policy.device_map] if args.device else []
+        known = set(result.policy.device_map) | {h.name for h in result.policy.hosts} if result.policy else set()
+        devices = [d for d in args.device if d in known] if args.device else []
         if args.device and result.policy and not devices:
             diagnostics.extend(result.diagnostics)
             continue

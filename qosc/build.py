@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from qosc import dscp as dscp_mod
 from qosc import units
 from qosc.diagnostics import Diagnostic, Location, error
+from qosc.hosts import build_hosts
 from qosc.model import (Action, Buffer, Classifier, Device, DropProfile, Interface, Kind, Policer, Policy,
                         Priority, Queue, Role, Rule, Service, Sls, Where)
 
@@ -317,7 +318,8 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
         drop_profiles=tuple(b.drop_profile(n, r) for n, r in _section(tree, "drop-profiles")),
         policers=tuple(b.policer(n, r) for n, r in _section(tree, "policers")),
         classifiers=tuple(b.classifier(n, r) for n, r in _section(tree, "classifiers")),
-        devices=tuple(devices), profiles=tuple(profiles), description=tree.get("description"),
+        devices=tuple(devices), hosts=build_hosts(b, tree), profiles=tuple(profiles),
+        description=tree.get("description"),
         mtu=mtu, rtt_us=b.time(defaults.get("rtt"), dwhere.at("rtt")), source=source, where=b.where(tree),
     )
     return policy, b.diagnostics

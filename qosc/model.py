@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping, Union
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from qosc.diagnostics import Location
 from qosc.units import Percent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from qosc.hosts import Host
 
 Rate = Union[int, Percent]
 """A rate in bit/s, or a percentage of the interface speed."""
@@ -309,6 +312,8 @@ class Policy:
     policers: tuple[Policer, ...] = ()
     classifiers: tuple[Classifier, ...] = ()
     devices: tuple[Device, ...] = ()
+    hosts: tuple[Host, ...] = ()
+    """End hosts and their TCP tuning (qosc.hosts), compiled by host targets such as linux-host."""
     profiles: tuple[str, ...] = ()
     description: str | None = None
     mtu: int = 1500

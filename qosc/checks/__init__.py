@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from qosc.checks import capacity, dropprofiles, dscp_rules, lbe, platform, policers, references, roles
+from qosc.checks import hosts
+from qosc.checks import sls
 from qosc.diagnostics import Diagnostic
 from qosc.model import Policy
 
@@ -23,6 +25,8 @@ RULES: tuple[Check, ...] = (
     *dropprofiles.RULES,
     *roles.RULES,
     *platform.RULES,
+    *sls.RULES,
+    *hosts.RULES,
 )
 
 

@@ -51,8 +51,8 @@ def load_file(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
     name = os.fspath(path)
     try:
         data = _read_bounded(name, limits)
-    except OSError as exc:
-        raise _fail("QOS008", f"cannot read policy file '{name}': {exc.strerror or exc}", None) from None
+    except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
+        raise _fail("QOS008", f"cannot read policy file '{name}': {_why(exc)}", None) from None
     return load_text(_decode(data, name), name, limits)
 
 
@@ -101,6 +101,10 @@ def _fail(code: str, message: str, loc: Location | None, hint: str | None = None
     return QoscError([error(code, message, loc, hint)])
 
 
+def _why(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
 def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
@@ -138,34 +142,34 @@ def _decode(data: bytes, name: str) -> str:
 def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: set[str],
                where: Location | None) -> MDict:
     """Load `name` and merge its includes after its own entries, depth-first."""
-    ident = os.path.realpath(name)
+    ident = _ident(name)
     if where is None:
         tree = load_file(name, limits)
     else:
         try:
             data = _read_bounded(name, limits)
-        except OSError as exc:
-            raise _fail("QOS006", f"cannot read included file '{name}': {exc.strerror or exc}", where,
+        except (OSError, ValueError) as exc:
+            raise _fail("QOS006", f"cannot read included file '{name}': {_why(exc)}", where,
                         "check the path; includes are relative to the including file") from None
         tree = load_text(_decode(data, name), name, limits)
     seen.add(ident)
     chain = chain + [(ident, name)]
     if "include" not in tree:
         return tree
-    includes = _include_list(tree, name)
+    includes = _include_list(tree)
     del tree["include"]
     tree.key_locs.pop("include", None)
     tree.value_locs.pop("include", None)
     owned: set[str] = set()
     for rel, loc in includes:
         target = os.path.normpath(os.path.join(os.path.dirname(name), rel))
-        target_id = os.path.realpath(target)
+        target_id = _ident(target)
         if any(target_id == c for c, _ in chain):
             names = [n for _, n in chain] + [target]
             raise _fail("QOS007", "include cycle: " + " -> ".join(names), loc, "remove one of the includes")
         if target_id in seen:
             continue
-        if len(chain) >= limits.max_include_depth:
+        if len(chain) > limits.max_include_depth:
             raise _fail("QOS007", f"includes are nested deeper than {limits.max_include_depth} files: "
                         + " -> ".join([n for _, n in chain] + [target]), loc)
         sub = _load_tree(target, limits, chain, seen, loc)
@@ -173,15 +177,23 @@ def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: se
     return tree
 
 
-def _include_list(tree: MDict, name: str) -> list[tuple[str, Location]]:
+def _ident(path: str) -> str:
+    """A file's identity for cycle and diamond detection (symlinks resolved)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # unusable path: reading it will report the problem
+        return path
+
+
+def _include_list(tree: MDict) -> list[tuple[str, Location]]:
     """`include:` is one path or a list of paths, each with its location."""
     value, loc = tree["include"], tree.value_locs["include"]
-    if isinstance(value, str) and value:
-        return [(value, loc)]
-    if isinstance(value, MList) and all(isinstance(v, str) and v for v in value):
-        return list(zip(value, value.item_locs))
-    raise _fail("QOS006", "'include' must be a file path or a list of file paths", loc,
-                "write e.g. 'include: [classes.yaml, devices/core.yaml]'")
+    items = [(value, loc)] if not isinstance(value, MList) else list(zip(value, value.item_locs))
+    for item, item_loc in items:
+        if not isinstance(item, str) or not item:
+            raise _fail("QOS006", "'include' must be a file path or a list of file paths", item_loc,
+                        "write e.g. 'include: [classes.yaml, devices/core.yaml]'")
+    return items  # type: ignore[return-value]
 
 
 def _merge(into: MDict, sub: MDict, owned: set[str]) -> None:

@@ -12,6 +12,7 @@ microseconds rather than after composing.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import yaml
 from yaml.events import (
     AliasEvent,
+    DocumentEndEvent,
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -31,9 +33,9 @@ from yaml.events import (
 from .diagnostics import Location, QoscError, error
 
 try:  # libyaml is a hard requirement for speed; the pure parser is a fallback.
-    from yaml import CParser as _Parser
+    from yaml._yaml import CParser as _Parser
 except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml import Loader as _Parser  # type: ignore[assignment]
+    from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
 
 class MDict(dict):  # type: ignore[type-arg]
@@ -203,56 +205,70 @@ def _key_text(value: object, loc: Location) -> str:
 def build(text: str, filename: str, limits: Limits) -> MDict:
     """Parse exactly one YAML document whose top level is a mapping into MDict/MList."""
     parser = _Parser(text)
+    # The tree is acyclic and made of ~1M new containers; letting the cyclic GC
+    # rescan them during the build more than doubles the load time.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         return _build(parser.get_event, filename, limits)
     finally:
+        if gc_was_enabled:
+            gc.enable()
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
 
 
 def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot loop on purpose
+    """The event loop: the innermost collection lives in locals, outer ones on `stack`."""
     L = Location
+    new = object.__new__
+    cache: dict[str, object] = {}
     get()  # StreamStart
-    ev = get()
-    if type(ev) is StreamEndEvent:
+    if type(get()) is StreamEndEvent:  # otherwise that was DocumentStart
         raise _fail("QOS008", "a policy must be a YAML mapping, but the file is empty", L(fname, 1, 1))
-    ev = get()  # the root node (after DocumentStart)
-    m = ev.start_mark
-    root_loc = L(fname, m.line + 1, m.column + 1)
-    if getattr(ev, "tag", None) is not None:
-        raise _tag_error(ev.tag, root_loc)
-    if type(ev) is not MappingStartEvent:
-        raise _fail("QOS008", "a policy must be a YAML mapping", root_loc,
-                    "start the file with top-level keys such as 'classes:'")
     max_depth, max_nodes, max_aliases = limits.max_depth, limits.max_nodes, limits.max_aliases
     anchors: dict[str, tuple[object, int, int]] = {}  # name -> (value, expanded size, height)
     open_anchors: set[str] = set()
-    total = 1
-    n_alias = 0
-    maxd = 1
-    root = MDict()
-    root.loc, root.key_locs, root.value_locs = root_loc, {}, {}
-    stack = [_Frame(root, True, ev.anchor, 1, 1)]
-    if ev.anchor is not None:
-        open_anchors.add(ev.anchor)
-    frame = stack[0]
+    total, n_alias, maxd = 0, 0, 0
+    # The document itself is a one-item holder list at depth 0, so the root is
+    # built (and bounded) like any other node and only then checked for type.
+    holder = MList()
+    holder.item_locs = []
+    frame = _Frame(holder, False, None, 0, 0)
+    stack = [frame]
+    obj: MDict | MList = holder
+    is_map = False
+    key: object = None  # pending mapping key; None while a key is expected
+    kloc: Location | None = None
+    klocs: dict[str, Location] = {}
+    vlocs: dict[str, Location] = {}
+    ilocs = holder.item_locs
     value: object
     loc: Location
-    while stack:
+    while True:
         ev = get()
         t = type(ev)
         if t is ScalarEvent:
             m = ev.start_mark
-            loc = L(fname, m.line + 1, m.column + 1)
+            loc = new(L)  # Location(...) minus the frozen-dataclass __init__ cost (~1M of these)
+            d = loc.__dict__
+            d["file"], d["line"], d["column"] = fname, m.line + 1, m.column + 1
             if ev.tag is not None:
                 raise _tag_error(ev.tag, loc)
             total += 1
-            try:
-                value = resolve_plain(ev.value) if ev.implicit[0] else ev.value
-            except _OutOfRange:
-                raise _fail("QOS009", f"number out of range: {ev.value[:40]}", loc,
-                            "integers must fit in 64 bits and floats must be finite") from None
+            value = ev.value
+            if ev.implicit[0]:  # plain scalar: resolve, memoised (keys repeat a lot)
+                text = value
+                value = cache.get(text, cache)
+                if value is cache:
+                    try:
+                        value = resolve_plain(text)
+                    except _OutOfRange:
+                        raise _fail("QOS009", f"number out of range: {text[:40]}", loc,
+                                    "integers must fit in 64 bits and floats must be finite") from None
+                    if len(cache) < 100_000:
+                        cache[text] = value
             if ev.anchor is not None:
                 anchors[ev.anchor] = (value, 1, 0)
         elif t is MappingStartEvent or t is SequenceStartEvent:
@@ -260,22 +276,27 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
             loc = L(fname, m.line + 1, m.column + 1)
             if ev.tag is not None:
                 raise _tag_error(ev.tag, loc)
-            if frame.is_map and frame.key is None:
+            if is_map and key is None:
                 raise _fail("QOS001", "mapping keys must be strings, not a collection", loc,
                             "use a plain name as the key")
-            depth = len(stack) + 1
+            depth = len(stack)
             if depth > max_depth:
                 raise _fail("QOS004", f"nesting is deeper than {max_depth} levels", loc, "flatten the structure")
             if depth > maxd:
                 maxd = depth
             total += 1
-            if t is MappingStartEvent:
-                obj: MDict | MList = MDict()
+            frame.key, frame.kloc = key, kloc  # park the parent's pending key
+            key = kloc = None
+            is_map = t is MappingStartEvent
+            if is_map:
+                obj = MDict()
                 obj.loc, obj.key_locs, obj.value_locs = loc, {}, {}
+                klocs, vlocs = obj.key_locs, obj.value_locs
             else:
                 obj = MList()
                 obj.loc, obj.item_locs = loc, []
-            frame = _Frame(obj, t is MappingStartEvent, ev.anchor, total, depth)
+                ilocs = obj.item_locs
+            frame = _Frame(obj, is_map, ev.anchor, total, depth)
             if ev.anchor is not None:
                 open_anchors.add(ev.anchor)
                 frame.saved, maxd = maxd, depth
@@ -283,17 +304,19 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
             continue
         elif t is MappingEndEvent or t is SequenceEndEvent:
             done = stack.pop()
-            value = done.obj
-            loc = value.loc
+            value, loc = obj, obj.loc
             if done.merges:
                 _apply_merges(done)
             if done.anchor is not None:
                 anchors[done.anchor] = (value, total - done.t0 + 1, maxd - done.depth + 1)
                 open_anchors.discard(done.anchor)
                 maxd = max(maxd, done.saved)
-            if not stack:
-                break
             frame = stack[-1]
+            obj, is_map, key, kloc = frame.obj, frame.is_map, frame.key, frame.kloc
+            if is_map:
+                klocs, vlocs = obj.key_locs, obj.value_locs  # type: ignore[union-attr]
+            else:
+                ilocs = obj.item_locs  # type: ignore[union-attr]
         elif t is AliasEvent:
             m = ev.start_mark
             loc = L(fname, m.line + 1, m.column + 1)
@@ -311,46 +334,48 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
             if total > max_nodes:
                 raise _fail("QOS003", f"alias expansion exceeds {max_nodes} nodes (a 'billion laughs' document?)",
                             loc, "reduce the use of anchors and aliases")
-            if len(stack) + height > max_depth:
+            if len(stack) - 1 + height > max_depth:
                 raise _fail("QOS004", f"alias '*{name}' makes nesting deeper than {max_depth} levels", loc)
-            if len(stack) + height > maxd:
-                maxd = len(stack) + height
+            maxd = max(maxd, len(stack) - 1 + height)
+        elif t is DocumentEndEvent:
+            break
         else:  # pragma: no cover - libyaml only yields the events above here
             m = ev.start_mark
             raise _fail("QOS001", f"unexpected YAML event {t.__name__}", L(fname, m.line + 1, m.column + 1))
         if total > max_nodes:
             raise _fail("QOS003", f"document has more than {max_nodes} nodes", loc)
         # Place `value` (found at `loc`) into the innermost open collection.
-        if frame.is_map:
-            obj = frame.obj
-            key = frame.key
+        if is_map:
             if key is None:
-                if value is not MERGE:
+                if type(value) is not str and value is not MERGE:
                     value = _key_text(value, loc)
-                    if value in obj:
-                        first = obj.key_locs[value]  # type: ignore[union-attr]
-                        raise _fail("QOS005", f"duplicate key '{value}': first defined at line {first.line}, "
-                                    f"again at line {loc.line}", loc, "each key may appear only once in a mapping")
-                frame.key, frame.kloc = value, loc
+                if value in obj:
+                    first = klocs[value]  # type: ignore[index]
+                    raise _fail("QOS005", f"duplicate key '{value}': first defined at line {first.line}, "
+                                f"again at line {loc.line}", loc, "each key may appear only once in a mapping")
+                key, kloc = value, loc
+            elif key is MERGE:
+                if frame.merges is None:
+                    frame.merges = []
+                frame.merges.append((value, loc))
+                key = None
             else:
-                if key is MERGE:
-                    if frame.merges is None:
-                        frame.merges = []
-                    frame.merges.append((value, loc))
-                else:
-                    obj[key] = "<<" if value is MERGE else value
-                    obj.key_locs[key] = frame.kloc  # type: ignore[union-attr]
-                    obj.value_locs[key] = loc  # type: ignore[union-attr]
-                frame.key = None
+                obj[key] = "<<" if value is MERGE else value  # type: ignore[index]
+                klocs[key] = kloc  # type: ignore[index]
+                vlocs[key] = loc  # type: ignore[index]
+                key = None
         else:
-            frame.obj.append("<<" if value is MERGE else value)
-            frame.obj.item_locs.append(loc)  # type: ignore[union-attr]
-    ev = get()  # DocumentEnd
+            obj.append("<<" if value is MERGE else value)  # type: ignore[union-attr]
+            ilocs.append(loc)
     ev = get()
     if type(ev) is DocumentStartEvent:
         m = ev.start_mark
         raise _fail("QOS001", "expected a single YAML document, found another one", L(fname, m.line + 1, m.column + 1),
                     "remove the '---' separator or split the policy into included files")
+    root = holder[0]
+    if not isinstance(root, MDict):
+        raise _fail("QOS008", "a policy must be a YAML mapping", holder.item_locs[0],
+                    "start the file with top-level keys such as 'classes:'")
     return root
 
 

@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if not args.quiet:
-        print(f"qosc: {len(outputs)} files for {len({o.path.split('/')[1] for o in outputs})} devices, "
+        units = {(o.path.split("/", 1)[0], o.path.split("/", 2)[1].rsplit(".", 1)[0]) for o in outputs}
+        print(f"qosc: {len(outputs)} files for {len(units)} device/target pairs, "
               f"{len(changed)} changed, in {args.output}", file=sys.stderr)
     return 0

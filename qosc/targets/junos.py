@@ -1,0 +1,157 @@
+"""Juniper JUNOS target: class-of-service and firewall configuration for M-series and MX.
+
+Two files per device, `<device>.conf` (curly-brace hierarchy, for `load merge`)
+and `<device>.set` (set commands, for `load set`), rendered from one IR
+(`junos_ir.lower`) and read back by the self-check before anything is written.
+
+How the policy becomes JUNOS (the rules a reviewer needs):
+
+Queues.  One forwarding class per queue, named after the service that owns
+the queue (`queue N name`, the statement both M-series and MX accept).  Only
+services scheduled on some interface of the device get one, and a service
+with `queue.shared-with` is classified into its owner's class.  Numbering:
+the default service takes queue 0 (where JUNOS puts best effort and anything
+its default classifier does not know), the first network-control service
+takes queue 3 (JUNOS queues routing-engine traffic, i.e. the routing
+protocols, on queue 3 by default), and the other services take the free
+numbers in policy order.  For geant-lbe this gives BE 0, EF 1, LBE 2, NC 3,
+the GÉANT plan of domain.md 4.3; the same policy keeps these numbers on MX.
+
+Classification.  A DSCP classifier that `import default`s and lists every
+code point of the scheduled services.  The loss priority carries the AF drop
+precedence (AFx1 low; AFx2 medium-high on MX, high on M-series; AFx3 high).
+A service without AF code points whose drop behaviour does not depend on the
+loss priority (no drop profile, or one for all) spreads its code points over
+distinct loss priorities (low, high, ...; e.g. NC: cs6 low, cs7 high, as the
+JUNOS default rewrite table does), so the rewrite rule can give each its own
+code point back.  The code points JUNOS's default classifier sends to
+assured-forwarding, expedited-forwarding or network-control (af11-af13, ef,
+cs6, cs7) are pinned to the default service unless a service claims them: in
+the GÉANT plan queue 2 is LBE, and AF1x must not land there.  Code points
+without a JUNOS alias get one (`code-point-aliases dscp le 000001`).  When
+the policy has IPv6 prefixes, the same classifier and rewrite rule are also
+written as `dscp-ipv6` (named `<policy>-ipv6`) and applied next to the IPv4
+ones, so IPv6 traffic is classified and marked the same way.
+
+Rewrite (marking).  One DSCP rewrite rule maps each (forwarding class, loss
+priority) to the service's code point, so every service keeps its mark (LBE
+stays cs1, BE stays be: DSCP transparency for the services the policy
+declares).  It is applied on the units of core and edge interfaces; it is
+also how marking happens, since edge filters only set the class and loss
+priority.  Transparent interfaces get no rewrite rule (and no filter), so
+every DSCP crosses them unchanged.  Where two declared code points must share
+a class and loss priority (AFx2/AFx3 on M-series' two loss priorities), the
+rule keeps the first and QOS115 warns; a service the device does not schedule
+is queued and marked as the default service, and QOS116 warns.
+
+Queue shares.  Schedulers per forwarding class: `transmit-rate percent N`
+for percentages, the rate in bit/s for absolute shares, `remainder` when no
+share is given; `exact` when the queue may not borrow (ceiling or rate cap
+equal to the share); other caps become `shaping-rate` (MX only).
+`buffer-size percent N` or `temporal` microseconds.  Priority low/high on
+M-series; low, medium-low, medium-high, high on MX, and strict -> strict-high
+(with its rate cap as shaping-rate).  Drop profiles: segmented `fill-level N
+drop-probability M` per point, or `interpolate` lists when the profile says
+interpolate or was written as RED min/max/probability (a linear ramp, which
+a two-point segmented profile would not be).  `drop-profile-map loss-priority
+any` for one profile, else one per loss priority.  The scheduler map sits on
+the physical interface (`class-of-service interfaces <ifd> scheduler-map`),
+where JUNOS schedules port queues; classifier and rewrite rule on the unit.
+
+Edge conditioning (firewall).  Per edge classifier and trust, a `family inet`
+filter (and `family inet6` when a rule has IPv6 prefixes; an inet6 filter is
+never attached otherwise, because attaching one would enable IPv6 on the
+unit), `interface-specific` so every interface polices its own customer.
+Terms follow the rules in order; a rule whose prefixes are all of the other
+family is left out of that family's filter.  `then` sets forwarding class and
+loss priority of the service's mark, applies the policer, and accepts.  With
+trust none a last term sends everything else to the default service; with
+trust dscp the BA classifier stays in charge, services with a policer are
+policed by their code points, and a last term accepts the rest.
+Policers: two-colour `policer` (`then discard`, or a re-mark expressed as
+`forwarding-class` and `loss-priority`); srTCM and trTCM as
+`three-color-policer` (single-rate/two-rate, colour-blind unless color-aware),
+red discarded with `action loss-priority high then discard` when violate is
+drop.  A three-colour policer that drops both yellow and red traffic is the
+two-colour policer at CIR/CBS, and is written as one (so it works on M-series).  JUNOS colours are loss priorities (green low, yellow medium-high, red
+high), so an AF re-mark such as conform af21 / exceed af22 / violate af23 is
+realised by those loss priorities plus the rewrite rule (af21/af22/af23 for
+low/medium-high/high).  A re-mark that the rewrite rule cannot produce is
+refused (QOS114) rather than silently changed.  M-series has no tricolor
+marking (QOS111).
+
+Diagnostics of this target: QOS110 strict priority on M-series, QOS111
+three-colour policer on M-series, QOS112 queue cap M-series cannot express,
+QOS113 values outside what JUNOS accepts, QOS114 classification or re-mark
+JUNOS cannot realise, QOS115/QOS116 warnings where a DSCP will be rewritten,
+QOS117 names that collide once made JUNOS-safe, QOS118 more queues on a
+device than the platform has.  Queue count per interface (QOS091), priority
+levels (QOS092), strict count (QOS093) and policer ranges (QOS095) are the
+generic checks.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from qosc.diagnostics import Diagnostic, Severity
+from qosc.model import Device, Policy
+from qosc.platforms import get
+from qosc.render import render
+from qosc.targets.base import Output, SelfCheckError
+from qosc.targets.junos_ir import JunosIR, lower
+from qosc.targets.junos_plan import analyse, jname
+from qosc.targets.junos_text import self_check
+
+__all__ = ["TARGET", "JunosTarget", "lower"]
+
+
+class JunosTarget:
+    name = "junos"
+    platforms = ("junos-m-series", "junos-mx")
+    description = "Juniper JUNOS class-of-service and firewall (M-series 4 queues, MX 8 queues); .conf and .set"
+
+    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
+        if get(device.platform) is None:
+            return []
+        found = [Diagnostic(p.code, Severity(p.severity), p.message, p.location, p.hint)
+                 for p in analyse(policy, device).problems]
+        found += _collisions(policy)
+        return sorted(set(found), key=Diagnostic.sort_key)
+
+    def outputs(self, policy: Policy, device: Device) -> list[Output]:
+        ir = lower(policy, device)
+        conf = render_conf(ir)
+        set_text = render_set(ir)
+        platform = get(device.platform)
+        if platform is None:
+            raise SelfCheckError(f"no platform data for {device.platform}")
+        self_check(conf, set_text, platform.extra)
+        return [Output(f"{device.name}.conf", conf), Output(f"{device.name}.set", set_text)]
+
+
+def render_conf(ir: JunosIR) -> str:
+    return render("junos", "junos.conf.j2", ir=ir)
+
+
+def render_set(ir: JunosIR) -> str:
+    return render("junos", "junos.set.j2", ir=ir)
+
+
+def _collisions(policy: Policy) -> list[Diagnostic]:
+    """Names that become equal once made JUNOS-safe ('.' becomes '-')."""
+    found = []
+    for what, items in (("drop profile", policy.drop_profiles), ("policer", policy.policers),
+                        ("classifier", policy.classifiers)):
+        seen: dict[str, str] = {}
+        for item in items:
+            key = jname(item.name)
+            if key in seen and seen[key] != item.name:
+                found.append(Diagnostic("QOS117", Severity.ERROR, f"{what}s '{seen[key]}' and '{item.name}' both "
+                                        f"become '{key}' on JUNOS", item.where.loc,
+                                        "JUNOS names allow letters, digits, '-' and '_'; rename one"))
+            seen.setdefault(key, item.name)
+    return found
+
+
+TARGET = JunosTarget()

@@ -1,0 +1,280 @@
+"""JUNOS target, part 2: edge conditioning as firewall filters and policers.
+
+One filter per (edge classifier, trust) and family, its terms taken from the
+classifier rules in order.  A term sets the forwarding class and loss
+priority the plan gives the service's mark; the DSCP itself is written on the
+way out by the rewrite rule, so marking and re-marking are both expressed as
+(forwarding class, loss priority).  Three-colour policers only colour traffic
+(green low, yellow medium-high, red high), so their re-marks must be code
+points the rewrite rule gives those loss priorities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qosc import dscp as dscp_mod
+from qosc.diagnostics import Location
+from qosc.model import Action, Interface, Policer, Role, Rule, Service
+from qosc.targets.junos_plan import Plan, jname
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    addresses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fc: str | None = None
+    lp: str | None = None
+    policer: str | None = None
+    tcm: tuple[str, str] | None = None
+    """(single-rate | two-rate, three-colour policer name)."""
+
+
+@dataclass(frozen=True)
+class Filter:
+    family: str
+    name: str
+    terms: tuple[Term, ...]
+
+
+@dataclass(frozen=True)
+class TwoColour:
+    name: str
+    bandwidth: str
+    burst: str
+    then: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ThreeColour:
+    name: str
+    mode: str
+    aware: str
+    rates: tuple[tuple[str, str], ...]
+    discard_red: bool
+
+
+@dataclass
+class Edge:
+    filters: list[Filter] = field(default_factory=list)
+    attach: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """(physical interface, unit, family, filter)."""
+    policers: dict[str, TwoColour] = field(default_factory=dict)
+    tcms: dict[str, ThreeColour] = field(default_factory=dict)
+    refused: set[str] = field(default_factory=set)
+
+
+def split_unit(iface: Interface) -> tuple[str, str]:
+    """ge-0/0/1 unit 0, or ge-0/0/1.100 written in the policy -> ge-0/0/1 unit 100."""
+    ifd, dot, unit = iface.name.partition(".")
+    return (ifd, unit) if dot and unit.isdigit() and iface.unit == 0 else (iface.name, str(iface.unit))
+
+
+def _family(prefix: str) -> str:
+    return "inet6" if ":" in prefix else "inet"
+
+
+def filter_code(plan: Plan, code: int) -> str:
+    """A DSCP as a firewall match value: a JUNOS keyword where one exists, else the number."""
+    name = dscp_mod.name(code, "junos")
+    return name if name in plan.x["dscp_aliases"] and not name.startswith("nc") else str(code)
+
+
+def plan_edge(plan: Plan) -> Edge:
+    edge = Edge()
+    made: dict[tuple[str | None, str], list[tuple[str, str]]] = {}
+    for iface in plan.device.interfaces:
+        if iface.role is not Role.EDGE:
+            continue
+        key = (iface.classifier, iface.trust)
+        if key not in made:
+            made[key] = _filters(plan, edge, iface)
+        ifd, unit = split_unit(iface)
+        edge.attach += [(ifd, unit, family, name) for family, name in made[key]]
+    return edge
+
+
+def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
+    policy = plan.policy
+    classifier = policy.classifier_map.get(iface.classifier or "")
+    rules = classifier.rules if classifier else ()
+    trusted = iface.trust != "none"
+    if classifier:
+        name = jname(classifier.name) + ("-dscp" if trusted else "")
+    else:
+        name = jname(policy.name) + ("-police" if trusted else "-edge")
+    families = ["inet"]
+    if any(_family(p) == "inet6" for r in rules for p in r.sources + r.destinations):
+        families.append("inet6")
+    made = []
+    for family in families:
+        terms = [t for t in (_rule_term(plan, edge, r, family, classifier.name if classifier else "")
+                             for r in rules) if t is not None]
+        if trusted:
+            terms += _police_terms(plan, edge, family)
+            if not terms:
+                continue
+            terms.append(Term("trusted"))
+        else:
+            default = policy.default_service
+            if default is not None and default.name in plan.fc_of:
+                terms.append(_term(plan, edge, "unclassified", default, default.mark if default.dscp else None,
+                                   default.policer, default.where.loc))
+        names: set[str] = set()
+        unique = []
+        for t in terms:
+            n, i = t.name, 2
+            while n in names:
+                n, i = f"{t.name}-{i}", i + 1
+            names.add(n)
+            unique.append(Term(n, t.addresses, t.matches, t.fc, t.lp, t.policer, t.tcm))
+        edge.filters.append(Filter(family, name, tuple(unique)))
+        made.append((family, name))
+    return made
+
+
+def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str) -> Term | None:
+    sources = tuple(p for p in rule.sources if _family(p) == family)
+    destinations = tuple(p for p in rule.destinations if _family(p) == family)
+    if (rule.sources and not sources) or (rule.destinations and not destinations):
+        return None
+    service = plan.policy.service_map.get(rule.service)
+    if service is None:
+        return None
+    if service.name not in plan.fc_of:
+        plan.error("QOS114", f"rule '{rule.name}' of classifier '{classifier}' classifies into service "
+                   f"'{service.name}', which device {plan.device.name} does not schedule", rule.where.at("service"),
+                   "add the service to the device's interfaces, or classify into a scheduled service")
+        return None
+    mark = rule.set_dscp if rule.set_dscp is not None else (service.mark if service.dscp else None)
+    term = _term(plan, edge, jname(rule.name), service, mark, rule.policer or service.policer,
+                 rule.where.at("set-dscp", "service"))
+    addresses = tuple((k, v) for k, v in (("source-address", sources), ("destination-address", destinations)) if v)
+    proto, dscp_kw = ("protocol", "dscp") if family == "inet" else ("next-header", "traffic-class")
+    matches = tuple((k, v) for k, v in (
+        (proto, rule.protocols),
+        ("source-port", tuple(_port(p) for p in rule.source_ports)),
+        ("destination-port", tuple(_port(p) for p in rule.destination_ports)),
+        (dscp_kw, tuple(filter_code(plan, c) for c in rule.match_dscp)),
+    ) if v)
+    return Term(term.name, addresses, matches, term.fc, term.lp, term.policer, term.tcm)
+
+
+def _port(p: tuple[int, int]) -> str:
+    return str(p[0]) if p[0] == p[1] else f"{p[0]}-{p[1]}"
+
+
+def _police_terms(plan: Plan, edge: Edge, family: str) -> list[Term]:
+    """Trusted edge: police the services that have a policer, matched by their code points."""
+    terms = []
+    kw = "dscp" if family == "inet" else "traffic-class"
+    for s in plan.policy.services:
+        if s.policer and s.name in plan.fc_of and s.dscp:
+            t = _term(plan, edge, "police-" + jname(s.name), s, s.mark, s.policer, s.where.at("policer"))
+            terms.append(Term(t.name, (), ((kw, tuple(filter_code(plan, c) for c in s.dscp)),),
+                              None, None, t.policer, t.tcm))
+    return terms
+
+
+def _term(plan: Plan, edge: Edge, name: str, service: Service, mark: int | None, policer: str | None,
+          loc: Location | None) -> Term:
+    fc = plan.fc_of[service.name]
+    where = (fc, "low") if mark is None else plan.realise(mark)
+    if where is None:
+        plan.error("QOS114", f"service '{service.name}' marks {dscp_mod.name(mark or 0, 'junos')} on "
+                   f"{plan.device.name}, but JUNOS cannot carry that code point to the rewrite rule intact",
+                   loc, "mark the service's first code point (see the QOS115 warning)")
+        where = plan.codes.get(mark or 0, (fc, "low"))
+    p = plan.policy.policer_map.get(policer or "")
+    if p is None:
+        return Term(name, fc=where[0], lp=where[1])
+    if p.colours == 2 or _drops_all_but_green(p):
+        if p.conform.kind == "remark" and p.conform.dscp is not None:
+            where = _remark(plan, p, "conform", p.conform.dscp) or where
+        return Term(name, fc=where[0], lp=where[1], policer=_two_colour(plan, edge, p))
+    if not plan.x["three_color_policers"]:
+        if p.name not in edge.refused:
+            edge.refused.add(p.name)
+            plan.error("QOS111", f"policer '{p.name}' is three-colour, but {plan.platform.name} has no tricolor "
+                       f"marking (device {plan.device.name}, edge interface)", p.where.at("pir", "ebs"),
+                       "use a two-colour policer (cir, cbs, exceed) on this platform")
+        return Term(name, fc=where[0], lp=where[1])
+    mode = _three_colour(plan, edge, p, where[0], mark)
+    return Term(name, fc=where[0], tcm=(mode, jname(p.name)))
+
+
+def _drops_all_but_green(p: Policer) -> bool:
+    """A three-colour policer that drops yellow and red is a two-colour policer at CIR/CBS."""
+    return p.exceed.kind == "drop" and (p.violate is None or p.violate.kind == "drop")
+
+
+def _remark(plan: Plan, p: Policer, label: str, code: int) -> tuple[str, str] | None:
+    where = plan.realise(code)
+    if where is None:
+        plan.error("QOS114", f"policer '{p.name}' {label} re-marks to {dscp_mod.name(code, 'junos')}, which no "
+                   f"service scheduled on {plan.device.name} keeps through the JUNOS rewrite rule",
+                   p.where.at(label), "re-mark to the first code point of a service scheduled on this device")
+    return where
+
+
+def _two_colour(plan: Plan, edge: Edge, p: Policer) -> str:
+    name = jname(p.name)
+    if name in edge.policers:
+        return name
+    then: tuple[str, ...] = ()
+    if p.exceed.kind == "drop":
+        then = ("discard",)
+    elif p.exceed.kind == "remark" and p.exceed.dscp is not None:
+        where = _remark(plan, p, "exceed", p.exceed.dscp)
+        then = (f"forwarding-class {where[0]}", f"loss-priority {where[1]}") if where else ("discard",)
+    else:
+        plan.error("QOS114", f"policer '{p.name}' transmits exceeding traffic unchanged; a JUNOS policer must "
+                   "discard it or change its class or loss priority", p.where.at("exceed"),
+                   "exceed: drop, or exceed: <dscp> to re-mark")
+        then = ("discard",)
+    edge.policers[name] = TwoColour(name, str(p.cir), str(p.cbs), then)
+    return name
+
+
+def _three_colour(plan: Plan, edge: Edge, p: Policer, fc: str, mark: int | None) -> str:
+    colours = plan.x["colour_loss_priority"]
+    violate = p.violate or Action("drop")
+    for colour, label, action in (("green", "conform", p.conform), ("yellow", "exceed", p.exceed),
+                                  ("red", "violate", violate)):
+        lp = colours[colour]
+        if action.kind == "drop":
+            if colour != "red":
+                plan.error("QOS114", f"policer '{p.name}' drops {colour} ({label}) traffic, but a JUNOS three-colour "
+                           "policer always forwards green and yellow packets; only red can be discarded",
+                           p.where.at(label), f"{label}: transmit or a DSCP to re-mark")
+            continue
+        existing = plan.rewrite.get((fc, lp))
+        if action.kind == "transmit" and mark is None:
+            continue
+        code = mark if action.kind == "transmit" else action.dscp
+        assert code is not None
+        if plan.codes.get(code, ("",))[0] != fc:
+            plan.error("QOS114", f"policer '{p.name}' {label} re-marks to {dscp_mod.name(code, 'junos')}, but a "
+                       f"JUNOS three-colour policer only sets the loss priority: the code point must belong to "
+                       f"forwarding class {fc}", p.where.at(label), "re-mark within the policed service's code points")
+        elif existing is None:
+            plan.rewrite[(fc, lp)] = code
+        elif existing != code:
+            plan.error("QOS114", f"policer '{p.name}' {label} ({colour}) traffic gets loss priority {lp}, which the "
+                       f"rewrite rule of {fc} marks {dscp_mod.name(existing, 'junos')}, not "
+                       f"{dscp_mod.name(code, 'junos')}", p.where.at(label),
+                       f"{label}: {dscp_mod.name(existing, 'junos')}, or police a service whose mark is its "
+                       "low-loss-priority code point")
+    mode = "two-rate" if p.algorithm == "trtcm" else "single-rate"
+    name = jname(p.name)
+    if name not in edge.tcms:
+        if mode == "two-rate":
+            rates = (("committed-information-rate", p.cir), ("committed-burst-size", p.cbs),
+                     ("peak-information-rate", p.pir), ("peak-burst-size", p.pbs))
+        else:
+            rates = (("committed-information-rate", p.cir), ("committed-burst-size", p.cbs),
+                     ("excess-burst-size", p.ebs))
+        edge.tcms[name] = ThreeColour(name, mode, "color-aware" if p.color_aware else "color-blind",
+                                      tuple((k, str(v)) for k, v in rates), violate.kind == "drop")
+    return mode

@@ -1,0 +1,320 @@
+"""JUNOS target, part 1: the per-device decisions that both the checks and the lowering use.
+
+`analyse(policy, device)` numbers the queues, gives every code point a
+forwarding class and loss priority, derives the DSCP rewrite rule, and
+collects the target's own problems (QOS110-QOS119) at the policy's lines.
+The rules themselves are explained in qosc/targets/junos.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from qosc import dscp as dscp_mod
+from qosc.diagnostics import Location
+from qosc.model import Device, Kind, Policy, Role, Service
+from qosc.platforms import Platform, get
+from qosc.units import Percent
+
+_BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
+NC_QUEUE = 3
+"""JUNOS sends routing-engine (routing protocol) traffic to queue 3 by default."""
+
+
+def jname(text: str) -> str:
+    """A JUNOS object name: letters, digits, '-' and '_' only (anything else becomes '-')."""
+    return _BAD_NAME.sub("-", text)
+
+
+def num(value: float) -> str:
+    """A percentage as JUNOS wants it (an integer)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    severity: str  # "error" | "warning"
+    message: str
+    location: Location | None
+    hint: str | None = None
+
+
+@dataclass
+class ForwardingClass:
+    name: str
+    queue: int
+    owner: Service
+    members: tuple[Service, ...]
+    """The owner and the services that share its queue, in policy order."""
+
+
+@dataclass
+class Plan:
+    policy: Policy
+    device: Device
+    platform: Platform
+    x: Mapping[str, Any]
+    classes: list[ForwardingClass] = field(default_factory=list)
+    fc_of: dict[str, str] = field(default_factory=dict)
+    """Service name -> forwarding class name (services carried on this device)."""
+    codes: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """DSCP -> (forwarding class, loss priority): the classifier."""
+    declared: set[int] = field(default_factory=set)
+    """Code points that carried services declare (the rest of `codes` only steers the default table)."""
+    rewrite: dict[tuple[str, str], int] = field(default_factory=dict)
+    drop_maps: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Forwarding class -> [(loss priority or 'any', drop profile)]."""
+    schedulers: dict[str, "SchedulerSpec"] = field(default_factory=dict)
+    edge: Any = None
+    """The edge conditioning (filters, policers): a junos_edge.Edge."""
+    problems: list[Problem] = field(default_factory=list)
+
+    def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        self.problems.append(Problem(code, "error", message, loc, hint))
+
+    def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        self.problems.append(Problem(code, "warning", message, loc, hint))
+
+    @property
+    def default_fc(self) -> str | None:
+        default = self.policy.default_service
+        if default is not None and default.name in self.fc_of:
+            return self.fc_of[default.name]
+        return self.classes[0].name if self.classes else None
+
+    def realise(self, code: int) -> tuple[str, str] | None:
+        """(forwarding class, loss priority) that carries `code` and is rewritten back to it, if any."""
+        where = self.codes.get(code)
+        if where is None or code not in self.declared or self.rewrite.get(where) != code:
+            return None
+        return where
+
+    def rewriting_interfaces(self) -> list[str]:
+        return [i.name for i in self.device.interfaces if i.role is not Role.TRANSPARENT and i.services]
+
+
+def carried(policy: Policy, device: Device) -> list[Service]:
+    """Services scheduled on at least one interface of the device, in policy order."""
+    names = {n for i in device.interfaces for n in i.services}
+    return [s for s in policy.services if s.name in names]
+
+
+def _uniform(service: Service) -> bool:
+    """True when the loss priority cannot change how the service's queue drops (no or one profile)."""
+    profiles = dict(service.drop_profiles)
+    return not profiles or (set(profiles) == {1, 2, 3} and len(set(profiles.values())) == 1)
+
+
+def analyse(policy: Policy, device: Device) -> Plan:
+    platform = get(device.platform)
+    if platform is None:  # the generic QOS025 reports it; nothing to plan
+        raise ValueError(f"unknown platform {device.platform}")
+    plan = Plan(policy, device, platform, platform.extra)
+    _queues(plan)
+    _classify(plan)
+    _drop_maps(plan)
+    _schedulers(plan)
+    _uncarried(plan)
+    from qosc.targets.junos_edge import plan_edge  # noqa: PLC0415 (the edge part builds on this plan)
+    plan.edge = plan_edge(plan)
+    return plan
+
+
+def _queues(plan: Plan) -> None:
+    """Default service -> queue 0, network control -> queue 3, the rest in policy order."""
+    policy = plan.policy
+    services = carried(policy, plan.device)
+    owners: list[Service] = []
+    for s in services:
+        owner = policy.queue_owner(s)
+        if owner not in owners:
+            owners.append(owner)
+    owners = [s for s in policy.services if s in owners]
+    fixed: dict[str, int] = {}
+    default = policy.default_service
+    if default is not None and default in owners:
+        fixed[default.name] = 0
+    nc = [s for s in owners if s.kind is Kind.NETWORK_CONTROL and s.name not in fixed]
+    if nc and plan.platform.queues > NC_QUEUE:
+        fixed[nc[0].name] = NC_QUEUE
+    free = iter(q for q in range(max(plan.platform.queues, len(owners) + NC_QUEUE + 1)) if q not in fixed.values())
+    numbers = {s.name: fixed[s.name] if s.name in fixed else next(free) for s in owners}
+    widest = max((len({policy.queue_owner(s).name for s in policy.services_on(i)}) for i in plan.device.interfaces),
+                 default=0)
+    if len(owners) > plan.platform.queues >= widest:  # an interface that is too wide is QOS091 already
+        plan.error("QOS118", f"device {plan.device.name} schedules {len(owners)} queues across its interfaces "
+                   f"({', '.join(s.name for s in owners)}) but {plan.platform.name} has {plan.platform.queues}; "
+                   "JUNOS forwarding classes are per device", plan.device.where.at("platform"),
+                   "carry fewer services on this device, or let one share another's queue (queue.shared-with)")
+    seen: dict[str, str] = {}
+    for owner in sorted(owners, key=lambda s: numbers[s.name]):
+        members = tuple(s for s in services if policy.queue_owner(s) is owner)
+        members = (owner,) + tuple(s for s in members if s is not owner)
+        name = jname(owner.name)
+        if name in seen and seen[name] != owner.name:
+            plan.error("QOS117", f"services '{seen[name]}' and '{owner.name}' both become forwarding class "
+                       f"'{name}' on JUNOS", owner.where.loc, "JUNOS names allow letters, digits, '-' and '_'")
+        seen[name] = owner.name
+        plan.classes.append(ForwardingClass(name, numbers[owner.name], owner, members))
+        for s in members:
+            plan.fc_of[s.name] = name
+
+
+def _classify(plan: Plan) -> None:
+    """Loss priorities: AF drop precedence where it matters, else spread so each code point survives rewriting."""
+    prec_lp: Mapping[str, str] = plan.x["precedence_loss_priority"]
+    spread: list[str] = list(plan.x["spread_loss_priorities"])
+    for fc in plan.classes:
+        codes: list[tuple[int, Service]] = []
+        for s in fc.members:
+            codes += [(c, s) for c in s.dscp if c not in plan.codes and c not in [k for k, _ in codes]]
+        any_af = any(dscp_mod.af_class(c) for c, _ in codes)
+        for i, (c, _s) in enumerate(codes):
+            if any_af or not _uniform(fc.owner):
+                lp = prec_lp[str(dscp_mod.drop_precedence(c))]
+            else:
+                lp = spread[i] if i < len(spread) else spread[0]
+            plan.codes[c] = (fc.name, lp)
+            plan.declared.add(c)
+            plan.rewrite.setdefault((fc.name, lp), c)
+        for c, s in codes:
+            kept = plan.rewrite[plan.codes[c]]
+            if kept != c and plan.rewriting_interfaces():
+                fcname, lp = plan.codes[c]
+                plan.warn("QOS115", f"on {plan.device.name} ({plan.platform.name}) {dscp_mod.name(c, 'junos')} of "
+                          f"service '{s.name}' shares forwarding class {fcname} and loss priority {lp} with "
+                          f"{dscp_mod.name(kept, 'junos')}: the DSCP rewrite rule marks it "
+                          f"{dscp_mod.name(kept, 'junos')} when it leaves {', '.join(plan.rewriting_interfaces())}",
+                          s.where.at("dscp", "queue.shared-with"),
+                          f"{plan.platform.name} has loss priorities {', '.join(plan.x['loss_priorities'])} only; "
+                          "give the code point its own service, or make those interfaces transparent")
+    default_fc = plan.default_fc
+    if default_fc is not None:
+        for c in plan.x["default_classifier_non_best_effort"]:
+            # JUNOS's default classifier sends these to assured-forwarding, expedited-forwarding or
+            # network-control by name/queue; pin them to the default service unless a service claims them.
+            plan.codes.setdefault(c, (default_fc, "low"))
+
+
+def _drop_maps(plan: Plan) -> None:
+    prec_lp: Mapping[str, str] = plan.x["precedence_loss_priority"]
+    for fc in plan.classes:
+        profiles = dict(fc.owner.drop_profiles)
+        if not profiles:
+            continue
+        if len(set(profiles.values())) == 1 and set(profiles) == {1, 2, 3}:
+            plan.drop_maps[fc.name] = [("any", jname(profiles[1]))]
+            continue
+        chosen: dict[str, str] = {}
+        for prec in sorted(profiles):
+            lp = prec_lp[str(prec)]
+            if lp in chosen and chosen[lp] != profiles[prec]:
+                plan.warn("QOS115", f"{plan.platform.name} has loss priorities {', '.join(plan.x['loss_priorities'])}"
+                          f" only: drop precedences of service '{fc.owner.name}' share loss priority {lp}, which "
+                          f"uses drop profile '{chosen[lp]}' (not '{profiles[prec]}') on {plan.device.name}",
+                          fc.owner.where.at("drop-profile"), "use the same drop profile for medium and high, or "
+                          "schedule the service on a platform with more loss priorities")
+                continue
+            chosen[lp] = profiles[prec]
+        order = list(plan.x["loss_priorities"])
+        plan.drop_maps[fc.name] = [(lp, jname(chosen[lp])) for lp in order if lp in chosen]
+    used = {name for maps in plan.drop_maps.values() for _, name in maps}
+    for d in plan.policy.drop_profiles:
+        if jname(d.name) in used and not all(float(v).is_integer() for point in d.points for v in point):
+            plan.error("QOS113", f"drop profile '{d.name}' has fractional fill levels or probabilities, which JUNOS "
+                       "does not take", d.where.at("points", "min", "max", "max-probability"),
+                       "use whole percentages")
+
+
+def _uncarried(plan: Plan) -> None:
+    """Services the policy defines but this device does not schedule: their code points lose their mark."""
+    rewriting = plan.rewriting_interfaces()
+    if not rewriting or plan.default_fc is None:
+        return
+    for s in plan.policy.services:
+        if s.name in plan.fc_of or not s.dscp:
+            continue
+        lost = [c for c in s.dscp if c not in plan.declared]
+        for c in lost:
+            plan.codes.setdefault(c, (plan.default_fc, "low"))
+        if lost:
+            names = " ".join(dscp_mod.name(c, "junos") for c in lost)
+            plan.warn("QOS116", f"device {plan.device.name} does not schedule service '{s.name}': its code points "
+                      f"({names}) are queued as {plan.default_fc} and the DSCP rewrite rule marks them "
+                      f"{dscp_mod.name(plan.rewrite.get((plan.default_fc, 'low'), 0), 'junos')} when they leave "
+                      f"{', '.join(rewriting)}", _services_loc(plan) or s.where.loc,
+                      f"add '{s.name}' to the interface's services (queue.shared-with lets it share a queue), "
+                      "or make the interface transparent to keep every DSCP")
+
+
+def _services_loc(plan: Plan) -> Location | None:
+    for i in plan.device.interfaces:
+        found = i.where.field("services")
+        if found is not None:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    transmit: tuple[str, ...]
+    buffer: tuple[str, ...] | None
+    priority: str
+    shaping: tuple[str, ...] | None
+
+
+def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
+    """('percent', '5') or ('2500000',); flags what JUNOS cannot take."""
+    if isinstance(value, Percent):
+        if not float(value.value).is_integer():
+            plan.error("QOS113", f"service '{s.name}' {key} {value} is not a whole percentage, which JUNOS needs",
+                       s.where.at(f"queue.{key}"), f"write {int(value.value)}% or {int(value.value) + 1}%")
+        return ("percent", num(value.value))
+    low, high = plan.x["transmit_rate_bps"]
+    if not low <= int(value) <= high:  # type: ignore[call-overload]
+        plan.error("QOS113", f"service '{s.name}' {key} {value} bit/s is outside JUNOS's range {low}..{high} bit/s",
+                   s.where.at(f"queue.{key}"))
+    return (str(value),)
+
+
+def _schedulers(plan: Plan) -> None:
+    for fc in plan.classes:
+        s, q = fc.owner, fc.owner.queue
+        transmit = ("remainder",) if q.share is None else _rate(plan, s, "share", q.share)
+        caps = [(k, v) for k, v in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling))
+                if v is not None and v != Percent(100.0)]
+        shaping = None
+        if caps and not q.strict and any(v == q.share for _, v in caps):
+            transmit += ("exact",)
+        elif caps:
+            key, cap = caps[0]
+            if plan.x["queue_shaping"]:
+                shaping = _rate(plan, s, key, cap)
+            elif not (q.strict and plan.x["strict_priority"] is None):  # else QOS110 says what to do
+                plan.error("QOS112", f"service '{s.name}' {key} {cap} differs from its share, but {plan.platform.name}"
+                           " cannot shape a queue: only transmit-rate ... exact (cap = share) exists there",
+                           s.where.at(f"queue.{key}"), f"set {key} equal to the share, or remove it")
+        buffer = None
+        if q.buffer is not None and q.buffer.percent is not None:
+            buffer = _rate(plan, s, "buffer", q.buffer.percent)
+        elif q.buffer is not None and q.buffer.time_us is not None:
+            limits = plan.x.get("buffer_temporal_us")
+            if limits and not limits[0] <= q.buffer.time_us <= limits[1]:
+                plan.error("QOS113", f"service '{s.name}' buffer {q.buffer.time_us}us is outside "
+                           f"{plan.platform.name}'s temporal buffer range {limits[0]}..{limits[1]}us",
+                           s.where.at("queue.buffer"), "use a shorter time or a percentage")
+            buffer = ("temporal", str(q.buffer.time_us))
+        if q.strict:
+            priority = plan.x["strict_priority"]
+            if priority is None:
+                plan.error("QOS110", f"service '{s.name}' is strict-priority, but {plan.platform.name} has no "
+                           f"strict-high queue (device {plan.device.name})", s.where.at("queue.strict"),
+                           "on M-series use priority: high without strict, and police the service at the edge "
+                           "(policer:) so that it cannot starve the other queues")
+                priority = "high"
+        else:
+            priority = plan.x["scheduler_priorities"].get(q.priority.label, q.priority.label)
+        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping)

@@ -1,0 +1,230 @@
+"""Target catalyst6500: Cisco Catalyst 6500 PFC QoS (IOS 12.1E / 12.2SX era).
+
+What a device gets:
+
+- ``mls qos``; ``mls qos map dscp-cos`` for all 64 code points, derived from
+  the services (CoS = precedence, see qosc.targets.cisco_pfc for the rule and
+  its exceptions);
+- per interface, from its port type (``port-type:`` in the policy, else the
+  platform's ``default_port_type``): ``wrr-queue bandwidth``, ``wrr-queue
+  queue-limit``, WRED (``wrr-queue random-detect min-threshold/max-threshold``)
+  or tail-drop (``wrr-queue threshold``) thresholds, ``wrr-queue cos-map`` and
+  ``priority-queue cos-map``; the queue-mapping rule is documented in
+  qosc.targets.cisco_pfc;
+- ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports;
+- at edge ports, an input policy-map: ACL classes per classifier rule with
+  ``set ip dscp`` and ``police <cir> <normal-burst> [<max-burst>] [pir <pir>]
+  conform-action ... exceed-action ... violate-action ...``.  The PFC remarks
+  exceeding and violating traffic only through the policed-DSCP maps, so a
+  policer that remarks to AFx2/AFx3 becomes ``policed-dscp-transmit`` plus
+  ``mls qos map policed-dscp normal-burst|max-burst <class DSCP> to <DSCP>``
+  (one global map: two policers wanting different marks for one code point is
+  QOS129).  The PFC has no egress queueing policy-map: queues are per port.
+
+Every rendered config passes the mode-structure self-check against the
+platform's command table (qosc.targets.cisco_modes).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from qosc.diagnostics import Diagnostic, format_text
+from qosc.model import Device, Interface, Policer, Policy, Role
+from qosc.platforms import Platform, get
+from qosc.render import render
+from qosc.targets import cisco_modes
+from qosc.targets.base import Output, SelfCheckError
+from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
+                                       policer_users, rule_acls, unique_names)
+from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+
+IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
+_BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
+
+
+class CatalystLowering:
+    def __init__(self, policy: Policy, device: Device, platform: Platform):
+        self.policy, self.device, self.platform = policy, device, platform
+        self.found = Findings()
+        self.acls: dict[str, dict[str, Any]] = {}
+        self.class_maps: dict[str, dict[str, Any]] = {}
+        self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
+
+    def port_spec(self, iface: Interface) -> dict[str, Any] | None:
+        types = self.platform.extra["port_types"]
+        name = iface.port_type or self.platform.extra["default_port_type"]
+        if name not in types:
+            self.found.error("QOS125", f"{self.device.name}:{iface.name} has port type {name!r}, which "
+                             f"{self.platform.name} does not know", iface.where.at("port-type"),
+                             f"port types: {', '.join(types)}")
+            return None
+        return {**types[name], "name": name}
+
+    # -- policing ----------------------------------------------------------------
+    def police(self, p: Policer, internal: Iterable[int]) -> Command:
+        """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points."""
+        cmd: Command = ["police", p.cir, p.cbs]
+        if p.pir is not None and p.pbs is not None:
+            cmd += [p.pbs, "pir", p.pir]
+        elif p.ebs is not None:
+            cmd += [p.ebs]
+        conform = p.conform
+        cmd += ["conform-action", *(["set-dscp-transmit", ios_dscp(conform.dscp)]
+                                    if conform.kind == "remark" and conform.dscp is not None else [conform.kind])]
+        actions = [("exceed", p.exceed)] + ([("violate", p.violate)] if p.colours == 3 and p.violate else [])
+        for label, action in actions:
+            if action.kind != "remark" or action.dscp is None:
+                cmd += [f"{label}-action", action.kind]
+                continue
+            cmd += [f"{label}-action", "policed-dscp-transmit"]
+            for code in internal:
+                key = (_BURST_KIND[label], code)
+                prior = self.policed.setdefault(key, (action.dscp, p))
+                if prior[0] != action.dscp:
+                    self.found.error("QOS129", f"policer '{p.name}' {label} remarks DSCP {code} to {action.dscp}, "
+                                     f"but policer '{prior[1].name}' remarks it to {prior[0]}; the PFC has one "
+                                     f"policed-DSCP map ({key[0]}) per switch", p.where.at(label),
+                                     "let both policers remark the same code point alike")
+        return cmd
+
+    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        policy, classes = self.policy, []
+        classifier = policy.classifier_map.get(iface.classifier or "")
+        rules = classifier.rules if classifier else ()
+        policer_users(policy, iface, rules, self.found)
+        for r in rules:
+            service = policy.service_map.get(r.service)
+            acls = rule_acls(classifier.name, r, self.found) if service and classifier else []
+            if not acls or service is None or classifier is None:
+                continue
+            for acl in acls:
+                self.acls.setdefault(acl["name"], acl)
+            name = f"{classifier.name}-{r.name}"
+            self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
+                                              "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
+            mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else 0)
+            cmds: list[Command] = [["set", "ip", "dscp", ios_dscp(mark)]]
+            pol = policy.policer_map.get(r.policer or service.policer or "")
+            if pol is not None:
+                cmds.append(self.police(pol, [mark]))
+            classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
+        default = policy.default_service
+        trusted = iface.trust == "dscp"
+        if trusted:
+            for s in policy.services_on(iface):
+                pol = policy.policer_map.get(s.policer or "")
+                if pol is None or s is default or not s.dscp:
+                    continue
+                name = f"{s.name}-dscp"
+                self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": [
+                    ["match", "ip", "dscp", *[ios_dscp(x) for x in part]] for part in chunks(list(s.dscp), 8)]})
+                classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
+                                "commands": [["trust", "dscp"], self.police(pol, s.dscp)]})
+        dpol = policy.policer_map.get(default.policer or "") if default else None
+        mark = default.mark if default and default.dscp else 0
+        cmds = [["trust", "dscp"]] if trusted else [["set", "ip", "dscp", ios_dscp(mark)]]
+        if dpol is not None:
+            cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark]))
+        if not trusted or dpol is not None:
+            classes.append({"name": "class-default", "service": default.name if default else None,
+                            "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "
+                                                         "service"], "commands": cmds})
+        return classes
+
+    # -- the device ----------------------------------------------------------------
+    def lower(self) -> dict[str, Any]:
+        policy, device = self.policy, self.device
+        services = device_services(policy, device)
+        cos = assign_cos(policy, services, self.found)
+        to_cos = dscp_to_cos(policy, services, cos)
+        claimants = cos_claimants(services, cos)
+        for s in services:
+            if s.queue.ecn:
+                self.found.error("QOS123", f"service '{s.name}' asks for ECN, which PFC QoS WRED cannot mark",
+                                 s.where.at("queue.ecn"), "remove queue.ecn on catalyst6500 devices")
+        interfaces, ins = [], []
+        for iface in device.interfaces:
+            if not IFNAME.fullmatch(iface.name):
+                self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
+                                 iface.where.loc, "write it as IOS does, e.g. GigabitEthernet1/1")
+            spec = self.port_spec(iface)
+            notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
+            cmds: list[Command] = []
+            plan: list[dict[str, Any]] = []
+            if iface.role is not Role.EDGE or iface.trust == "dscp":
+                cmds.append(["mls", "qos", "trust", "dscp"])
+            else:
+                notes.append("untrusted: the input policy marks every packet")
+            if spec is not None:
+                port = PortPlan(policy, iface, spec, self.found)
+                queue_cmds, plan = port.commands(claimants)
+                cmds += queue_cmds
+                notes += describe(plan, spec["name"])
+            ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])
+            interfaces.append({"name": iface.name, "notes": notes, "commands": cmds, "queues": plan})
+        used = {s.policer for s in services}
+        used |= {r.policer for c in policy.classifiers for r in c.rules}
+        for p in policy.policers:
+            if p.name in used:
+                check_policer(p, self.found, self.platform.name)
+        edge = [(iface, c) for iface, c in zip(device.interfaces, ins) if c]
+        names = unique_names(f"{policy.name}-in", [c for _, c in edge], [i.name for i, _ in edge])
+        policy_maps: dict[str, dict[str, Any]] = {}
+        for (iface, classes), name in zip(edge, names):
+            policy_maps.setdefault(name, {"name": name, "classes": classes})
+            entry = interfaces[list(device.interfaces).index(iface)]
+            entry["commands"].insert(1 if entry["commands"][:1] == [["mls", "qos", "trust", "dscp"]] else 0,
+                                     ["service-policy", "input", name])
+        glob: list[Command] = [["mls", "qos"]]
+        for c in range(8):
+            codes = [x for x in range(64) if to_cos[x] == c]
+            glob += [["mls", "qos", "map", "dscp-cos", *part, "to", c] for part in chunks(codes, 8)]
+        grouped: dict[tuple[str, int], list[int]] = {}
+        for (kind, code), (to, _) in sorted(self.policed.items()):
+            grouped.setdefault((kind, to), []).append(code)
+        for (kind, to), codes in sorted(grouped.items()):
+            glob += [["mls", "qos", "map", "policed-dscp", kind, *part, "to", to] for part in chunks(codes, 8)]
+        header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target catalyst6500",
+                  "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
+                  "WRR weights relative (1-255)",
+                  "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
+                  "of no service take the default service's CoS"]
+        return {"header": header, "globals": glob, "acls": list(self.acls.values()),
+                "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
+                "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}
+
+
+class Catalyst6500Target:
+    name = "catalyst6500"
+    platforms = ("catalyst6500",)
+    description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
+    suffix = ".cfg"
+
+    def _platform(self, device: Device) -> Platform:
+        platform = get(device.platform)
+        if platform is None or platform.target != self.name:
+            raise SelfCheckError(f"{device.name}: platform {device.platform} is not served by {self.name}")
+        return platform
+
+    def lower(self, policy: Policy, device: Device) -> tuple[dict[str, Any], Findings]:
+        lowering = CatalystLowering(policy, device, self._platform(device))
+        return lowering.lower(), lowering.found
+
+    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
+        return self.lower(policy, device)[1].items
+
+    def render(self, ir: dict[str, Any]) -> str:
+        return render(self.name, "config.j2", **ir)
+
+    def outputs(self, policy: Policy, device: Device) -> list[Output]:
+        ir, found = self.lower(policy, device)
+        if found.failed:
+            raise SelfCheckError("; ".join(format_text(d) for d in found.items if d.is_error))
+        text = self.render(ir)
+        cisco_modes.check(text, device.platform)
+        return [Output(f"{device.name}{self.suffix}", text)]
+
+
+TARGET = Catalyst6500Target()

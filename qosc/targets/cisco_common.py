@@ -1,0 +1,215 @@
+"""Lowering pieces shared by the Cisco targets (ios-mqc, catalyst6500).
+
+A command is a list of words and numbers (``["bandwidth", "percent", 4]``);
+templates only join them with spaces, so the IR keeps numbers as numbers and
+tests can compare rendered lines with it.  Edge classifier rules become
+extended ACLs (IPv4 ``ip access-list extended``, IPv6 ``ipv6 access-list``)
+matched from a class-map by name.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from qosc import dscp as dscp_mod
+from qosc.diagnostics import Diagnostic, Location, error, warning
+from qosc.model import Device, Interface, Policer, Policy, Rule, Service, rate_percent
+from qosc.units import Percent
+
+Command = list[Any]
+
+_PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
+           "ah": "ahp", "ospf": "ospf", "pim": "pim"}
+_PROTO6 = {"tcp": "tcp", "udp": "udp", "icmp6": "icmp", "sctp": "sctp", "esp": "esp", "ah": "ahp"}
+_NUMBERS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "ah": 51, "icmp6": 58, "ospf": 89,
+            "pim": 103, "sctp": 132}
+_PORTED = {"tcp", "udp", "sctp"}
+
+
+@dataclass
+class Findings:
+    """Diagnostics of one lowering, deduplicated in order of discovery."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        self._add(error(code, message, loc, hint))
+
+    def warning(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        self._add(warning(code, message, loc, hint))
+
+    def _add(self, diag: Diagnostic) -> None:
+        if diag not in self.items:
+            self.items.append(diag)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.items)
+
+
+def ios_dscp(code: int) -> str:
+    """A DSCP as IOS writes it: names where IOS has one (default, ef, af21, cs1), else the number."""
+    return dscp_mod.name(code, "ios")
+
+
+def line(command: Sequence[Any]) -> str:
+    return " ".join(str(word) for word in command)
+
+
+def chunks(values: Sequence[Any], size: int) -> list[list[Any]]:
+    return [list(values[i:i + size]) for i in range(0, len(values), size)]
+
+
+def device_services(policy: Policy, device: Device) -> tuple[Service, ...]:
+    """Services scheduled on any interface of the device, in policy order."""
+    names = {n for i in device.interfaces for n in i.services}
+    return tuple(s for s in policy.services if s.name in names)
+
+
+def members(policy: Policy, owner: Service, iface: Interface) -> list[Service]:
+    """The services carried by `owner`'s queue on `iface`: its sharers (policy order), then itself."""
+    on = {s.name for s in policy.services_on(iface)}
+    sharers = [s for s in policy.services if s.queue.shared_with and s.name in on and s is not owner
+               and policy.queue_owner(s) is owner]
+    return sharers + [owner]
+
+
+def share_percent(service: Service, iface: Interface) -> float | None:
+    return rate_percent(service.queue.share, iface.rate)
+
+
+def is_integral(value: float) -> bool:
+    return abs(value - round(value)) < 1e-9
+
+
+def sanitize(name: str) -> str:
+    """A name IOS accepts everywhere (letters, digits, - _ .), from an interface name or the like."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name).strip("-") or "x"
+
+
+def unique_names(prefix: str, bodies: Sequence[Any], keys: Sequence[str]) -> list[str]:
+    """Name equal bodies alike: `prefix` when all are equal, else `prefix-key` of the first user."""
+    if len({repr(b) for b in bodies}) <= 1:
+        return [prefix] * len(bodies)
+    first: dict[str, str] = {}
+    out = []
+    for body, key in zip(bodies, keys):
+        out.append(first.setdefault(repr(body), f"{prefix}-{sanitize(key)}"))
+    return out
+
+
+# -- policers ---------------------------------------------------------------
+
+def mqc_action(kind: str, dscp: int | None, mark: int | None) -> Command:
+    """One MQC police action; a plain transmit becomes set-dscp-transmit when the class must mark."""
+    if kind == "drop":
+        return ["drop"]
+    if kind == "remark" and dscp is not None:
+        return ["set-dscp-transmit", ios_dscp(dscp)]
+    return ["set-dscp-transmit", ios_dscp(mark)] if mark is not None else ["transmit"]
+
+
+def mqc_police(p: Policer, mark: int | None = None) -> Command:
+    """`police cir <bit/s> bc <bytes> [pir <bit/s> be <bytes> | be <bytes>] conform-action ...`."""
+    cmd: Command = ["police", "cir", p.cir, "bc", p.cbs]
+    if p.pir is not None and p.pbs is not None:
+        cmd += ["pir", p.pir, "be", p.pbs]
+    elif p.ebs is not None:
+        cmd += ["be", p.ebs]
+    cmd += ["conform-action", *mqc_action(p.conform.kind, p.conform.dscp, mark)]
+    cmd += ["exceed-action", *mqc_action(p.exceed.kind, p.exceed.dscp, mark)]
+    if p.colours == 3 and p.violate is not None:
+        cmd += ["violate-action", *mqc_action(p.violate.kind, p.violate.dscp, mark)]
+    return cmd
+
+
+def check_policer(p: Policer, found: Findings, platform: str) -> None:
+    if p.color_aware:
+        found.warning("QOS124", f"policer '{p.name}' is colour-aware, but qosc renders Cisco policers colour-blind "
+                      f"on {platform}", p.where.at("color-aware"),
+                      "remove color-aware, or police where the previous marking is trusted")
+
+
+def policer_users(policy: Policy, iface: Interface, rules: Iterable[Rule], found: Findings) -> None:
+    """Warn when one service policer would be instantiated by several classes of one interface."""
+    count: dict[str, int] = {}
+    for r in rules:
+        service = policy.service_map.get(r.service)
+        name = r.policer or (service.policer if service else None)
+        if name:
+            count[name] = count.get(name, 0) + 1
+    for name, n in count.items():
+        if n > 1 and name in policy.policer_map:
+            found.warning("QOS124", f"policer '{name}' is used by {n} classifier rules on {iface.name}; each class "
+                          "gets its own policer of the full rate, not one shared aggregate",
+                          policy.policer_map[name].where.loc,
+                          "give each rule its own policer with its share of the rate")
+
+
+# -- ACLs from classifier rules ---------------------------------------------
+
+def _address(prefix: str, family: str) -> Command:
+    net = ipaddress.ip_network(prefix)
+    if net.prefixlen == 0:
+        return ["any"]
+    if net.prefixlen == net.max_prefixlen:
+        return ["host", str(net.network_address)]
+    if family == "inet":
+        return [str(net.network_address), str(net.hostmask)]
+    return [str(net)]
+
+
+def _ports(ports: tuple[tuple[int, int], ...]) -> list[Command]:
+    return [["eq", lo] if lo == hi else ["range", lo, hi] for lo, hi in ports] or [[]]
+
+
+def _protocol(name: str, family: str) -> str:
+    table = _PROTO4 if family == "inet" else _PROTO6
+    return table.get(name) or str(_NUMBERS.get(name, name))
+
+
+def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
+    """The `permit` lines of one rule for one IP family (empty when the rule has no prefix of it)."""
+    fam = (lambda p: (":" in p) == (family == "inet6"))
+    sources = [p for p in rule.sources if fam(p)]
+    dests = [p for p in rule.destinations if fam(p)]
+    if (rule.sources and not sources) or (rule.destinations and not dests) or family not in rule.families:
+        return []
+    ported = bool(rule.source_ports or rule.destination_ports)
+    protocols = list(rule.protocols) or (["tcp", "udp"] if ported else ["ip" if family == "inet" else "ipv6"])
+    if ported and any(p not in _PORTED for p in protocols):
+        found.error("QOS121", f"rule '{rule.name}' matches ports with protocol "
+                    f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
+                    rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
+        return []
+    entries = []
+    for proto in protocols:
+        word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)
+        for src in sources or ["any"]:
+            for sport in _ports(rule.source_ports):
+                for dst in dests or ["any"]:
+                    for dport in _ports(rule.destination_ports):
+                        base = ["permit", word, *(_address(src, family) if src != "any" else ["any"]), *sport,
+                                *(_address(dst, family) if dst != "any" else ["any"]), *dport]
+                        if rule.match_dscp:
+                            entries.extend(base + ["dscp", ios_dscp(d)] for d in rule.match_dscp)
+                        else:
+                            entries.append(base)
+    return entries
+
+
+def rule_acls(classifier: str, rule: Rule, found: Findings) -> list[dict[str, Any]]:
+    """One ACL per IP family the rule covers: {"kind", "name", "entries"}."""
+    out = []
+    base = f"{classifier}-{rule.name}"
+    for family, kind, name in (("inet", "ip access-list extended", base), ("inet6", "ipv6 access-list", f"{base}-v6")):
+        entries = acl_entries(rule, family, found)
+        if entries:
+            out.append({"kind": kind, "name": name, "entries": entries})
+    return out
+
+
+def percent_text(value: object) -> str:
+    return f"{value.value:g}%" if isinstance(value, Percent) else str(value)

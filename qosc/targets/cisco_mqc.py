@@ -1,0 +1,341 @@
+"""Lower the model for one IOS MQC device (GSR 12000, 7600, ASR, ISR) to plain data.
+
+Rules (the dialect comes from platform data ``extra``: ``match``, ``priority``,
+``ecn``, ``queue``, ``reservable``):
+
+- one class-map per service (``match ip dscp`` or, where ``match`` is
+  ``precedence``, ``match ip precedence``); a service that shares another's
+  queue is matched in the owner's class-map; the default service is
+  ``class class-default``;
+- egress policy-map per interface (equal ones are merged): strict services get
+  ``priority`` + ``police cir <cap>`` (``priority: police``, bucket 10 ms at the
+  cap, at least two MTUs) or ``priority <kbit/s>`` (``priority: kbps``); the cap
+  is ``queue.rate-cap``, else the service policer's CIR.  Other services get
+  ``bandwidth percent N`` when every share is a whole percentage, else
+  ``bandwidth <kbit/s>`` (IOS wants one unit per policy-map);
+- ``queue-limit`` (packets) only where the service has a buffer: a percentage
+  of ``queue.port_buffer_packets`` (a qosc convention), or a time at the link
+  rate divided by the interface MTU;
+- WRED thresholds in packets = drop-profile fill level x the queue limit (the
+  class's ``queue-limit``, else the platform's ``queue.default_limit``, the IOS
+  default of 64 packets); mark-probability denominator = 100 / drop % at max.
+  ``random-detect dscp-based`` when the platform matches DSCPs and two code
+  points of one precedence have different profiles (AF drop precedences),
+  else ``precedence-based`` with one line per precedence the class can see;
+- interfaces whose guaranteed total exceeds ``reservable.default`` (75% on
+  classic IOS) get ``max-reserved-bandwidth 100`` before the service-policy;
+- edge interfaces get an input policy-map: one ACL class per classifier rule
+  (``set dscp``, or ``police`` whose transmit actions mark the class's DSCP
+  so the policer's own remarking is never overwritten), per-service policers
+  for trusted traffic, and ``class-default`` marked to the default service
+  where the interface does not trust DSCP.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from qosc import dscp as dscp_mod
+from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
+from qosc.platforms import Platform
+from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
+                                       is_integral, members, mqc_police, percent_text, policer_users,
+                                       rule_acls, share_percent, unique_names)
+
+IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
+
+
+class MqcLowering:
+    def __init__(self, policy: Policy, device: Device, platform: Platform):
+        self.policy, self.device, self.platform = policy, device, platform
+        self.d = platform.extra
+        self.found = Findings()
+        self.class_maps: dict[str, dict[str, Any]] = {}
+        self.acls: dict[str, dict[str, Any]] = {}
+        self.by_precedence = self.d.get("match") == "precedence"
+
+    # -- class-maps -----------------------------------------------------------
+    def class_dscps(self, owner: Service) -> list[int]:
+        sharers = [s for s in self.policy.services if s.queue.shared_with and s is not owner
+                   and self.policy.queue_owner(s) is owner]
+        out: list[int] = []
+        for s in [owner, *sharers]:
+            out += [x for x in s.dscp if x not in out]
+        return out
+
+    def class_map(self, name: str, codes: list[int]) -> str:
+        if self.by_precedence:
+            precs = sorted({x >> 3 for x in codes})
+            matches = [["match", "ip", "precedence", *c] for c in chunks(precs, 4)]
+        else:
+            matches = [["match", "ip", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
+        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches})
+        return name
+
+    def covered(self, codes: list[int]) -> set[int]:
+        """The DSCPs a class matching `codes` catches (whole precedences where matching is by precedence)."""
+        if self.by_precedence:
+            precs = {x >> 3 for x in codes}
+            return {x for x in range(64) if x >> 3 in precs}
+        return set(codes)
+
+    # -- checks that only this dialect needs ----------------------------------
+    def check_dialect(self, services: tuple[Service, ...]) -> None:
+        if self.by_precedence:
+            owner_of: dict[int, Service] = {}
+            for s in services:
+                mine = self.policy.queue_owner(s)
+                for x in s.dscp:
+                    other = owner_of.setdefault(x >> 3, s)
+                    if self.policy.queue_owner(other) is not mine:
+                        self.found.error("QOS120", f"service '{s.name}' DSCP {dscp_mod.name(x)} ({x}) has IP "
+                                         f"precedence {x >> 3}, like service '{other.name}'; {self.platform.name} "
+                                         "classifies by precedence only, so it cannot tell them apart",
+                                         s.where.at("dscp"), "give each service code points of its own precedence")
+                        break
+        for s in services:
+            if s.queue.ecn and not self.d.get("ecn", False):
+                self.found.error("QOS123", f"service '{s.name}' asks for ECN, which {self.platform.name} "
+                                 "(IOS 12.0S) cannot mark", s.where.at("queue.ecn"), "remove queue.ecn")
+        for iface in self.device.interfaces:
+            if not IFNAME.fullmatch(iface.name):
+                self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
+                                 iface.where.loc, "write it as IOS does, e.g. GigabitEthernet0/0/0")
+
+    # -- egress -----------------------------------------------------------------
+    def queue_limit(self, s: Service, iface: Interface) -> int | None:
+        q, buf = self.d["queue"], s.queue.buffer
+        if buf is None:
+            return None
+        if buf.percent is not None:
+            packets = max(1, round(buf.percent.value * q["port_buffer_packets"] / 100))
+        elif buf.time_us is not None and iface.rate:
+            packets = max(1, math.ceil(buf.time_us * iface.rate / 8_000_000 / iface.mtu))
+        else:
+            self.found.error("QOS121", f"service '{s.name}' buffer is a time, but {self.device.name}:{iface.name} "
+                             "has no speed to turn it into a queue-limit", s.where.at("queue.buffer"),
+                             "set the interface speed, or give the buffer as a percentage")
+            return None
+        if packets > q["limit_max"]:
+            self.found.error("QOS121", f"service '{s.name}' buffer needs a queue-limit of {packets} packets on "
+                             f"{iface.name}, above {self.platform.name}'s {q['limit_max']}", s.where.at("queue.buffer"),
+                             "give the service a smaller buffer")
+            return None
+        return packets
+
+    def thresholds(self, profile: str | None, limit: int, s: Service) -> list[int]:
+        if profile is None or profile not in self.policy.drop_profile_map:
+            return [limit, limit, 1]
+        lo, hi, prob = self.policy.drop_profile_map[profile].thresholds()
+        low = max(1, round(lo * limit / 100))
+        high = max(low, round(hi * limit / 100))
+        if high > self.d["queue"]["threshold_max"]:
+            self.found.error("QOS121", f"drop profile '{profile}' of service '{s.name}' needs a WRED threshold of "
+                             f"{high} packets, above {self.platform.name}'s {self.d['queue']['threshold_max']}",
+                             s.where.at("queue.buffer", "drop-profile"), "give the service a smaller buffer")
+        return [low, high, 65535 if prob <= 0 else max(1, min(65535, round(100 / prob)))]
+
+    def wred(self, owner: Service, iface: Interface, visible: set[int], limit: int) -> list[Command]:
+        carried = members(self.policy, owner, iface)
+        claim = {x: m for m in carried for x in m.dscp}
+        profile = {}
+        for x in sorted(visible):
+            m = claim.get(x, owner)
+            profile[x] = m.drop_profile_for(dscp_mod.drop_precedence(x)) or m.drop_profile_for(1)
+        if not any(profile.values()):
+            return []
+        by_prec: dict[int, list[int]] = {}
+        for x in sorted(visible, key=lambda c: (dscp_mod.drop_precedence(c), c)):
+            by_prec.setdefault(x >> 3, []).append(x)
+        mixed = [p for p, xs in by_prec.items() if len({profile[x] for x in xs}) > 1]
+        cmds: list[Command]
+        if mixed and not self.by_precedence:
+            cmds = [["random-detect", "dscp-based"]]
+            cmds += [["random-detect", "dscp", ios_dscp(x), *self.thresholds(profile[x], limit, claim.get(x, owner))]
+                     for x in sorted(visible)]
+        else:
+            for p in mixed:
+                s = claim.get(by_prec[p][0], owner)
+                self.found.warning("QOS122", f"{self.platform.name} schedules by IP precedence, so service "
+                                   f"'{s.name}' cannot drop its AF drop precedences differently; precedence {p} uses "
+                                   f"drop profile '{profile[by_prec[p][0]]}'", s.where.at("drop-profile"),
+                                   "use one drop profile for the service on this platform")
+            cmds = [["random-detect", "precedence-based"]]
+            for p, xs in sorted(by_prec.items()):
+                levels = self.thresholds(profile[xs[0]], limit, claim.get(xs[0], owner))
+                cmds.append(["random-detect", "precedence", p, *levels])
+        if any(m.queue.ecn for m in carried) and self.d.get("ecn", False):
+            cmds.append(["random-detect", "ecn"])
+        return cmds
+
+    def ecn_without_wred(self, owner: Service, iface: Interface) -> None:
+        for m in members(self.policy, owner, iface):
+            if m.queue.ecn and self.d.get("ecn", False):
+                self.found.warning("QOS123", f"service '{m.name}' asks for ECN, but IOS marks ECN only where WRED "
+                                   "runs and its class has no drop profile", m.where.at("queue.ecn"),
+                                   "give the service a drop profile, or remove queue.ecn")
+
+    def strict_cap(self, s: Service, iface: Interface) -> int | None:
+        cap = resolve_rate(s.queue.rate_cap, iface.rate)
+        if cap is None and s.queue.rate_cap is None and s.policer in self.policy.policer_map:
+            cap = self.policy.policer_map[s.policer].cir
+        if cap is None and s.queue.rate_cap is not None:
+            self.found.error("QOS121", f"strict-priority service '{s.name}' rate cap "
+                             f"{percent_text(s.queue.rate_cap)} needs the speed of {self.device.name}:{iface.name}",
+                             iface.where.at("speed"), "set speed: on the interface or its profile")
+        return cap
+
+    def egress(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:
+        default = self.policy.default_service
+        own = [s for s in self.policy.services_on(iface) if not s.queue.shared_with]
+        own.sort(key=lambda s: s is default)
+        shares = {s.name: share_percent(s, iface) for s in own if not s.queue.strict}
+        fractional = [s for s in own if shares.get(s.name) is not None and not is_integral(shares[s.name] or 0)]
+        if fractional and not iface.rate:
+            self.found.error("QOS121", f"service '{fractional[0].name}' share is not a whole percentage, and IOS "
+                             f"needs kbit/s then, but {self.device.name}:{iface.name} has no speed",
+                             fractional[0].where.at("queue.share"), "use whole percentages or set the speed")
+        matched: set[int] = set()
+        for s in own:
+            if s is not default:
+                matched |= self.covered(self.class_dscps(s))
+        classes, total = [], 0.0
+        for s in own:
+            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s))
+            cmds: list[Command] = []
+            notes: list[str] = []
+            if s.queue.strict:
+                cap = self.strict_cap(s, iface)
+                if cap is not None:
+                    total += 100.0 * cap / iface.rate if iface.rate else 0.0
+                    if self.d.get("priority") == "kbps":
+                        cmds.append(["priority", max(8, cap // 1000)])
+                    else:
+                        bc = max(2 * iface.mtu, cap // 800)
+                        cmds += [["priority"], ["police", "cir", cap, "bc", bc, "conform-action", "transmit",
+                                                "exceed-action", "drop"]]
+                    notes.append(f"strict priority, capped at {cap} bit/s")
+                if s.queue.buffer is not None or s.drop_profiles:
+                    notes.append("no queue-limit or WRED in a priority class")
+                classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
+                continue
+            pct = shares[s.name]
+            if pct is None:
+                notes.append("no guaranteed share")
+            elif not fractional:
+                cmds.append(["bandwidth", "percent", round(pct)])
+            elif iface.rate:
+                cmds.append(["bandwidth", max(8, math.floor(pct * iface.rate / 100_000))])
+            total += pct or 0.0
+            limit = self.queue_limit(s, iface)
+            visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
+            wred = self.wred(s, iface, visible, limit or self.d["queue"]["default_limit"])
+            if limit is not None and (not wred or self.d["queue"].get("limit_with_wred", True)):
+                cmds.append(["queue-limit", limit])
+            elif limit is not None:
+                notes.append(f"WRED thresholds relative to a {limit}-packet queue (no queue-limit with WRED here)")
+            cmds += wred
+            if not wred:
+                self.ecn_without_wred(s, iface)
+            classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
+        return classes, total
+
+    # -- ingress ----------------------------------------------------------------
+    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        policy, classes = self.policy, []
+        classifier = policy.classifier_map.get(iface.classifier or "")
+        rules = classifier.rules if classifier else ()
+        policer_users(policy, iface, rules, self.found)
+        for r in rules:
+            service = policy.service_map.get(r.service)
+            if service is None or classifier is None:
+                continue
+            mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else 0)
+            acls = rule_acls(classifier.name, r, self.found)
+            if not acls:
+                continue
+            for acl in acls:
+                self.acls.setdefault(acl["name"], acl)
+            name = f"{classifier.name}-{r.name}"
+            self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
+                                              "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
+            pol = policy.policer_map.get(r.policer or service.policer or "")
+            cmds = [mqc_police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
+            classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
+        default = policy.default_service
+        for s in policy.services_on(iface):
+            pol = policy.policer_map.get(s.policer or "")
+            if pol is None or s is default or iface.trust != "dscp":
+                continue
+            sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
+            name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp))
+            classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
+                            "commands": [mqc_police(pol)]})
+        dpol = policy.policer_map.get(default.policer or "") if default else None
+        if iface.trust != "dscp":
+            mark = default.mark if default and default.dscp else 0
+            cmds = [mqc_police(dpol, mark)] if dpol else [["set", "dscp", ios_dscp(mark)]]
+            classes.append({"name": "class-default", "service": default.name if default else None,
+                            "notes": ["untrusted: unclassified traffic is marked as the default service"],
+                            "commands": cmds})
+        elif dpol is not None and default is not None:
+            classes.append({"name": "class-default", "service": default.name, "notes": [],
+                            "commands": [mqc_police(dpol)]})
+        return classes
+
+    # -- the device -------------------------------------------------------------
+    def lower(self) -> dict[str, Any]:
+        policy, device = self.policy, self.device
+        self.check_dialect(device_services(policy, device))
+        outs, ins, totals = [], [], []
+        for iface in device.interfaces:
+            classes, total = self.egress(iface)
+            outs.append(classes)
+            totals.append(total)
+            ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])
+        used = {r.policer or (policy.service_map[r.service].policer if r.service in policy.service_map else None)
+                for i in device.interfaces if i.role is Role.EDGE and i.classifier in policy.classifier_map
+                for r in policy.classifier_map[i.classifier or ""].rules}
+        used |= {s.policer for s in device_services(policy, device)}
+        for p in policy.policers:
+            if p.name in used:
+                check_policer(p, self.found, self.platform.name)
+        names = [i.name for i in device.interfaces]
+        out_names = unique_names(f"{policy.name}-out", outs, names)
+        edge = [(i.name, c) for i, c in zip(device.interfaces, ins) if c]
+        in_names = dict(zip([n for n, _ in edge], unique_names(f"{policy.name}-in", [c for _, c in edge],
+                                                               [n for n, _ in edge])))
+        policy_maps: dict[str, dict[str, Any]] = {}
+        interfaces = []
+        reservable = self.d["reservable"]
+        for iface, classes, total, out_name in zip(device.interfaces, outs, totals, out_names):
+            notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
+            cmds: list[Command] = []
+            if total > reservable["default"] + 1e-9:
+                notes.append(f"guaranteed bandwidth totals {total:.4g}%, above the IOS default of "
+                             f"{reservable['default']}% reservable")
+                cmds.append([reservable["command"], 100])
+            if iface.name in in_names:
+                policy_maps.setdefault(in_names[iface.name], {"name": in_names[iface.name],
+                                                              "classes": ins[names.index(iface.name)]})
+                cmds.append(["service-policy", "input", in_names[iface.name]])
+            if classes:
+                policy_maps.setdefault(out_name, {"name": out_name, "classes": classes})
+                cmds.append(["service-policy", "output", out_name])
+            interfaces.append({"name": iface.name, "notes": notes, "commands": cmds})
+        q = self.d["queue"]
+        header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
+                  "units: bandwidth and priority kbit/s, police cir/pir bit/s, bc/be bytes, queue-limit and WRED "
+                  "thresholds packets",
+                  f"WRED thresholds = drop-profile fill % x queue-limit (default {q['default_limit']} packets); "
+                  f"buffer % = share of a {q['port_buffer_packets']}-packet pool"]
+        return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
+                "policy_maps": list(policy_maps.values()), "interfaces": interfaces}
+
+
+def lower(policy: Policy, device: Device, platform: Platform) -> tuple[dict[str, Any], Findings]:
+    lowering = MqcLowering(policy, device, platform)
+    ir = lowering.lower()
+    return ir, lowering.found

@@ -1,0 +1,243 @@
+"""Target ios-mqc: golden configs, the DataGRID GSR and Assured Rate facts, the mode self-check."""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from qosc import api
+from qosc.model import Policy
+from qosc.targets import cisco_modes
+from qosc.targets.base import SelfCheckError
+from qosc.targets.cisco_common import line
+from qosc.targets.registry import targets
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = targets()["ios-mqc"]
+
+
+def confparse():
+    """ciscoconfparse2 (a test dependency): missing in CI is a failure, on a developer machine a skip."""
+    try:
+        import ciscoconfparse2
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("ciscoconfparse2 is not installed; pip install ciscoconfparse2")
+        pytest.skip("ciscoconfparse2 is not installed (pip install ciscoconfparse2)")
+    return ciscoconfparse2
+
+
+def load(path: Path | str) -> tuple[Policy, list]:
+    result = api.validate(path)
+    assert result.policy is not None and result.ok, [d.message for d in result.diagnostics if d.is_error]
+    return result.policy, result.diagnostics
+
+
+def compile_device(policy: Policy, device: str) -> str:
+    (out,) = TARGET.outputs(policy, policy.device_map[device])
+    assert out.path == f"{device}.cfg"
+    return out.text
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def block(text: str, header: str) -> list[str]:
+    """The lines under one top-level command, up to the next top-level line."""
+    lines = text.splitlines()
+    start = lines.index(header)
+    out = []
+    for ln in lines[start + 1:]:
+        if not ln.startswith(" "):
+            break
+        out.append(ln)
+    return out
+
+
+def classes(text: str, policy_map: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    current = None
+    for ln in block(text, f"policy-map {policy_map}"):
+        if ln.startswith(" class "):
+            current = ln.split()[1]
+            found[current] = []
+        elif current and not ln.strip().startswith("!"):
+            found[current].append(ln.strip())
+    return found
+
+
+CASES = [("datagrid-gsr", "gsr-1"), ("assured-rate", "gsr-2"), ("assured-rate", "asr-1")]
+
+
+@pytest.mark.parametrize("policy_name,device", CASES)
+def test_golden(policy_name: str, device: str, golden) -> None:
+    policy, _ = load(ROOT / "policies" / f"{policy_name}.yaml")
+    golden(f"ios-mqc/{policy_name}/{device}.cfg", compile_device(policy, device))
+
+
+def test_datagrid_gsr_five_precedence_classes_with_wred() -> None:
+    policy, diags = load(ROOT / "policies/datagrid-gsr.yaml")
+    assert not [d for d in diags if d.code.startswith("QOS12")]
+    text = compile_device(policy, "gsr-1")
+    got = classes(text, "datagrid-gsr-out")
+    assert list(got) == ["precedence-1", "precedence-2", "precedence-3", "precedence-4", "class-default"]
+    shares = [next(c for c in cmds if c.startswith("bandwidth percent")) for cmds in got.values()]
+    assert shares == [f"bandwidth percent {n}" for n in (4, 4, 4, 16, 72)]
+    for prec in (1, 2, 3, 4):
+        assert block(text, f"class-map match-any precedence-{prec}") == [f" match ip precedence {prec}"]
+        cmds = got[f"precedence-{prec}"]
+        assert "random-detect precedence-based" in cmds
+        # thresholds in packets: fill % of the default 64-packet queue, 1/10 at max
+        expected = "16 48 10" if prec < 4 else "19 58 10"
+        assert f"random-detect precedence {prec} {expected}" in cmds
+    # every precedence that can reach class-default gets the best-effort curve
+    assert [c for c in got["class-default"] if c.startswith("random-detect precedence ")] == [
+        f"random-detect precedence {p} 19 58 10" for p in (0, 5, 6, 7)]
+    # 100% guaranteed: above the classic IOS 75% reservable, raised before the policy is attached
+    assert block(text, "interface POS0/0")[-2:] == [" max-reserved-bandwidth 100",
+                                                   " service-policy output datagrid-gsr-out"]
+
+
+def test_assured_rate_two_rate_policer_remarks_af21_af22_af23() -> None:
+    policy, diags = load(ROOT / "policies/assured-rate.yaml")
+    text = compile_device(policy, "asr-1")
+    edge = classes(text, "assured-rate-in")
+    assert edge["site-in-bulk-transfer"] == [
+        "police cir 50000000 bc 2500000 pir 100000000 be 5000000 conform-action set-dscp-transmit af21 "
+        "exceed-action set-dscp-transmit af22 violate-action set-dscp-transmit af23"]
+    assert edge["site-in-premium-video"] == [
+        "police cir 10000000 bc 64000 conform-action set-dscp-transmit ef exceed-action drop"]
+    assert edge["site-in-backups"] == ["set dscp cs1"]
+    assert edge["class-default"] == ["set dscp default"]
+    assert " service-policy input assured-rate-in" in block(text, "interface GigabitEthernet0/0/0")
+    # IOS XE classifies by DSCP, so AF drop precedences get their own WRED curves
+    core = classes(text, "assured-rate-out-TenGigabitEthernet0-1-0")
+    assert core["assured"][:3] == ["bandwidth percent 40", "queue-limit 1638", "random-detect dscp-based"]
+    assert [c.split()[2] for c in core["assured"] if c.startswith("random-detect dscp ")] == ["af21", "af22", "af23"]
+    assert core["ip-premium"] == ["priority 1000000"]  # 10% of 10G in kbit/s
+    # the GSR schedules by precedence: one curve for AF2x, and a warning says so
+    assert any(d.code == "QOS122" and "ios-gsr" in d.message for d in diags)
+    gsr = classes(compile_device(policy, "gsr-2"), "assured-rate-out")
+    assert gsr["ip-premium"] == ["priority", "police cir 250000000 bc 312500 conform-action transmit "
+                                 "exceed-action drop"]
+    assert "queue-limit 1638" not in gsr["assured"]  # classic IOS: no queue-limit with random-detect
+
+
+def test_hierarchy_matches_the_ir() -> None:
+    """Parse the rendered config with ciscoconfparse2 and compare policy-map / class / action with the IR."""
+    ciscoconfparse2 = confparse()
+    for policy_name, device in CASES:
+        policy, _ = load(ROOT / "policies" / f"{policy_name}.yaml")
+        ir, _ = TARGET.lower(policy, policy.device_map[device])
+        text = TARGET.render(ir)
+        parsed = ciscoconfparse2.CiscoConfParse(text.splitlines(), syntax="ios")
+        maps = parsed.find_objects(r"^policy-map ")
+        assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
+        for obj, pm in zip(maps, ir["policy_maps"]):
+            got = [(c.text.strip(), [a.text.strip() for a in c.children if not a.text.strip().startswith("!")])
+                   for c in obj.children if not c.text.strip().startswith("!")]
+            want = [(f"class {c['name']}", [line(cmd) for cmd in c["commands"]]) for c in pm["classes"]]
+            assert got == want
+        for cm in ir["class_maps"]:
+            (obj,) = parsed.find_objects(rf"^class-map match-any {re.escape(cm['name'])}$")
+            assert [c.text.strip() for c in obj.children] == [line(m) for m in cm["matches"]]
+        for iface in ir["interfaces"]:
+            (obj,) = parsed.find_objects(rf"^interface {re.escape(iface['name'])}$")
+            assert [c.text.strip() for c in obj.children if not c.text.strip().startswith("!")] == [
+                line(cmd) for cmd in iface["commands"]]
+
+
+@pytest.mark.parametrize("bad,where", [
+    ("interface POS0/0\n bandwidth percent 10\n", "not valid in interface mode"),
+    ("policy-map x\n class precedence-9\n  priority\n", "class-map precedence-9 is used but never defined"),
+    ("policy-map y\n class class-default\n  bandwidth percent 101\n", "outside 1..100"),
+    ("policy-map z\n class class-default\n  random-detect dscp af51 1 2 10\n", "not valid in policy-map-class"),
+    ("interface POS0/1\n service-policy output nowhere\n", "policy-map nowhere is used but never defined"),
+    ("class-map match-any precedence-1\n match ip precedence 1\n", "defined twice"),
+    ("policy-map w\n  class class-default\n", "indented 2, expected 1"),
+])
+def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
+    policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
+    text = compile_device(policy, "gsr-1")
+    cisco_modes.check(text, "ios-gsr")
+    with pytest.raises(SelfCheckError, match=re.escape(where)):
+        cisco_modes.check(text.replace("end\n", bad + "end\n"), "ios-gsr")
+
+
+def test_bad_render_becomes_qos199(monkeypatch: pytest.MonkeyPatch) -> None:
+    policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
+    real = TARGET.render
+    monkeypatch.setattr(TARGET, "render", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
+    outputs, diags = api.render_outputs(policy, [(TARGET, policy.device_map["gsr-1"])])
+    assert not outputs and [d.code for d in diags] == ["QOS199"]
+    assert "bandwidth 72%" in diags[0].message
+
+
+def test_every_command_table_entry_cites_a_source() -> None:
+    for platform in TARGET.platforms:
+        data = cisco_modes.table_data(platform)
+        for mode, entries in data["modes"].items():
+            for entry in entries:
+                assert entry["source"] in data["sources"], (platform, mode, entry["syntax"])
+        assert all("cisco" in src.lower() for src in data["sources"].values())
+
+
+POLICY = """\
+qosc: 1
+name: t
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}, drop-profile: be}
+  lbe: {kind: lbe, dscp: [$lbe], queue: {share: 1%, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: $af, priority: high, ecn: $ecn}, drop-profile: be}
+drop-profiles:
+  be: {min: 40, max: 80, max-probability: 10%}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+      Gi0/0: {role: core, speed: 1G}
+"""
+
+
+def variant(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"lbe": "cs1", "af": "20%", "ecn": "false", "platform": "ios-gsr", **kw}
+    return api.validate(write(tmp_path, string.Template(POLICY).substitute(values)))
+
+
+def test_precedence_collision_is_a_capability_error(tmp_path: Path) -> None:
+    result = variant(tmp_path, lbe="le")
+    diags = [d for d in result.diagnostics if d.code == "QOS120"]
+    assert len(diags) == 1 and "'lbe'" in diags[0].message and "precedence 0" in diags[0].message
+    assert diags[0].location is not None and diags[0].location.line == 5
+    assert not [d for d in variant(tmp_path, lbe="le", platform="ios-xe").diagnostics if d.code == "QOS120"]
+
+
+def test_ecn_needs_a_platform_that_marks(tmp_path: Path) -> None:
+    assert "QOS123" in [d.code for d in variant(tmp_path, ecn="true").diagnostics]
+    result = variant(tmp_path, ecn="true", platform="ios-xe")
+    assert result.ok
+    text = compile_device(result.policy, "r1")
+    assert "random-detect ecn" in classes(text, "t-out")["af"]
+
+
+def test_fractional_shares_switch_the_whole_policy_to_kbps(tmp_path: Path) -> None:
+    result = variant(tmp_path, af="12.5%", platform="ios-xe")
+    assert result.ok
+    got = classes(compile_device(result.policy, "r1"), "t-out")
+    assert got["af"][0] == "bandwidth 125000" and got["lbe"][0] == "bandwidth 10000"
+    assert got["class-default"][0] == "bandwidth 600000"
+
+
+def test_reservable_bandwidth_is_left_alone_below_75_percent(tmp_path: Path) -> None:
+    result = variant(tmp_path, af="10%")
+    text = compile_device(result.policy, "r1")
+    assert "max-reserved-bandwidth" not in text  # 60 + 1 + 10 = 71%
+    assert "max-reserved-bandwidth 100" in compile_device(variant(tmp_path, af="20%").policy, "r1")

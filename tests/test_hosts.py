@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import codes, validate_text
+from helpers import codes
 from qosc import api
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.hosts import (HEADROOM, INT_MAX, STOCK_RMEM, STOCK_WMEM, Triple, autotuned_window, cap_for,

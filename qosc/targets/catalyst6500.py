@@ -30,12 +30,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from qosc.diagnostics import Diagnostic, format_text
 from qosc.model import Device, Interface, Policer, Policy, Role
-from qosc.platforms import Platform, get
-from qosc.render import render
-from qosc.targets import cisco_modes
-from qosc.targets.base import Output, SelfCheckError
+from qosc.platforms import Platform
+from qosc.targets.cisco_target import CiscoTarget
 from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
                                        policer_users, rule_acls, unique_names)
 from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
@@ -196,35 +193,14 @@ class CatalystLowering:
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}
 
 
-class Catalyst6500Target:
+class Catalyst6500Target(CiscoTarget):
     name = "catalyst6500"
     platforms = ("catalyst6500",)
     description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
-    suffix = ".cfg"
 
-    def _platform(self, device: Device) -> Platform:
-        platform = get(device.platform)
-        if platform is None or platform.target != self.name:
-            raise SelfCheckError(f"{device.name}: platform {device.platform} is not served by {self.name}")
-        return platform
-
-    def lower(self, policy: Policy, device: Device) -> tuple[dict[str, Any], Findings]:
-        lowering = CatalystLowering(policy, device, self._platform(device))
+    def lower_for(self, policy: Policy, device: Device, platform: Platform) -> tuple[dict[str, Any], Findings]:
+        lowering = CatalystLowering(policy, device, platform)
         return lowering.lower(), lowering.found
-
-    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
-        return self.lower(policy, device)[1].items
-
-    def render(self, ir: dict[str, Any]) -> str:
-        return render(self.name, "config.j2", **ir)
-
-    def outputs(self, policy: Policy, device: Device) -> list[Output]:
-        ir, found = self.lower(policy, device)
-        if found.failed:
-            raise SelfCheckError("; ".join(format_text(d) for d in found.items if d.is_error))
-        text = self.render(ir)
-        cisco_modes.check(text, device.platform)
-        return [Output(f"{device.name}{self.suffix}", text)]
 
 
 TARGET = Catalyst6500Target()

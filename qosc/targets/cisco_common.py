@@ -172,7 +172,9 @@ def _protocol(name: str, family: str) -> str:
 
 def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
     """The `permit` lines of one rule for one IP family (empty when the rule has no prefix of it)."""
-    fam = (lambda p: (":" in p) == (family == "inet6"))
+    def fam(prefix: str) -> bool:
+        return (":" in prefix) == (family == "inet6")
+
     sources = [p for p in rule.sources if fam(p)]
     dests = [p for p in rule.destinations if fam(p)]
     if (rule.sources and not sources) or (rule.destinations and not dests) or family not in rule.families:

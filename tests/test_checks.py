@@ -215,3 +215,55 @@ def test_qos092_priority_level_missing_on_platform(tmp_path: Path) -> None:
         ", strict: true, rate-cap: 10%", "")
     [d] = only(validate_text(tmp_path, text), "QOS092")
     assert d.hint == "junos-m-series has priorities low, high"
+
+
+def test_qos035_rule_marks_foreign_dscp(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{role: edge, speed: 1G, classifier: c}") + """\
+classifiers:
+  c:
+    rules:
+      - {name: video, match: {protocol: [udp]}, service: ip-premium, set-dscp: af41}
+"""
+    [d] = only(validate_text(tmp_path, text), "QOS035")
+    assert d.message == "rule 'video' marks DSCP af41 (34), which does not belong to service 'ip-premium'"
+    assert d.hint == "use one of ef"
+
+
+def test_qos044_rate_cap_below_share(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 10%, priority: high, strict: true, rate-cap: 10%}",
+                        "{share: 10%, priority: high, strict: true, rate-cap: 5%}")
+    [d] = only(validate_text(tmp_path, text), "QOS044")
+    assert d.message == "service 'ip-premium' rate cap is below its guaranteed share"
+
+
+def test_qos082_classifier_on_core(tmp_path: Path) -> None:
+    text = BASE.replace("{role: core, speed: 1G}", "{role: core, speed: 1G, classifier: c}") + \
+        "classifiers:\n  c:\n    rules:\n      - {name: r, service: lbe}\n"
+    [d] = only(validate_text(tmp_path, text), "QOS082")
+    assert d.message == "core interface r1:eth0 has a classifier; core interfaces trust DSCP"
+
+
+def test_qos093_two_strict_queues_on_mx(tmp_path: Path) -> None:
+    text = BASE.replace("platform: linux", "platform: junos-mx").replace(
+        "  lbe:\n", "  voice:\n    kind: premium\n    dscp: [voice-admit]\n"
+        "    queue: {share: 5%, priority: high, strict: true, rate-cap: 5%}\n  lbe:\n")
+    [d] = only(validate_text(tmp_path, text), "QOS093")
+    assert d.message == "r1:eth0: 2 strict-priority services but junos-mx allows 1 per interface"
+    assert (d.location.line, d.location.column) == (14, 48)  # the second strict service's `strict: true`
+
+
+def test_qos094_zero_share_on_cisco(tmp_path: Path) -> None:
+    text = BASE.replace("platform: linux", "platform: ios-xe").replace("{share: 1%, priority: low}",
+                                                                     "{share: 0%, priority: low}")
+    [d] = only(validate_text(tmp_path, text), "QOS094")
+    assert d.message == "service 'lbe' has a 0% share, which ios-xe cannot schedule (device r1)"
+
+
+def test_qos095_policer_outside_platform_range(tmp_path: Path) -> None:
+    text = BASE.replace("platform: linux", "platform: catalyst6500").replace(
+        "{role: core, speed: 1G}", "{role: edge, speed: 1G, trust: dscp, port-type: 1p3q8t}").replace(
+        "kind: premium\n", "kind: premium\n    policer: p\n") + "policers:\n  p: {cir: 10k, cbs: 40MB}\n"
+    diags = only(validate_text(tmp_path, text), "QOS095")
+    assert [d.message for d in diags] == [
+        "policer 'p' cir 10k is outside catalyst6500's range 32k..4G (device r1)",
+        "policer 'p' cbs 40MB is outside catalyst6500's range 1KB..31250KB (device r1)"]

@@ -1,0 +1,274 @@
+"""linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters.
+
+Plain data only: every value is already in tc's own spelling (rates like
+``10mbit``, sizes in bytes, hex class ids), so the template just prints it.
+
+The mapping, documented once here and repeated per class in the wrapper:
+
+- root qdisc ``1:`` (HTB, ``default`` = the default service's class), one root
+  class ``1:1`` at the interface rate with explicit burst/cburst;
+- one leaf class per service queue, ``1:10``, ``1:11``, ... (minor = 0x10 + the
+  queue's index, printed in hex as tc reads it), leaf qdisc handle = the minor;
+- HTB prio: strict priority 0 (rate = ceil = its cap), then the policy's
+  priorities high 1, medium-high 2, medium-low 3, low 4, and LBE always 7, the
+  highest number, so it only ever gets what every other class leaves;
+- rate = the share; ceil = queue.ceiling, default the link (borrow freely);
+- a 0% share (LBE on Juniper) becomes the documented minimum rate, 0.1% of the
+  link and at least 8 kbit/s, because HTB needs a rate above zero;
+- burst = one frame + burst_us at the rate (cburst likewise at the ceil), and
+  quantum = 1 ms of the rate clamped to [one frame, 200000] bytes, so tc never
+  derives them from HZ or r2q and the output does not depend on the host.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from qosc.model import Interface, Kind, Policy, Priority, Service, resolve_rate
+from qosc.platforms import Platform
+
+ROOT_HANDLE = "1:"
+ROOT_CLASS = "1:1"
+FIRST_MINOR = 0x10
+ETHERNET_HEADER = 14
+QUANTUM_MAX = 200_000
+PRIO_STRICT = 0
+PRIO_LBE = 7
+PRIO = {Priority.HIGH: 1, Priority.MEDIUM_HIGH: 2, Priority.MEDIUM_LOW: 3, Priority.LOW: 4}
+
+DEFAULTS = {
+    "htb_burst_us": 1000,          # burst = one frame + this long at the class rate
+    "port_buffer_us": 100_000,     # "the port buffer" that buffer percentages refer to: 100 ms at the link rate
+    "pfifo_limit": 1000,           # packets, when the policy gives no buffer (the usual txqueuelen)
+    "minimum_rate_permille": 1,    # 0% share -> 0.1% of the link ...
+    "minimum_rate": 8000,          # ... and at least 8 kbit/s
+    "red_avpkt": 1000,
+    "police_index_base": 5100,
+}  # fmt: skip
+
+
+def setting(platform: Platform | None, key: str) -> int:
+    extra = platform.extra if platform is not None else {}
+    return int(extra.get(key, DEFAULTS[key]))
+
+
+def tc_rate(bps: int) -> str:
+    """A rate as tc reads it, exactly (tc's kbit/mbit/gbit are powers of ten)."""
+    for unit, factor in (("gbit", 10**9), ("mbit", 10**6), ("kbit", 10**3)):
+        if bps >= factor and bps % factor == 0:
+            return f"{bps // factor}{unit}"
+    return f"{bps}bit"
+
+
+def at_rate(bps: int, us: int) -> int:
+    """Bytes sent in `us` microseconds at `bps`, rounded up."""
+    return math.ceil(bps * us / 8_000_000)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One HTB leaf class and the qdisc under it."""
+
+    service: str
+    members: tuple[str, ...]
+    dscp: tuple[int, ...]
+    classid: str
+    handle: str
+    rate: int
+    ceil: int
+    prio: int
+    burst: int
+    cburst: int
+    quantum: int
+    qdisc: str
+    qdisc_kind: str
+    why: str
+
+    @property
+    def tc_rate(self) -> str:
+        return tc_rate(self.rate)
+
+    @property
+    def tc_ceil(self) -> str:
+        return tc_rate(self.ceil)
+
+
+@dataclass(frozen=True)
+class DscpFilter:
+    protocol: str
+    prio: int
+    match: str
+    flowid: str
+    service: str
+    dscp: int
+
+
+@dataclass
+class Egress:
+    dev: str
+    rate: int
+    burst: int
+    frame: int
+    default_minor: str
+    default_service: str
+    leaves: list[Leaf] = field(default_factory=list)
+    filters: list[DscpFilter] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tc_rate(self) -> str:
+        return tc_rate(self.rate)
+
+    @property
+    def quantum(self) -> int:
+        return _quantum(self.rate, self.frame)
+
+
+def frame(iface: Interface) -> int:
+    return iface.mtu + ETHERNET_HEADER
+
+
+def minimum_rate(link: int, platform: Platform | None) -> int:
+    return max(setting(platform, "minimum_rate"), link * setting(platform, "minimum_rate_permille") // 1000)
+
+
+def htb_prio(service: Service) -> int:
+    if service.queue.strict:
+        return PRIO_STRICT
+    if service.kind is Kind.LBE:
+        return PRIO_LBE
+    return PRIO[service.queue.priority]
+
+
+def _rates(policy: Policy, s: Service, link: int, platform: Platform | None) -> tuple[int, int, str]:
+    """(rate, ceil, why) of a service's class on a link of `link` bit/s."""
+    q = s.queue
+    if q.strict:
+        cap = resolve_rate(q.rate_cap, link)
+        why = "strict priority, rate = ceil = its rate-cap"
+        if cap is None:
+            policer = policy.policer_map.get(s.policer or "")
+            cap = policer.cir if policer else resolve_rate(q.share, link)
+            why = "strict priority, rate = ceil = its policer's CIR"
+        cap = min(cap or minimum_rate(link, platform), link)
+        return cap, cap, why
+    share = resolve_rate(q.share, link)
+    floor = minimum_rate(link, platform)
+    if not share:
+        rate = floor
+        why = (f"share {'0%' if share == 0 else 'not set'}: HTB needs a rate above zero, so the documented minimum "
+               f"{tc_rate(floor)} (0.1% of the link, at least 8kbit)")
+    else:
+        rate = min(share, link)
+        why = f"rate = its share {_show(q.share)}"
+    ceiling = resolve_rate(q.ceiling, link)
+    ceil = min(max(ceiling if ceiling is not None else link, rate), link)
+    if q.ceiling is None:
+        why += ", ceil = the link (borrows freely)"
+    else:
+        why += f", ceil = its ceiling {_show(q.ceiling)}"
+    return rate, ceil, why
+
+
+def _show(value: object) -> str:
+    return tc_rate(value) if isinstance(value, int) else str(value)
+
+
+def _queue_bytes(s: Service, link: int, platform: Platform | None) -> int | None:
+    buf = s.queue.buffer
+    if buf is None:
+        return None
+    if buf.percent is not None:
+        return buf.percent.of(at_rate(link, setting(platform, "port_buffer_us")))
+    if buf.time_us is not None:
+        return at_rate(link, buf.time_us)
+    return None
+
+
+def _leaf_qdisc(policy: Policy, s: Service, iface: Interface, link: int,
+                platform: Platform | None) -> tuple[str, str, str]:
+    """(qdisc text after the handle, kind, note) for a service's leaf."""
+    fr = frame(iface)
+    qbytes = _queue_bytes(s, link, platform)
+    pfifo = setting(platform, "pfifo_limit")
+    if s.queue.aqm == "codel":
+        packets = max(2, math.ceil(qbytes / fr)) if qbytes else pfifo
+        return f"fq_codel limit {packets} {'ecn' if s.queue.ecn else 'noecn'}", "fq_codel", "fq_codel (aqm: codel)"
+    if s.queue.aqm == "red" and s.drop_profiles:
+        names = [n for _, n in sorted(s.drop_profiles)]
+        profile = policy.drop_profile_map.get(names[0])
+        if profile is not None and profile.points:
+            return _red(s, profile.thresholds(), qbytes or pfifo * fr, fr, link, platform, len(set(names)) > 1,
+                        profile.name)
+    if qbytes is not None:
+        return f"bfifo limit {max(qbytes, 2 * fr)}", "bfifo", "bfifo sized from its buffer"
+    return f"pfifo limit {pfifo}", "pfifo", "pfifo (no buffer given)"
+
+
+def _red(s: Service, thresholds: tuple[float, float, float], limit: int, fr: int, link: int,
+         platform: Platform | None, several: bool, name: str) -> tuple[str, str, str]:
+    lo_pct, hi_pct, prob_pct = thresholds
+    lo = max(fr, round(limit * lo_pct / 100))
+    hi = round(limit * hi_pct / 100)
+    if hi <= lo:
+        # a step curve ("drop everything above x%") is a tail drop at x% of the queue
+        return f"bfifo limit {max(lo, 2 * fr)}", "bfifo", f"drop profile {name} is a step at {lo_pct:g}%: bfifo"
+    avpkt = setting(platform, "red_avpkt")
+    burst = max(1, (2 * lo + hi) // (3 * avpkt))
+    limit = max(limit, hi + 2 * fr)
+    prob = min(prob_pct, 100.0) / 100
+    text = (f"red limit {limit} min {lo} max {hi} avpkt {avpkt} burst {burst} probability {prob:g} "
+            f"bandwidth {tc_rate(link)}{' ecn' if s.queue.ecn else ''}")
+    note = f"red from drop profile {name} ({lo_pct:g}%..{hi_pct:g}% of {limit} bytes, p {prob_pct:g}%)"
+    if several:
+        note += "; Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), " \
+                "so the low-precedence profile serves every drop precedence"
+    return text, "red", note
+
+
+def _quantum(rate: int, fr: int) -> int:
+    return min(QUANTUM_MAX, max(fr, rate // 8000))
+
+
+def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) -> Egress:
+    link = iface.rate or 0
+    fr = frame(iface)
+    burst_us = setting(platform, "htb_burst_us")
+    queues = [s for s in policy.services_on(iface) if not s.queue.shared_with]
+    members: dict[str, list[Service]] = {s.name: [] for s in queues}
+    for s in policy.services_on(iface):
+        owner = policy.queue_owner(s)
+        if owner.name in members:
+            members[owner.name].append(s)
+    default = policy.default_service
+    default_owner = policy.queue_owner(default).name if default is not None else None
+    if default_owner not in members and queues:
+        default_owner = queues[0].name
+    egress = Egress(dev=iface.name, rate=link, burst=fr + at_rate(link, burst_us), frame=fr, default_minor="0",
+                    default_service=default_owner or "")
+    for index, s in enumerate(queues):
+        minor = f"{FIRST_MINOR + index:x}"
+        rate, ceil, why = _rates(policy, s, link, platform)
+        qdisc, kind, note = _leaf_qdisc(policy, s, iface, link, platform)
+        mine = members[s.name]
+        codes = tuple(c for m in mine for c in m.dscp)
+        prio = htb_prio(s)
+        why = f"prio {prio}{' (LBE: the highest number)' if prio == PRIO_LBE else ''}; {why}; leaf {note}"
+        leaf = Leaf(service=s.name, members=tuple(m.name for m in mine), dscp=codes, classid=f"1:{minor}",
+                    handle=f"{minor}:", rate=rate, ceil=ceil, prio=prio, burst=fr + at_rate(rate, burst_us),
+                    cburst=fr + at_rate(ceil, burst_us), quantum=_quantum(rate, fr), qdisc=qdisc, qdisc_kind=kind,
+                    why=why)
+        egress.leaves.append(leaf)
+        if s.name == default_owner:
+            egress.default_minor = minor
+        for m in mine:
+            for code in m.dscp:
+                egress.filters.append(DscpFilter("ip", 1, f"match ip dsfield 0x{code << 2:02x} 0xfc",
+                                                 leaf.classid, m.name, code))
+    for leaf in egress.leaves:
+        for member in leaf.members:
+            for code in policy.service_map[member].dscp:
+                egress.filters.append(DscpFilter("ipv6", 2, f"match ip6 priority 0x{code << 2:02x} 0xfc",
+                                                 leaf.classid, member, code))
+    return egress

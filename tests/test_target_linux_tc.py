@@ -1,0 +1,346 @@
+"""Target linux-tc: lowering, golden files, the self-check and the wrapper on a real kernel."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from qosc import api
+from qosc.model import Action, Policer
+from qosc.targets import linux_tc_selfcheck as selfcheck
+from qosc.targets.base import SelfCheckError
+from qosc.targets.linux_tc import TARGET
+from qosc.targets.linux_tc_edge import action_chain, port_masks, rule_matches
+from qosc.targets.registry import targets
+
+ROOT = Path(__file__).resolve().parent.parent
+SELF_CHECK_LINE = re.compile(r"^# self-check: .*\n", re.MULTILINE)
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def need_netns() -> None:
+    """Fail loudly in CI, skip with a reason on a developer machine without root/netns."""
+    problem = None
+    if os.geteuid() != 0:
+        problem = "needs root for network namespaces"
+    elif not (shutil.which("ip") and shutil.which("tc") and shutil.which("unshare")):
+        problem = "needs ip, tc and unshare (iproute2, util-linux)"
+    if problem:
+        if _ci():
+            pytest.fail(f"CI must run the netns tests: {problem}")
+        pytest.skip(problem)
+
+
+def compile_device(path: Path | str, device: str) -> dict[str, str]:
+    result = api.validate(path)
+    assert result.ok, [str(d) for d in result.diagnostics]
+    outputs = api.compile_policy(result, ["linux-tc"], [device])
+    assert not [d for d in result.diagnostics if d.is_error], [str(d) for d in result.diagnostics]
+    return {o.path.removeprefix("linux-tc/"): o.text for o in outputs}
+
+
+def write_policy(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "policy.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def plan_of(path: Path, device: str = "r1"):
+    result = api.validate(path)
+    assert result.ok, [str(d) for d in result.diagnostics]
+    return TARGET.plan(result.policy, result.policy.device_map[device])
+
+
+def test_registered() -> None:
+    assert "linux-tc" in targets()
+    assert TARGET.platforms == ("linux",)
+
+
+# -- golden files -------------------------------------------------------------
+
+GOLDEN_CASES = [
+    ("policies/qbss-linux.yaml", "lab-sender"),
+    ("policies/four-service-linux.yaml", "lab-router"),
+    ("policies/assured-rate.yaml", "linux-gw"),
+]
+
+
+@pytest.mark.parametrize("policy,device", GOLDEN_CASES)
+def test_golden(golden, monkeypatch, policy: str, device: str) -> None:
+    monkeypatch.chdir(ROOT)
+    files = compile_device(policy, device)
+    assert files, "no output"
+    for path, text in sorted(files.items()):
+        # the self-check lines depend on the build host's kernel; they are tested below
+        golden(f"linux-tc/{path}", SELF_CHECK_LINE.sub("", text))
+
+
+def test_files_per_interface(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    files = compile_device("policies/assured-rate.yaml", "linux-gw")
+    assert sorted(files) == ["linux-gw/eth0-teardown.sh", "linux-gw/eth0.sh", "linux-gw/eth0.tc",
+                             "linux-gw/eth1-teardown.sh", "linux-gw/eth1.sh", "linux-gw/eth1.tc"]
+    for name, text in files.items():
+        if name.endswith(".tc"):
+            assert "#" not in text, "tc -batch has no comments"
+            assert text.endswith("\n")
+        else:
+            assert text.startswith("#!/bin/sh\n")
+
+
+# -- lowering -------------------------------------------------------------------
+
+def test_qbss_tree(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    tc = compile_device("policies/qbss-linux.yaml", "lab-sender")["lab-sender/eth0.tc"]
+    lines = tc.splitlines()
+    assert lines[0] == "qdisc add dev eth0 root handle 1: htb default 10"
+    assert "classid 1:1 htb rate 100mbit ceil 100mbit burst 14014 cburst 14014" in lines[1]
+    assert "classid 1:10 htb rate 99mbit ceil 99mbit" in tc and "prio 1 " in tc  # BE: 99% without borrowing
+    assert "classid 1:11 htb rate 1mbit ceil 100mbit" in tc and "prio 7 " in tc  # QBSS: 1%, borrows the link
+    assert "match ip dsfield 0x20 0xfc flowid 1:11" in tc
+    assert "match ip6 priority 0x20 0xfc flowid 1:11" in tc
+
+
+def test_strict_lbe_and_hex_ids(tmp_path: Path) -> None:
+    extra = "".join(f"  s{i}: {{dscp: [{10 + i}], queue: {{share: 1%, priority: medium-low}}}}\n" for i in range(10))
+    text = ("qosc: 1\nname: many\nservices:\n"
+            "  be: {kind: best-effort, default: true, queue: {share: 50%, priority: high, ceiling: 80%}}\n"
+            "  ef: {kind: premium, queue: {share: 10%, strict: true, rate-cap: 10%, priority: high}}\n"
+            "  lbe: {kind: lbe, dscp: [le], queue: {share: 0%, priority: low}}\n" + extra +
+            "devices:\n  r1:\n    platform: linux\n    interfaces:\n      eth0: {speed: 1G}\n")
+    path = tmp_path / "policy.yaml"
+    path.write_text(text, encoding="utf-8")
+    (plan,) = plan_of(path)
+    leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
+    assert leaves["ef"].prio == 0 and leaves["ef"].rate == leaves["ef"].ceil == 100_000_000
+    assert leaves["lbe"].prio == 7
+    assert leaves["lbe"].rate == 1_000_000 and leaves["lbe"].ceil == 1_000_000_000  # 0% -> 0.1% of the link
+    assert leaves["be"].ceil == 800_000_000 and leaves["be"].prio == 1
+    assert leaves["s0"].prio == 3
+    # 13 queues: minors 0x10..0x1c, printed in hex exactly as tc reads them
+    assert [leaf.classid for leaf in plan.egress.leaves][-4:] == ["1:19", "1:1a", "1:1b", "1:1c"]
+    assert leaves["s9"].classid == "1:1c" and leaves["s9"].handle == "1c:"
+    s9 = [f for f in plan.egress.filters if f.service == "s9" and f.protocol == "ip"]
+    assert s9[0].match == f"match ip dsfield 0x{19 << 2:02x} 0xfc" and s9[0].flowid == "1:1c"
+    assert plan.egress.default_minor == "10"
+
+
+def test_buffers_and_aqm(tmp_path: Path) -> None:
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: aqm
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50%, buffer: 10ms, priority: high, aqm: codel}}
+          af: {kind: assured, dscp: [af11], queue: {share: 40%, buffer: 20%, priority: high}, drop-profile: af}
+          lbe: {kind: lbe, queue: {share: 1%, buffer: 1%, priority: low}}
+        drop-profiles:
+          af: {min: 20, max: 80, max-probability: 10%}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0: {speed: 100M}
+        """)
+    (plan,) = plan_of(path)
+    leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
+    assert leaves["be"].qdisc == "fq_codel limit 83 noecn"  # 10 ms at 100 Mbit/s = 125000 B / 1514
+    # 20% of the 100 ms port buffer at 100 Mbit/s = 250000 bytes; RED 20%..80% of it
+    assert leaves["af"].qdisc.startswith("red limit 250000 min 50000 max 200000 avpkt 1000 burst 100 probability 0.1")
+    assert leaves["lbe"].qdisc == "bfifo limit 12500"
+
+
+def test_port_masks_cover_exactly() -> None:
+    for lo, hi in [(0, 65535), (5004, 5005), (50000, 51000), (1, 1), (1023, 1025), (65535, 65535)]:
+        covered = set()
+        for value, mask in port_masks(lo, hi):
+            size = (~mask & 0xFFFF) + 1
+            assert value & ~mask & 0xFFFF == 0
+            block = set(range(value, value + size))
+            assert not covered & block
+            covered |= block
+        assert covered == set(range(lo, hi + 1))
+
+
+def test_trtcm_chain_order() -> None:
+    ar = Policer("ar", cir=50_000_000, cbs=2_500_000, pir=100_000_000, pbs=5_000_000,
+                 conform=Action("remark", 18), exceed=Action("remark", 20), violate=Action("remark", 22))
+    chain = action_chain("inet", ar, 18, 7)
+    assert chain == (
+        "pedit ex munge ip dsfield set 0x58 retain 0xfc pipe", "csum ip4h pipe",
+        "police rate 100mbit burst 5000000 conform-exceed ok/pipe index 7",
+        "pedit ex munge ip dsfield set 0x50 retain 0xfc pipe", "csum ip4h pipe",
+        "police rate 50mbit burst 2500000 conform-exceed ok/pipe index 8",
+        "pedit ex munge ip dsfield set 0x48 retain 0xfc pipe", "csum ip4h pass",
+    )
+    v6 = action_chain("inet6", ar, 18, 7)
+    assert [a for a in v6 if a.startswith("police")] == [a for a in chain if a.startswith("police")]
+    assert v6[-1] == "pedit ex munge ip6 traffic_class set 0x48 retain 0xfc pass"
+    premium = Policer("p", cir=10_000_000, cbs=64_000)
+    assert action_chain("inet", premium, 46, 1) == (
+        "police rate 10mbit burst 64000 conform-exceed drop/pipe index 1",
+        "pedit ex munge ip dsfield set 0xb8 retain 0xfc pipe", "csum ip4h pass")
+    sr = Policer("sr", cir=8_000_000, cbs=100_000, ebs=200_000, exceed=Action("remark", 12))
+    assert action_chain("inet", sr, 10, 1)[0] == "police rate 8mbit burst 300000 conform-exceed drop/pipe index 1"
+
+
+def test_rule_matches_ipv6_ports(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = api.validate("policies/assured-rate.yaml")
+    rule = result.policy.classifier_map["site-in"].rules[1]
+    v6 = rule_matches(rule, "inet6")
+    assert v6[0] == "match ip6 src fd00:20::/64 match ip6 protocol 6 0xff match ip6 dport 2811 0xffff"
+    assert all("ip6" in m and "198.18" not in m for m in v6)
+
+
+def test_edge_ingress(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    tc = compile_device("policies/assured-rate.yaml", "linux-gw")["linux-gw/eth0.tc"]
+    ingress = [ln for ln in tc.splitlines() if " ingress " in ln]
+    assert "qdisc add dev eth0 clsact" in tc
+    assert ingress[0].startswith("filter add dev eth0 ingress protocol ip prio 1 u32 match ip src 198.18.20.0/24 "
+                                 "match ip protocol 17 0xff match ip dport 5004 0xfffe action police rate 10mbit")
+    # one token bucket per rule: every filter of bulk-transfer, IPv4 and IPv6, binds the same two indexes
+    bulk = [ln for ln in ingress if "index 5102" in ln]
+    assert len(bulk) == 20 and all("index 5103" in ln for ln in bulk)
+    assert ingress[-1].endswith("u32 match u32 0 0 action pedit ex munge ip6 traffic_class set 0x00 retain 0xfc pass")
+    eth1 = compile_device("policies/assured-rate.yaml", "linux-gw")["linux-gw/eth1.tc"]
+    assert "clsact" not in eth1  # core: no ingress
+
+
+def test_check_diagnostics(tmp_path: Path) -> None:
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: bad
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50M, priority: high}}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              GigabitEthernet0/0/0: {speed: 1G}
+              eth1: {}
+        """)
+    codes = {d.code for d in api.validate(path).diagnostics}
+    assert {"QOS140", "QOS141"} <= codes
+
+
+# -- self-check and wrapper on the running kernel -----------------------------------
+
+@pytest.mark.netns
+def test_selfcheck_applies_the_lab_policies(monkeypatch) -> None:
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    sh = compile_device("policies/four-service-linux.yaml", "lab-router")["lab-router/eth0.sh"]
+    assert "# self-check: tc -batch applied to a veth in a scratch network namespace: 22 of 22 commands loaded" in sh
+    assert "not exercised" not in sh
+    assert TARGET.reports[("lab-router", "eth0")].status == "applied"
+
+
+@pytest.mark.netns
+def test_selfcheck_names_what_this_kernel_cannot_load(monkeypatch) -> None:
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    files = compile_device("policies/assured-rate.yaml", "linux-gw")
+    report = TARGET.reports[("linux-gw", "eth0")]
+    assert report.status in ("applied", "partial")
+    missing = set(report.missing_kinds)
+    # whatever this kernel lacks must be among the kinds the batch uses, never htb/u32/fifos
+    assert missing <= {"police", "pedit", "csum", "red"}
+    assert not missing & {"htb", "u32", "bfifo", "pfifo", "clsact"}
+    if missing:
+        assert "# self-check: not exercised (this kernel cannot load them): " + ", ".join(sorted(missing)) \
+            in files["linux-gw/eth0.sh"]
+
+
+@pytest.mark.netns
+def test_selfcheck_fails_a_broken_batch() -> None:
+    need_netns()
+    good = "qdisc add dev eth0 root handle 1: htb default 10\n"
+    assert selfcheck.run(good, "eth0").status == "applied"
+    with pytest.raises(SelfCheckError, match="line 2"):
+        selfcheck.run(good + "class add dev eth0 parent 7: classid 7:10 htb rate 1mbit\n", "eth0")
+    with pytest.raises(SelfCheckError, match="line 2"):
+        selfcheck.run(good + "class add dev eth0 parent 1: classid 1:10 htb rate 1mbit ceil banana\n", "eth0")
+    # a parse error in a line using a module this kernel lacks is still a qosc bug
+    with pytest.raises(SelfCheckError):
+        selfcheck.run(good + "qdisc add dev eth0 clsact\nfilter add dev eth0 ingress protocol ip prio 1 u32 "
+                      "match u32 0 0 action police rate 1mbit burst 10000 conform-exceed banana/pipe\n", "eth0")
+
+
+@pytest.mark.netns
+def test_selfcheck_in_parallel(monkeypatch) -> None:
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    batch = compile_device("policies/four-service-linux.yaml", "lab-router")["lab-router/eth0.tc"]
+    with ThreadPoolExecutor(8) as pool:
+        reports = list(pool.map(lambda _: selfcheck.run(batch, "eth0"), range(16)))
+    # each check is its own `unshare --net` process: no named namespace to leak, nothing shared between them
+    assert {r.status for r in reports} == {"applied"}
+
+
+def test_selfcheck_without_netns(monkeypatch) -> None:
+    monkeypatch.setattr(selfcheck, "_unshare_commands", lambda: [["false"]])
+    monkeypatch.delenv("CI", raising=False)
+    report = selfcheck.run("qdisc add dev eth0 root handle 1: htb\n", "eth0")
+    assert report.status == "no-netns"
+    assert report.comment_lines()[0].startswith("self-check: not exercised: no netns")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(SelfCheckError, match="must run in CI"):
+        selfcheck.run("qdisc add dev eth0 root handle 1: htb\n", "eth0")
+
+
+def _state(ns_dev: str, netns: str) -> str:
+    out = []
+    for what in ("qdisc", "class", "filter"):
+        out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", what, "show", "dev", ns_dev],
+                                  capture_output=True, text=True, check=True).stdout)
+    out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", "filter", "show", "dev", ns_dev, "ingress"],
+                              capture_output=True, text=True, check=True).stdout)
+    return "".join(out)
+
+
+@pytest.mark.netns
+def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -> None:
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    files = compile_device("policies/four-service-linux.yaml", "lab-router")
+    for name, text in files.items():
+        (tmp_path / Path(name).name).write_text(text)
+    netns = f"qosc-wrap-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    try:
+        ns = ["ip", "netns", "exec", netns]
+        subprocess.run(ns + ["ip", "link", "add", "qv0", "type", "veth", "peer", "name", "qv1"], check=True)
+        run = lambda *args, **env: subprocess.run(ns + ["env", *[f"{k}={v}" for k, v in env.items()], "sh", *args],
+                                                  capture_output=True, text=True, check=False)
+        first = run(str(tmp_path / "eth0.sh"), "qv0")
+        assert first.returncode == 0, first.stderr
+        state = _state("qv0", netns)
+        assert "htb 1: root" in state and "1:13" in state and "prio 7" in state
+        second = run(str(tmp_path / "eth0.sh"), QOSC_IFACE="qv0")
+        assert second.returncode == 0, second.stderr
+        assert _state("qv0", netns) == state
+        down = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
+        assert down.returncode == 0
+        assert "htb" not in _state("qv0", netns)
+        again = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
+        assert again.returncode == 0
+        # a batch tc refuses: the wrapper removes its partial work and exits 1
+        (tmp_path / "eth0.tc").write_text(files["lab-router/eth0.tc"] + "class add dev eth0 parent 9: classid "
+                                          "9:1 htb rate 1mbit\n")
+        bad = run(str(tmp_path / "eth0.sh"), "qv0")
+        assert bad.returncode == 1 and "removing the partial configuration" in bad.stderr
+        assert "htb" not in _state("qv0", netns)
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], check=False)

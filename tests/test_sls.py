@@ -338,3 +338,19 @@ def test_cli_unsupported_target_still_documents_it(tmp_path: Path) -> None:
     md = (tmp_path / "out" / "ip-premium.md").read_text()
     assert "declared 200 Mbit/s: NOT supported (QOS161)" in md
     assert "declared 200 Mbit/s: NOT supported (QOS164)" in md
+
+
+def test_assured_rate_sls_states_the_end_host_window() -> None:
+    from qosc import api
+    from qosc.sls.document import build_document
+    policy = api.validate(ROOT / "policies" / "assured-rate.yaml").policy
+    doc = build_document(policy, policy.service_map["assured"])
+    # 50 Mbit/s x 20 ms / 8 = 125,000 B: the window each end needs for the guaranteed rate
+    assert doc.host_requirements == [
+        "each end needs a TCP window of at least rate x RTT / 8 = 50 Mbit/s x 20 ms / 8 = 125000 B (socket buffers "
+        "about twice that); declare hosts: to get their sysctl settings from the linux-host target"]
+    hosts = api.validate(ROOT / "policies" / "grid-hosts.yaml").policy
+    lines = [line for s in hosts.services for line in build_document(hosts, s).host_requirements]
+    # the 21.4 ms / 460 Mbit/s path is Assured Rate; the 14.5 ms path is LBE, which is not parameterised
+    assert any("21.4 ms" in line and "1230500 B window" in line for line in lines)
+    assert not any("14.5 ms" in line for line in lines)

@@ -217,11 +217,17 @@ def test_strict_on_m_series_says_use_priority_high_with_a_policer(tmp_path: Path
     assert hint is not None and "priority: high" in hint and "police" in hint
 
 
-def test_warnings_where_a_dscp_will_be_rewritten() -> None:
-    result = api.validate(ROOT / "policies" / "assured-rate.yaml")
-    warnings = [d for d in result.diagnostics if d.code in ("QOS115", "QOS116")]
+def test_warnings_where_a_dscp_will_be_rewritten(tmp_path: Path) -> None:
+    text = (ROOT / "policies" / "assured-rate.yaml").read_text()
+    assert "        role: transparent\n        speed: 2.5G\n" in text
+    core = tmp_path / "core.yaml"
+    core.write_text(text.replace("        role: transparent\n        speed: 2.5G\n", "        role: core\n        speed: 2.5G\n"))
+    warnings = [d for d in api.validate(core).diagnostics if d.code in ("QOS115", "QOS116")]
     assert any(d.code == "QOS116" and "ip-premium" in d.message and "core-m" in d.message for d in warnings)
     assert any(d.code == "QOS115" and "af23" in d.message for d in warnings)
+    # the reference policy makes core-m transparent, so EF and AF23 leave it unchanged
+    reference = api.validate(ROOT / "policies" / "assured-rate.yaml")
+    assert not [d for d in reference.diagnostics if d.code == "QOS116" or (d.code == "QOS115" and "af23" in d.message)]
     geant = api.validate(ROOT / "policies" / "geant-lbe.yaml")
     assert not [d for d in geant.diagnostics if d.code.startswith("QOS11")]
 

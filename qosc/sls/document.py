@@ -17,6 +17,7 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.checks.sls import check_service
 from qosc.diagnostics import Diagnostic
+from qosc.hosts import service_requirements
 from qosc.model import Action, Interface, Kind, Policer, Policy, Service
 from qosc.sls.bounds import (
     Derived,
@@ -116,6 +117,7 @@ class Document:
     charts: list[Chart] = field(default_factory=list)
     charts_omitted: int = 0
     minimum_share: str | None = None
+    host_requirements: list[str] = field(default_factory=list)
 
 
 def _action(policy: Policy, service: Service, action: Action | None) -> str:
@@ -317,6 +319,20 @@ def _end_to_end(service: Service, derived: Derived, findings: list[Diagnostic]) 
     return rows
 
 
+def host_requirements(policy: Policy, service: Service) -> list[str]:
+    """The TCP window each end needs for the service's rate at the declared RTT (domain.md 4.5)."""
+    lines = [f"{host.name} -> {need.path.peer} (RTT {need.path.rtt_us / 1000:g} ms, {need.rate_source}): each end "
+             f"needs a TCP window of {need.formula}" for host, need in service_requirements(policy, service.name)]
+    rtt = service.rtt_us or policy.rtt_us
+    rate = service.sls.rate if service.sls else None
+    if not lines and rate and rtt and service.carries_tcp:
+        window = -(-rate * rtt // 8_000_000)
+        lines.append(f"each end needs a TCP window of at least rate x RTT / 8 = {fmt_rate(rate)} x "
+                     f"{rtt / 1000:g} ms / 8 = {window} B (socket buffers about twice that); declare hosts: to get "
+                     "their sysctl settings from the linux-host target")
+    return lines
+
+
 def build_document(policy: Policy, service: Service) -> Document:
     sls = service.sls
     doc = Document(
@@ -383,6 +399,7 @@ def build_document(policy: Policy, service: Service) -> Document:
                          "where": str(d.location) if d.location else ""} for d in findings]
         doc.end_to_end = _end_to_end(service, derived, findings)
         doc.assumptions = list(ASSUMPTIONS)
+        doc.host_requirements = host_requirements(policy, service)
     rows = [_hop_row(h) for h in derived.interfaces]
     doc.interfaces = rows[:MAX_ROWS]
     doc.interfaces_omitted = max(0, len(rows) - MAX_ROWS)

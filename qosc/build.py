@@ -14,6 +14,7 @@ from qosc import dscp as dscp_mod
 from qosc import units
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.hosts import build_hosts
+from qosc.model import free_text
 from qosc.model import (Action, Buffer, Classifier, Device, DropProfile, Interface, Kind, Policer, Policy,
                         Priority, Queue, Role, Rule, Service, Sls, Where)
 
@@ -115,7 +116,7 @@ class Builder:
             ecn=bool(q.get("ecn", False)),
         )
         return Service(
-            name=name, kind=kind, dscp=codes, queue=queue, default=is_default, description=raw.get("description"),
+            name=name, kind=kind, dscp=codes, queue=queue, default=is_default, description=free_text(raw.get("description")),
             drop_profiles=drops, policer=raw.get("policer"),
             transport=raw.get("transport") or DEFAULT_TRANSPORT.get(kind, "mixed"),
             rtt_us=self.time(raw.get("rtt"), where.at("rtt")),
@@ -134,10 +135,10 @@ class Builder:
             ipdv_us=self.time(raw.get("ipdv"), at("sls.ipdv")),
             loss=self.percent(raw.get("loss"), at("sls.loss")),
             quantile=self.percent(raw.get("quantile"), at("sls.quantile")),
-            measurement=raw.get("measurement"), schedule=raw.get("schedule"),
+            measurement=free_text(raw.get("measurement")), schedule=free_text(raw.get("schedule")),
             availability=self.percent(raw.get("availability"), at("sls.availability")),
             repair_time_us=self.time(raw.get("repair-time"), at("sls.repair-time")),
-            customer=raw.get("customer"),
+            customer=free_text(raw.get("customer")),
         )
 
     def _level(self, value: Any, loc: Location | None) -> float | None:
@@ -177,7 +178,7 @@ class Builder:
         else:
             self.diagnostics.append(error("QOS012", f"drop profile '{name}' needs either points or min, max and "
                                           "max-probability", where.loc, "e.g. points: [[15, 30], [30, 100]]"))
-        return DropProfile(name, points, bool(raw.get("interpolate", False)), red, raw.get("description"), where)
+        return DropProfile(name, points, bool(raw.get("interpolate", False)), red, free_text(raw.get("description")), where)
 
     def action(self, value: Any, loc: Location | None) -> Action | None:
         if value in ("transmit", "drop"):
@@ -204,7 +205,7 @@ class Builder:
             exceed=self.action(raw.get("exceed", "drop"), at("exceed")) or Action("drop"),
             violate=violate or (Action("drop") if three else None),
             color_aware=bool(raw.get("color-aware", False)),
-            description=raw.get("description"), where=where,
+            description=free_text(raw.get("description")), where=where,
         )
 
     def classifier(self, name: str, raw: Mapping[str, Any]) -> Classifier:
@@ -222,9 +223,9 @@ class Builder:
                 match_dscp=self.dscp_list(match["dscp"], where.at("match.dscp"), where, "match.dscp")
                 if "dscp" in match else (),
                 set_dscp=self.dscp(rule_raw["set-dscp"], where.at("set-dscp")) if "set-dscp" in rule_raw else None,
-                policer=rule_raw.get("policer"), description=rule_raw.get("description"), where=where,
+                policer=rule_raw.get("policer"), description=free_text(rule_raw.get("description")), where=where,
             ))
-        return Classifier(name, tuple(rules), raw.get("description"), self.where(raw))
+        return Classifier(name, tuple(rules), free_text(raw.get("description")), self.where(raw))
 
     def prefixes(self, values: list[Any], loc: Location | None) -> tuple[str, ...]:
         out = []
@@ -290,7 +291,7 @@ class Builder:
             classifier=merged.get("classifier"),
             services=tuple(merged["services"]) if "services" in merged else service_names,
             port_type=merged.get("port-type"), unit=int(merged.get("unit", 0)),
-            mtu=own_mtu or mtu, description=merged.get("description"),
+            mtu=own_mtu or mtu, description=free_text(merged.get("description")),
         )
 
 
@@ -311,7 +312,7 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
     devices = []
     for dname, draw in _section(tree, "devices"):
         ifaces = tuple(b.interface(i, r, profiles, names, mtu) for i, r in _section(draw, "interfaces"))
-        devices.append(Device(dname, draw["platform"], ifaces, draw.get("address"), draw.get("description"),
+        devices.append(Device(dname, draw["platform"], ifaces, draw.get("address"), free_text(draw.get("description")),
                               b.where(draw)))
     policy = Policy(
         name=tree["name"], services=services,
@@ -319,7 +320,7 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
         policers=tuple(b.policer(n, r) for n, r in _section(tree, "policers")),
         classifiers=tuple(b.classifier(n, r) for n, r in _section(tree, "classifiers")),
         devices=tuple(devices), hosts=build_hosts(b, tree), profiles=tuple(profiles),
-        description=tree.get("description"),
+        description=free_text(tree.get("description")),
         mtu=mtu, rtt_us=b.time(defaults.get("rtt"), dwhere.at("rtt")), source=source, where=b.where(tree),
     )
     return policy, b.diagnostics

@@ -40,6 +40,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from qosc.diagnostics import Location, error
+from qosc.model import free_text
 from qosc.model import NOWHERE, Policy, Where
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; build.py imports this module
@@ -393,7 +394,7 @@ def build_host(b: Builder, name: str, raw: Mapping[str, Any]) -> Host:
         iwhere = b.where(iraw)
         speed = b.rate(iraw.get("speed"), iwhere.at("speed"), allow_percent=False)
         interfaces.append(HostInterface(iname, speed if isinstance(speed, int) else 0, iraw.get("txqueuelen"),
-                                        iraw.get("description"), iwhere))
+                                        free_text(iraw.get("description")), iwhere))
     paths = []
     for praw in raw.get("paths") or []:
         pwhere = b.where(praw)
@@ -401,13 +402,13 @@ def build_host(b: Builder, name: str, raw: Mapping[str, Any]) -> Host:
         paths.append(HostPath(
             peer=praw["peer"], rtt_us=b.time(praw.get("rtt"), pwhere.at("rtt")) or 0,
             rate=rate if isinstance(rate, int) else None, service=praw.get("service"),
-            description=praw.get("description"), where=pwhere,
+            description=free_text(praw.get("description")), where=pwhere,
         ))
     return Host(
         name=name, platform=raw["platform"], interfaces=tuple(interfaces), paths=tuple(paths),
         overrides=_settings(b, raw.get("overrides"), where, "overrides"),
         current=_settings(b, raw["current"], where, "current") if "current" in raw else None,
-        description=raw.get("description"), where=where,
+        description=free_text(raw.get("description")), where=where,
     )
 
 

@@ -89,6 +89,13 @@ class Role(str, Enum):
     TRANSPARENT = "transparent"
 
 
+def free_text(value: Any) -> str | None:
+    """Free text in canonical form: surrounding white space carries no meaning (and would end a config line)."""
+    if not isinstance(value, str):
+        return None
+    return value.strip() or None
+
+
 def resolve_rate(rate: Rate | None, speed: int | None) -> int | None:
     """A rate in bit/s on a link of `speed`; None when a percentage meets an unknown speed."""
     if rate is None:

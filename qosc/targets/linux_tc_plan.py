@@ -206,6 +206,10 @@ def _leaf_qdisc(policy: Policy, s: Service, iface: Interface, link: int,
     return f"pfifo limit {pfifo}", "pfifo", "pfifo (no buffer given)"
 
 
+RED_BANDWIDTH_MAX = (2**32 - 1) * 8 // 1_000_000_000 * 1_000_000_000
+"""The largest whole-Gbit/s rate tc's red `bandwidth` (a u32 of bytes per second) can hold: 34 Gbit/s."""
+
+
 def _red(s: Service, thresholds: tuple[float, float, float], limit: int, fr: int, link: int,
          platform: Platform | None, several: bool, name: str) -> tuple[str, str, str]:
     lo_pct, hi_pct, prob_pct = thresholds
@@ -218,8 +222,9 @@ def _red(s: Service, thresholds: tuple[float, float, float], limit: int, fr: int
     burst = max(1, (2 * lo + hi) // (3 * avpkt))
     limit = max(limit, hi + 2 * fr)
     prob = min(prob_pct, 100.0) / 100
+    # tc keeps red's bandwidth (used only to age the average over idle time) in 32 bits of bytes/s
     text = (f"red limit {limit} min {lo} max {hi} avpkt {avpkt} burst {burst} probability {prob:g} "
-            f"bandwidth {tc_rate(link)}{' ecn' if s.queue.ecn else ''}")
+            f"bandwidth {tc_rate(min(link, RED_BANDWIDTH_MAX))}{' ecn' if s.queue.ecn else ''}")
     note = f"red from drop profile {name} ({lo_pct:g}%..{hi_pct:g}% of {limit} bytes, p {prob_pct:g}%)"
     if several:
         note += "; Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), " \

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
-from qosc import load, schema
+from qosc import load, parallel, schema
 from qosc.build import build
 from qosc.checks import run_checks
 from qosc.diagnostics import Diagnostic, QoscError, error, has_errors
@@ -42,24 +42,44 @@ def load_tree(path: str | Path) -> tuple[object | None, list[Diagnostic]]:
 
 def validate(path: str | Path, with_targets: bool = True) -> Result:
     """Load, schema-check, build and check one policy; never raises on bad input."""
-    result = Result(str(path))
-    tree, diags = load_tree(path)
-    result.diagnostics.extend(diags)
-    if tree is None:
+    result, _, targets_ok = validate_stages(path)
+    if result.policy is None:
         return result
+    if with_targets and targets_ok:
+        # a value that did not parse is already reported; target checks on it would only echo it
+        result.diagnostics.extend(target_checks(result.policy))
+    result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
+    return result
+
+
+def validate_stages(path: str | Path, tree: Any = None, complete: Callable[[Policy], Policy] | None = None,
+                    jobs: int = 1) -> tuple[Result, Any, bool]:
+    """validate() up to and including the semantic checks, but not the target checks.
+
+    Returns (result, tree, targets_ok): the loaded tree, and whether target
+    checks apply (the model was built and every value parsed).  `tree` skips
+    loading (an already loaded tree); `complete` may replace the built model
+    before the checks run (the incremental compile merges cached devices
+    there).  jobs != 1 lets the semantic checks of a large network use two
+    processes.  Diagnostics are neither sorted nor deduplicated yet.
+    """
+    result = Result(str(path))
+    if tree is None:
+        tree, diags = load_tree(path)
+        result.diagnostics.extend(diags)
+        if tree is None:
+            return result, None, False
     schema_diags = schema.validate(tree, lambda p, key=False: load.locate(tree, p, key=key))
     result.diagnostics.extend(schema_diags)
     if schema_diags:
-        return result
+        return result, tree, False
     policy, build_diags = build(tree, source=str(path))  # type: ignore[arg-type]
+    if complete is not None:
+        policy = complete(policy)
     result.policy = policy
     result.diagnostics.extend(build_diags)
-    result.diagnostics.extend(run_checks(policy))
-    if with_targets and not has_errors(build_diags):
-        # a value that did not parse is already reported; target checks on it would only echo it
-        result.diagnostics.extend(target_checks(policy))
-    result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
-    return result
+    result.diagnostics.extend(parallel.run_checks(policy, jobs) if jobs != 1 else run_checks(policy))
+    return result, tree, not has_errors(build_diags)
 
 
 def target_checks(policy: Policy) -> list[Diagnostic]:
@@ -68,6 +88,11 @@ def target_checks(policy: Policy) -> list[Diagnostic]:
         for target in for_platform(platform):
             found.extend(target.check(policy, device))
     return found
+
+
+def all_units(policy: Policy) -> list[tuple[Any, str]]:
+    """What targets compile, in policy order: (device or host, platform label)."""
+    return _units(policy)
 
 
 def _units(policy: Policy) -> list[tuple[Any, str]]:
@@ -88,25 +113,108 @@ def select(policy: Policy, target_names: Sequence[str] = (), devices: Sequence[s
     return pairs
 
 
-def render_outputs(policy: Policy, pairs: Iterable[tuple[Target, Device]]) -> tuple[list[Output], list[Diagnostic]]:
-    """Render every (target, device); unsafe values and self-check failures become diagnostics."""
+def render_one(policy: Policy, target: Target, device: Any) -> tuple[list[Output], list[Diagnostic]]:
+    """Render one (target, device); unsafe values and self-check failures become diagnostics."""
+    try:
+        return [Output(f"{target.name}/{out.path}", out.text) for out in target.outputs(policy, device)], []
+    except UnsafeValue as exc:
+        return [], [error("QOS100", f"{device.name} ({target.name}): {exc}", device.where.loc,
+                          "remove control and line-break characters from names and descriptions")]
+    except SelfCheckError as exc:
+        return [], [error("QOS199", f"internal error: {target.name} output for {device.name} failed its "
+                          f"self-check: {exc}", device.where.loc, "this is a qosc bug; please report it")]
+
+
+def render_outputs(policy: Policy, pairs: Iterable[tuple[Target, Device]],
+                   jobs: int = 1) -> tuple[list[Output], list[Diagnostic]]:
+    """Render every (target, device); unsafe values and self-check failures become diagnostics.
+
+    With jobs != 1 the pairs are rendered on forked processes (0: one per CPU
+    when there is enough work); the result is identical to jobs=1.
+    """
+    pairs = list(pairs)
     outputs: list[Output] = []
     diags: list[Diagnostic] = []
-    for target, device in pairs:
-        try:
-            for out in target.outputs(policy, device):
-                outputs.append(Output(f"{target.name}/{out.path}", out.text))
-        except UnsafeValue as exc:
-            diags.append(error("QOS100", f"{device.name} ({target.name}): {exc}", device.where.loc,
-                               "remove control and line-break characters from names and descriptions"))
-        except SelfCheckError as exc:
-            diags.append(error("QOS199", f"internal error: {target.name} output for {device.name} failed its "
-                               f"self-check: {exc}", device.where.loc, "this is a qosc bug; please report it"))
+    for outs, found in parallel.ordered_map(lambda i: render_one(policy, *pairs[i]), len(pairs), jobs):
+        outputs.extend(outs)
+        diags.extend(found)
     return outputs, diags
 
 
-def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Sequence[str] = ()) -> list[Output]:
-    """Outputs for a validated policy; adds diagnostics to `result` (nothing to write on error)."""
+@dataclass
+class Unit:
+    """One piece of compile work: check a (target, device) pair of a policy, and render it when asked."""
+
+    policy: Policy
+    target: Target
+    device: Any
+    check: bool = True
+    render: bool = True
+
+
+@dataclass
+class UnitResult:
+    checks: list[Diagnostic] = field(default_factory=list)
+    """The target's capability diagnostics for the device (when checked)."""
+    outputs: list[Output] | None = None
+    """Rendered files (without a sink), or None when not rendered (not asked, or the device has errors)."""
+    files: list[Any] | None = None
+    """What the sink returned for each rendered file (with a sink)."""
+    problems: list[Diagnostic] = field(default_factory=list)
+    """Rendering failures (QOS100 unsafe value, QOS199 self-check)."""
+    error: BaseException | None = None
+    """An exception the unit raised (a qosc bug or an I/O error in the sink), for the caller to re-raise
+    once every other unit's staged files are accounted for."""
+
+
+def check_and_render(units: Sequence[Unit], jobs: int = 1,
+                     sink: Callable[[Output], Any] | None = None) -> Iterable[UnitResult]:
+    """Target checks and rendering of every unit in one pass (on `jobs` processes), results in unit order.
+
+    This is the compile path's form of validate()'s target checks plus
+    render_outputs(): the same diagnostics and outputs, but each device is
+    handled once, on every CPU.  A device whose target check reports an error
+    is not rendered.  `sink`, when given, receives every rendered file in the
+    worker that rendered it (e.g. to stage it on disk) and only its return
+    values travel back.
+    """
+    def work(i: int) -> UnitResult:
+        unit = units[i]
+        res = UnitResult()
+        try:
+            if unit.check:
+                res.checks = list(unit.target.check(unit.policy, unit.device))
+            if unit.render and not has_errors(res.checks):
+                outputs, res.problems = render_one(unit.policy, unit.target, unit.device)
+                if sink is None:
+                    res.outputs = outputs
+                else:
+                    res.files = []
+                    for out in outputs:
+                        res.files.append(sink(out))
+        except Exception as exc:  # noqa: BLE001 - handed to the caller, see UnitResult.error
+            res.error = parallel.portable(exc)
+        return res
+
+    todo = [i for i, unit in enumerate(units) if unit.check or unit.render]
+    results = parallel.ordered_map(lambda k: work(todo[k]), len(todo), jobs)
+    busy = iter(todo)
+    nxt = next(busy, None)
+    for i in range(len(units)):
+        if i == nxt:
+            yield next(results)
+            nxt = next(busy, None)
+        else:
+            yield UnitResult()  # nothing to do: the caller has it from its cache
+
+
+def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Sequence[str] = (),
+                   jobs: int = 1) -> list[Output]:
+    """Outputs for a validated policy; adds diagnostics to `result` (nothing to write on error).
+
+    jobs: processes to render on (1: this one; 0: one per CPU when there is
+    enough work); the outputs are identical whatever the number.
+    """
     if not result.ok or result.policy is None:
         return []
     known = targets()
@@ -121,7 +229,7 @@ def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Se
         result.diagnostics.append(error("QOS102", f"no device {', '.join(missing)} in {result.path}", None,
                                         f"devices: {', '.join(result.policy.device_map)}"))
         return []
-    outputs, diags = render_outputs(result.policy, select(result.policy, target_names, devices))
+    outputs, diags = render_outputs(result.policy, select(result.policy, target_names, devices), jobs)
     result.diagnostics.extend(diags)
     return [] if diags else outputs
 

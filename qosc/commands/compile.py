@@ -1,67 +1,185 @@
-"""qosc compile POLICY... -o DIR: one file per device and target, written atomically."""
+"""qosc compile POLICY... -o DIR: one file per device and target, written all or nothing.
+
+Large networks: the per-device work (target checks, rendering, staging the
+files) runs on --jobs forked processes, in a fixed order, so the output is
+byte-identical whatever the number of jobs.  A cache (see qosc.cache) skips
+the devices whose inputs did not change since the last compile into the same
+directory: only what changed is validated again, rendered and rewritten.
+"""
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import Any
 
-from qosc import api
+from qosc import api, cache
 from qosc.commands._common import add_report_options, report, status
-from qosc.diagnostics import error
-from qosc.emit import emit
+from qosc.diagnostics import Diagnostic, error, has_errors
+from qosc.emit import Transaction, stage
+from qosc.targets.registry import for_platform
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
     cmd = sub.add_parser("compile", help="compile policies into device configurations",
                          description="Validate policies, then write OUTDIR/<target>/<device>.<suffix> for every "
-                         "device. Nothing is written unless every policy is free of errors.")
+                         "device. Nothing is written unless every policy is free of errors, and then every file at "
+                         "once. A cache (--cache-dir) lets the next compile into the same directory validate, "
+                         "render and write only the devices that changed.")
     cmd.add_argument("policies", nargs="+", metavar="POLICY")
     cmd.add_argument("-o", "--output", required=True, metavar="DIR", help="output directory")
     cmd.add_argument("--target", action="append", default=[], metavar="T", help="only this target (repeatable)")
     cmd.add_argument("--device", action="append", default=[], metavar="D", help="only this device (repeatable)")
+    cmd.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                     help="processes to compile on (default 0: one per CPU once there are enough devices to pay "
+                     "for it; 1: this process only); the output is the same for every N")
+    cmd.add_argument("--no-cache", action="store_true",
+                     help="validate and render everything again, and leave no cache behind")
+    cmd.add_argument("--cache-dir", metavar="DIR",
+                     help="where the incremental cache lives (default $QOSC_CACHE_DIR, else ~/.cache/qosc)")
     cmd.add_argument("-q", "--quiet", action="store_true", help="do not list written files")
     add_report_options(cmd)
     return cmd
 
 
+class _Plan:
+    """One policy on its way through the compile."""
+
+    def __init__(self, path: str, store: cache.PolicyCache, result: api.Result, targets_ok: bool) -> None:
+        self.path, self.store, self.result, self.targets_ok = path, store, result, targets_ok
+        self.devices: list[str] = []
+        self.skip = False  # --device names none of its devices
+        self.render = False
+        self.checks: list[Diagnostic] = []
+        self.problems: list[Diagnostic] = []
+        self.outputs: list[str] = []  # the files it produces (rendered now or intact from the cache)
+
+
 def run(args: argparse.Namespace) -> int:
-    diagnostics = []
-    outputs = []
-    owners: dict[str, str] = {}
-    for path in args.policies:
-        result = api.validate(path)
-        known = set(result.policy.device_map) | {h.name for h in result.policy.hosts} if result.policy else set()
-        devices = [d for d in args.device if d in known] if args.device else []
-        if args.device and result.policy and not devices:
-            diagnostics.extend(result.diagnostics)
-            continue
-        produced = api.compile_policy(result, args.target, devices)
-        diagnostics.extend(result.diagnostics)
-        for out in produced:
-            if out.path in owners:
-                diagnostics.append(error("QOS103", f"{path} and {owners[out.path]} both produce {out.path}", None,
-                                         "device names must be unique across the compiled policies"))
-            owners[out.path] = path
-        outputs.extend(produced)
-    if args.device:
-        found = {o.path for o in outputs}
-        for name in args.device:
-            if not any(f"/{name}." in p or f"/{name}/" in p for p in found):
-                diagnostics.append(error("QOS102", f"device {name} was not compiled (not in any policy, or no target "
-                                         "selected serves its platform)", None))
-    report(diagnostics, args.format)
-    code = status(diagnostics, args.strict)
-    if code:
-        return code
+    # The model of a large network is millions of long-lived objects: collecting
+    # them again and again while they are built costs more than building them.
+    enabled = gc.isenabled()
+    gc.disable()
+    plans: list[_Plan] = []
     try:
-        changed = emit(outputs, Path(args.output))
-    except OSError as exc:
-        print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return _run(args, plans)
+    finally:
+        for plan in plans:
+            plan.store.close()
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
+    cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else cache.default_dir()
+    known_targets = api.known_targets()
+    unknown = [t for t in args.target if t not in known_targets]
+    for path in args.policies:
+        store = cache.PolicyCache(path, args.output, cache_dir, args.jobs)
+        store.watch(background=args.jobs != 1)  # stat the cached outputs on another CPU meanwhile
+        result, targets_ok = store.validate()
+        plan = _Plan(path, store, result, targets_ok)
+        policy = result.policy
+        known = set(policy.device_map) | {h.name for h in policy.hosts} if policy else set()
+        plan.devices = [d for d in args.device if d in known] if args.device else []
+        plan.skip = bool(args.device and policy and not plan.devices)
+        plan.render = policy is not None and not has_errors(result.diagnostics) and not plan.skip and not unknown
+        plans.append(plan)
+    gc.freeze()  # the models are read-only from here on (and the workers inherit them)
+    gc.enable()  # (only objects made from here on are collected)
+
+    # Every (target, unit) is checked, as validate does; the selected ones are
+    # rendered too, unless the cache has them and their files are intact.
+    work: list[tuple[_Plan, api.Unit, bool, str | None, Any]] = []
+    for plan in plans:
+        policy = plan.result.policy
+        if policy is None or not plan.targets_ok:
+            continue
+        for unit, platform in api.all_units(policy):
+            for target in for_platform(platform):
+                selected = plan.render and (not args.target or target.name in args.target) and (
+                    not plan.devices or unit.name in plan.devices)
+                key = plan.store.key(target.name, unit)
+                hit = plan.store.lookup(key)
+                intact = hit is not None and selected and plan.store.intact(hit[1])
+                work.append((plan, api.Unit(policy, target, unit, check=hit is None, render=selected and not intact),
+                             selected, key, hit))
+
+    root = str(Path(args.output).absolute())
+    owners: dict[str, str] = {}
+    files_out = changed = 0
+    failure: BaseException | None = None
+    with Transaction(root, journal_dir=str(cache_dir) if cache_dir else None) as tx:
+        results = api.check_and_render([w[1] for w in work], args.jobs,
+                                       sink=lambda out: stage(root, out.path, out.text, tx.journal))
+        for (plan, unit, selected, key, hit), res in zip(work, results, strict=True):
+            for staged in res.files or ():
+                tx.adopt(staged)  # first of all: whatever happens next, it is cleaned up
+            if res.error is not None:
+                failure = failure or res.error
+                continue
+            checks = res.checks if unit.check else hit[0]
+            plan.checks.extend(checks)
+            plan.problems.extend(res.problems)
+            files = hit[1] if hit is not None else None
+            if res.files is not None:
+                files = [(s.relpath, s.size, s.mtime_ns) for s in res.files]
+                changed += sum(s.tmp is not None for s in res.files)
+            if selected and files is not None:
+                plan.outputs.extend(rel for rel, _, _ in files)
+            plan.store.record(key, res.checks if unit.check else None, files)
+        if isinstance(failure, OSError):  # staging a file failed: everything staged is removed on the way out
+            print(f"qosc: cannot write to {args.output}: {failure.strerror or failure}", file=sys.stderr)
+            return 2
+        if failure is not None:
+            raise failure
+        diagnostics = []
+        for plan in plans:  # as api.compile_policy: a policy with a rendering problem produces nothing
+            diagnostics.extend(_diagnostics(plan, unknown, known_targets))
+            for rel in plan.outputs if not plan.problems else ():
+                if rel in owners:
+                    diagnostics.append(error("QOS103", f"{plan.path} and {owners[rel]} both produce {rel}", None,
+                                             "device names must be unique across the compiled policies"))
+                owners[rel] = plan.path
+            files_out += len(plan.outputs)
+        diagnostics += _missing_devices(args.device, owners)
+        report(diagnostics, args.format)
+        code = status(diagnostics, args.strict)
+        if code:
+            return code
+        try:
+            tx.commit()
+        except OSError as exc:
+            print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    for plan in plans:
+        plan.store.save()
     if not args.quiet:
-        units = {(o.path.split("/", 1)[0], o.path.split("/", 2)[1].rsplit(".", 1)[0]) for o in outputs}
-        print(f"qosc: {len(outputs)} files for {len(units)} device/target pairs, "
-              f"{len(changed)} changed, in {args.output}", file=sys.stderr)
+        pairs = sum(1 for w in work if w[2])
+        reused = sum(1 for w in work if w[2] and not w[1].render)
+        print(f"qosc: {files_out} files for {pairs} device/target pairs, {changed} changed"
+              f"{f' ({reused} pairs unchanged, from the cache)' if reused else ''}, in {args.output}", file=sys.stderr)
     return 0
+
+
+def _diagnostics(plan: _Plan, unknown: list[str], known_targets: list[str]) -> list[Diagnostic]:
+    """What api.validate and api.compile_policy report for this policy."""
+    found = list(plan.result.diagnostics)
+    if plan.result.policy is not None:
+        found = sorted(set(found + plan.checks), key=Diagnostic.sort_key)
+        if unknown and not plan.skip and not has_errors(found):
+            found.append(error("QOS101", f"unknown target {', '.join(unknown)}", None,
+                               f"targets: {', '.join(known_targets) or 'none registered'}"))
+    return found + plan.problems
+
+
+def _missing_devices(wanted: list[str], owners: dict[str, str]) -> list[Diagnostic]:
+    found = []
+    for name in wanted:
+        if not any(f"/{name}." in p or f"/{name}/" in p for p in owners):
+            found.append(error("QOS102", f"device {name} was not compiled (not in any policy, or no target "
+                               "selected serves its platform)", None))
+    return found

@@ -32,14 +32,37 @@ def schema() -> dict[str, Any]:
     return json.loads(schema_text())
 
 
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """A schema pattern as JSON Schema means it (ECMA-262): '$' is the end of the text.
+
+    Python's '$' also matches before a final newline, so 'name\\n' would pass
+    '^[a-z]+$' and a name or description could carry a line break past the
+    schema; '(?![\\s\\S])' is the end of the text and nothing else.
+    """
+    return _ecma(pattern)
+
+
+@lru_cache(maxsize=256)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"(?<!\\)\$", r"(?![\\s\\S])", pattern))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema_: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+
+
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(schema())
+    return _Validator(schema())
 
 
 def _where(path: Sequence[str | int]) -> str:
     """Human form of a path in the policy: services.lbe.queue."""
-    return ".".join(str(p) for p in path) or "the policy"
+    return ".".join(str(p) if str(p).isprintable() else repr(p) for p in path) or "the policy"
 
 
 def _type_name(value: object) -> str:
@@ -119,13 +142,13 @@ def _hint_from(err: ValidationError) -> str | None:
 @lru_cache(maxsize=1)
 def _interface_validator() -> jsonschema.Draft202012Validator:
     iface = schema()["properties"]["devices"]["additionalProperties"]["properties"]["interfaces"]
-    return jsonschema.Draft202012Validator(iface["additionalProperties"])
+    return _Validator(iface["additionalProperties"])
 
 
 @lru_cache(maxsize=1)
 def _interface_name_pattern() -> re.Pattern[str]:
     iface = schema()["properties"]["devices"]["additionalProperties"]["properties"]["interfaces"]
-    return re.compile(iface["propertyNames"]["pattern"])
+    return ecma_pattern(iface["propertyNames"]["pattern"])
 
 
 def _errors(tree: object) -> Iterator[ValidationError]:

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Compile a synthetic network for every target; compare with Aerleon; print one summary line.
+
+N devices x 16 interfaces (default N = 10,000), the six platforms mixed in
+turn (junos-mx, ios-gsr, junos-mx or, one in 50, junos-m-series, ios-xe,
+catalyst6500, linux: a third JUNOS, a third IOS, a sixth Linux), every
+interface taking one of a few shared profiles the way a real network reuses
+them (validate_scale.py's policy, plus core profiles for M-series, which has
+four queues and no strict priority).  qosc runs as the real command line
+(`python -m qosc compile -j JOBS`, with an empty cache: a cold compile) in a
+child process; the time is the wall-clock time of that process (start-up,
+load, validate, check, render, write), the RSS the largest of its processes
+(parent or worker).
+
+In the same run, Aerleon (the maintained Capirca fork) generates Juniper and
+Cisco filters from a generated YAML policy of --aerleon-terms terms (one
+filter, both targets, the way `aclgen` is used); its `aclgen` runs from a
+virtualenv under ~/.cache/qosc/bench-aerleon, created with `pip install
+aerleon` on first use (--aerleon-python to use another interpreter, or
+--no-aerleon).  Aerleon's time grows faster than linearly with the number of
+terms, so measuring it at ~15 MB rather than at qosc's hundreds of MB favours
+Aerleon.
+
+The linux-tc target applies every interface's batch with the real `tc` in a
+scratch network namespace (one `unshare` per interface, several ms each); that
+is a check, not code generation, so it is off here (QOSC_TC_SELFCHECK=0)
+unless --tc-selfcheck.  --linear runs N = 1,000, 3,000 and 10,000 and reports
+the time per device.  --incremental also times a second compile after one
+device changed (the content-hash cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from validate_scale import HEADER  # noqa: E402
+
+PLATFORMS = [
+    ("junos-mx", "xe-0/0/{i}", ("edge-1g", "core-10g", "core-100g")),
+    ("ios-gsr", "POS{i}/0", ("edge-1g", "core-10g", "core-100g")),
+    ("junos-m-series", "so-{a}/{b}/0", ("m-core-2g5", "m-core-10g")),
+    ("ios-xe", "TenGigabitEthernet0/0/{i}", ("edge-1g", "core-10g", "core-100g")),
+    ("catalyst6500", "TenGigabitEthernet4/{i}", ("edge-1g", "core-10g", "core-100g")),
+    ("linux", "eth{i}", ("edge-1g", "core-10g")),
+]
+M_SERIES_EVERY = 50
+"""One device in 50 of the junos-m-series slot is M-series (a core box: four queues, no strict priority, so
+the policy's premium service is not scheduled there and qosc warns, QOS115/QOS116); the others are MX."""
+M_PROFILES = """\
+  m-core-2g5: {role: core, speed: 2.5G, services: [best-effort, assured, lbe, network-control]}
+  m-core-10g: {role: core, speed: 10G, services: [best-effort, assured, lbe, network-control]}
+"""
+AERLEON_VENV = Path.home() / ".cache" / "qosc" / "bench-aerleon"
+
+
+def generate(n: int, interfaces: int = 16) -> str:
+    parts = [HEADER.replace("devices:\n", M_PROFILES + "devices:\n")]
+    for d in range(n):
+        platform, pattern, profiles = PLATFORMS[d % len(PLATFORMS)]
+        if platform == "junos-m-series" and (d // len(PLATFORMS)) % M_SERIES_EVERY:
+            platform, pattern, profiles = PLATFORMS[0]
+        parts.append(f"  r{d:05d}.example.net:\n    platform: {platform}\n    interfaces:\n")
+        for i in range(interfaces):
+            name = pattern.format(i=i, a=i // 4, b=i % 4)
+            parts.append(f"      {name}: {{profile: {profiles[(d + i) % len(profiles)]}}}\n")
+    return "".join(parts)
+
+
+def tree_bytes(root: Path) -> tuple[int, int]:
+    total = files = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for f in filenames:
+            total += os.lstat(os.path.join(dirpath, f)).st_size
+            files += 1
+    return total, files
+
+
+def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MiB of the largest process of the child's tree, stderr) of one command."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        err.seek(0)
+        stderr = err.read()
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd[:6])} ... failed ({proc.returncode}):\n{stderr[-4000:]}")
+    return seconds, usage.ru_maxrss / 1024, stderr  # ru_maxrss: KiB, max over the child and its reaped children
+
+
+def qosc_compile(n: int, jobs: int, tmp: Path, tc_selfcheck: bool) -> dict[str, float]:
+    policy = tmp / f"synthetic-{n}.yaml"
+    policy.write_text(generate(n))
+    out = tmp / f"out-{n}"
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "QOSC_CACHE_DIR": str(tmp / "cache")}
+    if not tc_selfcheck:
+        env["QOSC_TC_SELFCHECK"] = "0"
+    env["QOSC_CACHE_DIR"] = str(tmp / f"cache-{n}")  # empty: a cold compile, which also fills the cache
+    cmd = [sys.executable, "-m", "qosc", "compile", "-q", "-j", str(jobs), "-o", str(out), str(policy)]
+    seconds, rss, _ = run_child(cmd, env, ROOT)
+    size, files = tree_bytes(out)
+    return {"n": n, "seconds": seconds, "rss": rss, "mb": size / 1e6, "files": files, "policy": policy, "out": out,
+            "env": env}
+
+
+def incremental(res: dict[str, object], jobs: int) -> tuple[float, float, str]:
+    """(seconds, peak RSS MiB, summary) of a recompile after one device changed, with the cold compile's cache."""
+    policy, out, env = Path(str(res["policy"])), Path(str(res["out"])), dict(res["env"])  # type: ignore[call-overload]
+    policy.write_text(change_one_device(policy.read_text()))
+    cmd = [sys.executable, "-m", "qosc", "compile", "-j", str(jobs), "-o", str(out), str(policy)]
+    seconds, rss, err = run_child(cmd, env, ROOT)
+    summary = err.strip().splitlines()[-1].split(": ", 1)[-1].rsplit(", in ", 1)[0]
+    return seconds, rss, summary
+
+
+def change_one_device(text: str, name: str = "r00007.example.net") -> str:
+    """The policy with a description added to the first interface of one device (its output changes)."""
+    at = text.index(f"  {name}:\n")
+    first = text.index("}\n", text.index("interfaces:\n", at))
+    return text[:first] + ", description: changed by the benchmark" + text[first:]
+
+
+def aerleon_python(explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    python = AERLEON_VENV / "bin" / "python"
+    if not python.exists():
+        print("compile_scale: creating a virtualenv with `pip install aerleon` in", AERLEON_VENV, file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(AERLEON_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "aerleon"], check=True)
+    return str(python)
+
+
+def aerleon_policy(terms: int, root: Path) -> None:
+    """A YAML policy of `terms` terms (Juniper and Cisco), 256 networks of 2 prefixes, 64 services."""
+    shutil.rmtree(root, ignore_errors=True)
+    for sub in ("def", "pol", "out"):
+        (root / sub).mkdir(parents=True)
+    nets = ["networks:"] + [f"  NET{i}:\n    values:\n" + "".join(
+        f"      - address: 198.{18 + (i >> 7)}.{(i * 2 + k) % 256}.{k * 64}/26\n" for k in range(2))
+        for i in range(256)]
+    svcs = ["services:"] + [f"  SVC{i}:\n    - port: {1000 + i * 7}\n      protocol: tcp\n" for i in range(64)]
+    (root / "def" / "networks.yaml").write_text("\n".join(nets) + "\n")
+    (root / "def" / "services.yaml").write_text("\n".join(svcs) + "\n")
+    lines = ["filters:", "  - header:", "      targets:", "        juniper: edge-in inet",
+             "        cisco: edge-in extended", "    terms:"]
+    for t in range(terms):
+        lines += [f"      - name: t{t:06d}", f"        source-address: NET{t % 256}",
+                  f"        destination-address: NET{(t * 7 + 3) % 256}", f"        destination-port: SVC{t % 64}",
+                  "        protocol: tcp", "        action: accept" if t % 5 else "        action: deny"]
+    (root / "pol" / "edge.yaml").write_text("\n".join(lines) + "\n")
+
+
+def aerleon(terms: int, python: str, tmp: Path) -> dict[str, float]:
+    root = tmp / "aerleon"
+    aerleon_policy(terms, root)
+    aclgen = [python, "-c", "from aerleon.aclgen import EntryPoint; EntryPoint()"]
+    seconds, rss, _ = run_child([*aclgen, "--base_directory", ".", "--definitions_directory", "def",
+                                 "--output_directory", "out"], None, root)
+    size, files = tree_bytes(root / "out")
+    return {"seconds": seconds, "rss": rss, "mb": size / 1e6, "files": files, "terms": terms}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--devices", type=int, default=10_000)
+    parser.add_argument("-j", "--jobs", type=int, default=0, help="qosc compile --jobs (default 0: one per CPU)")
+    parser.add_argument("--aerleon-terms", type=int, default=20_000)
+    parser.add_argument("--aerleon-python", help="an interpreter that has aerleon (default: a cached virtualenv)")
+    parser.add_argument("--no-aerleon", action="store_true")
+    parser.add_argument("--tc-selfcheck", action="store_true", help="let linux-tc run tc in a scratch netns")
+    parser.add_argument("--linear", action="store_true", help="also N = 1,000 and 3,000: time per device")
+    parser.add_argument("--incremental", action="store_true", help="also time a recompile after one device changed")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="qosc-bench-") as name:
+        tmp = Path(name)
+        sizes = sorted({1_000, 3_000, args.devices}) if args.linear else [args.devices]
+        runs = [qosc_compile(n, args.jobs, tmp, args.tc_selfcheck) for n in sizes]
+        inc = incremental(runs[-1], args.jobs) if args.incremental else None
+        aer = None if args.no_aerleon else aerleon(args.aerleon_terms, aerleon_python(args.aerleon_python) or "", tmp)
+    for r in runs[:-1]:
+        print(f"compile_scale: N={r['n']}: {r['mb']:.1f} MB in {r['seconds']:.2f} s, "
+              f"{r['seconds'] / r['n'] * 1000:.2f} ms/device, peak RSS {r['rss']:.0f} MiB", file=sys.stderr)
+    r = runs[-1]
+    mbs = r["mb"] / r["seconds"]
+    line = (f"compile_scale: {r['n']} devices x 16 interfaces, {r['files']} files, {r['mb']:.1f} MB in "
+            f"{r['seconds']:.2f} s = {mbs:.1f} MB/s, peak RSS {r['rss']:.0f} MiB, jobs {args.jobs or 'auto'}")
+    if args.linear:
+        line += " | ms/device " + " / ".join(f"N={x['n']}: {x['seconds'] / x['n'] * 1000:.2f}" for x in runs)
+    if inc is not None:
+        line += f" | one device changed: {inc[0]:.2f} s, peak RSS {inc[1]:.0f} MiB ({inc[2]})"
+    if aer is not None:
+        amb = aer["mb"] / aer["seconds"]
+        line += (f" | aerleon: {aer['terms']} terms, {aer['mb']:.1f} MB in {aer['seconds']:.2f} s = {amb:.2f} MB/s, "
+                 f"peak RSS {aer['rss']:.0f} MiB | qosc/aerleon = {mbs / amb:.1f}x")
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

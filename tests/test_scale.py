@@ -1,0 +1,384 @@
+"""Compiling large networks: --jobs gives the same bytes, and the incremental cache gives the same answers.
+
+The synthetic network is benchmarks/compile_scale.py's (every platform, shared
+profiles), small enough for a test.  tc's netns self-check is off here
+(QOSC_TC_SELFCHECK=0): it is the linux-tc tests' subject, and these tests
+compile the same policy many times.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qosc import api, cache
+from qosc.cli import main
+from qosc.diagnostics import QoscError
+from qosc.load import load_text
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from compile_scale import change_one_device, generate  # noqa: E402
+
+N = 30  # devices: five of each slot of the platform mix, enough to fill two workers' chunks
+POLICIES = sorted((ROOT / "policies").glob("*.yaml"))
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QOSC_TC_SELFCHECK", "0")
+
+
+def compile_(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """Run `qosc compile` in this process; (exit status, stderr without the output directory's name)."""
+    capsys.readouterr()
+    code = main(["compile", *args])
+    err = capsys.readouterr().err
+    return code, re.sub(r", in \S+$", "", err.strip(), flags=re.M)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def stamps(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def network(tmp_path: Path) -> Path:
+    path = tmp_path / "net.yaml"
+    path.write_text(generate(N))
+    return path
+
+
+@pytest.fixture
+def fast_spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each PolicyCache.validate() took the incremental path."""
+    seen: list[bool] = []
+    original = cache.PolicyCache.validate
+
+    def spy(self: cache.PolicyCache) -> tuple[object, bool]:
+        out = original(self)
+        seen.append(self.fast)
+        return out
+
+    monkeypatch.setattr(cache.PolicyCache, "validate", spy)
+    return seen
+
+
+# --- parallelism ---------------------------------------------------------------
+
+
+def test_jobs_and_cache_give_byte_identical_output(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    network: Path) -> None:
+    policies = [str(network), *map(str, POLICIES)]
+    runs = {}
+    for name, args in (("serial", ["-j", "1", "--no-cache"]), ("two", ["-j", "2", "--no-cache"]),
+                       ("auto", []), ("auto-again", [])):
+        out = tmp_path / ("auto" if name.startswith("auto") else name)
+        code, err = compile_(capsys, *policies, "-o", str(out), *args)
+        assert code == 0, err
+        runs[name] = (tree(out), re.sub(r"\d+ changed( \(\d+ pairs unchanged, from the cache\))?", "", err))
+    assert runs["serial"][0] and not [p for p in runs["serial"][0] if p.endswith(".tmp")]
+    for name in ("two", "auto", "auto-again"):
+        assert runs[name] == runs["serial"], name
+    assert "changed (" in compile_(capsys, *policies, "-o", str(tmp_path / "auto"))[1]  # served from the cache
+
+
+def test_render_outputs_with_jobs_equals_serial(network: Path) -> None:
+    result = api.validate(network)
+    pairs = api.select(result.policy)  # type: ignore[arg-type]
+    assert api.render_outputs(result.policy, pairs, jobs=2) == api.render_outputs(result.policy, pairs, jobs=1)
+
+
+def test_parallel_error_in_a_worker_reaches_the_caller(network: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = api.validate(network)
+    pairs = api.select(result.policy)  # type: ignore[arg-type]
+    target = pairs[-1][0]
+
+    def broken(policy: object, device: object) -> list[object]:
+        raise ZeroDivisionError("deliberate")
+
+    monkeypatch.setattr(target, "outputs", broken)
+    with pytest.raises(ZeroDivisionError):
+        api.render_outputs(result.policy, pairs, jobs=2)
+
+
+# --- the cache's assumptions, checked on the real targets -------------------------
+
+
+def test_outputs_do_not_depend_on_source_positions(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   network: Path) -> None:
+    """Cached outputs are keyed by content, not line numbers: moving a device must not change its files."""
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "a"), "--no-cache")[0] == 0
+    text = network.read_text().replace("devices:\n", "# a comment\n\ndevices:\n\n")
+    network.write_text("# header\n# more\n" + text.replace("\n  r0001", "\n\n  # gap\n  r0001"))
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "b"), "--no-cache")[0] == 0
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_device_outputs_depend_only_on_its_own_block(network: Path, tmp_path: Path) -> None:
+    """A device's files depend on its block and the shared sections, never on other devices (the cache key)."""
+    full = {o.path: o.text for o in api.compile_policy(api.validate(network))}
+    text = network.read_text()
+    head, devices = text.split("devices:\n")
+    blocks = re.split(r"(?m)^(?=  \S)", devices)[1:]
+    for block in blocks[:6] + blocks[-6:]:
+        network.write_text(head + "devices:\n" + block)  # same path: linux-tc names its source file
+        outs = api.compile_policy(api.validate(network))
+        assert outs and all(full[o.path] == o.text for o in outs)
+
+
+# --- incremental compile ---------------------------------------------------------
+
+
+def test_second_compile_rewrites_only_the_changed_device(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       network: Path, fast_spy: list[bool]) -> None:
+    out = tmp_path / "out"
+    assert compile_(capsys, str(network), "-o", str(out))[0] == 0
+    before = stamps(out)
+    network.write_text(change_one_device(network.read_text(), "r00007.example.net"))
+    code, err = compile_(capsys, str(network), "-o", str(out))
+    assert code == 0 and fast_spy == [False, True]
+    after = stamps(out)
+    assert after.keys() == before.keys()
+    rewritten = sorted(p for p in after if after[p] != before[p])
+    assert rewritten and all("/r00007.example.net" in p for p in rewritten), rewritten
+    assert f"{len(rewritten)} changed ({N - 1} pairs unchanged, from the cache)" in err
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "full"), "--no-cache")[0] == 0
+    assert tree(out) == tree(tmp_path / "full")
+
+
+EDITS = [
+    ("one value", lambda t: change_one_device(t, "r00013.example.net")),
+    ("a new interface (lines shift below)", lambda t: t.replace(
+        "  r00002.example.net:\n    platform: junos-m-series\n    interfaces:\n",
+        "  r00002.example.net:\n    platform: junos-m-series\n    interfaces:\n"
+        "      so-7/0/0: {profile: m-core-10g}\n")),
+    ("a device removed", lambda t: re.sub(r"(?ms)^  r00004\.example\.net:.*?(?=^  r00005)", "", t)),
+    ("a device renamed", lambda t: t.replace("  r00006.example.net:", "  r00006-renamed.example.net:")),
+    ("a device added in the middle", lambda t: t.replace(
+        "  r00010.example.net:", "  new1.example.net:\n    platform: linux\n    interfaces:\n"
+        "      eth0: {profile: edge-1g}\n  r00010.example.net:")),
+    ("a device with target warnings", lambda t: t.replace("  r00012.example.net:\n", _block(t, "r00002.example.net")
+                                                          .replace("r00002", "m2", 1) + "  r00012.example.net:\n")),
+    ("an error in one device", lambda t: t.replace("      eth0: {profile: edge-1g}\n  r00010",
+                                                   "      eth0: {profile: edge-1g, speed: fast}\n  r00010")),
+    ("the error fixed", lambda t: t.replace(", speed: fast}", "}")),
+    ("a shared profile", lambda t: t.replace("core-10g: {role: core, speed: 10G", "core-10g: {role: core, speed: 40G")),
+    ("a service", lambda t: t.replace("lbe: {kind: lbe, queue: {share: 1%", "lbe: {kind: lbe, queue: {share: 2%")),
+    ("lines inserted above everything", lambda t: "# moved\n\n" + t),
+    ("two devices swapped", lambda t: _swap(t, "r00020.example.net", "r00021.example.net")),
+    ("a description with quotes", lambda t: change_one_device(t, "r00022.example.net").replace(
+        "changed by the benchmark", "'quoted' \\\"x\\\" ; { } # !")),
+]
+
+
+def _block(text: str, name: str) -> str:
+    found = re.search(rf"(?ms)^  {re.escape(name)}:.*?(?=^  \S|\Z)", text)
+    assert found
+    return found.group()
+
+
+def _swap(text: str, a: str, b: str) -> str:
+    pa = re.search(rf"(?ms)^  {re.escape(a)}:.*?(?=^  \S)", text)
+    pb = re.search(rf"(?ms)^  {re.escape(b)}:.*?(?=^  \S)", text)
+    assert pa and pb and pa.end() == pb.start()
+    return text[:pa.start()] + pb.group() + pa.group() + text[pb.end():]
+
+
+def test_incremental_compiles_equal_full_compiles(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  network: Path, fast_spy: list[bool]) -> None:
+    """After every edit, the cached compile reports and writes exactly what a full compile does."""
+    inc, full = tmp_path / "inc", tmp_path / "full"
+    assert compile_(capsys, str(network), "-o", str(inc))[0] == 0
+    assert compile_(capsys, str(network), "-o", str(full), "--no-cache")[0] == 0
+    text = network.read_text()
+    for label, edit in EDITS:
+        new = edit(text)
+        assert new != text, label
+        text = new
+        network.write_text(text)
+        got = compile_(capsys, str(network), "-o", str(inc))
+        want = compile_(capsys, str(network), "-o", str(full), "--no-cache")
+        assert (got[0], re.sub(r" \(\d+ pairs unchanged, from the cache\)", "", got[1])) == want, label
+        assert tree(inc) == tree(full), label
+    # device-only edits took the incremental path; shared sections and errors did not
+    assert fast_spy[0] is False and any(fast_spy[1:])
+
+
+def test_deleted_or_edited_outputs_are_written_again(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     network: Path) -> None:
+    out = tmp_path / "out"
+    assert compile_(capsys, str(network), "-o", str(out))[0] == 0
+    want = tree(out)
+    files = sorted(out.rglob("*.conf"))
+    files[0].unlink()
+    files[1].write_text("edited by hand\n")
+    os.utime(files[2], ns=(0, 0))  # same content, other mtime: re-rendered, found equal, not rewritten
+    code, err = compile_(capsys, str(network), "-o", str(out))
+    assert code == 0 and " 2 changed" in err
+    assert tree(out) == want
+
+
+def test_policy_with_includes_is_cached_by_tree(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = generate(8)
+    head, devices = text.split("devices:\n")
+    (tmp_path / "devices.yaml").write_text("devices:\n" + devices)
+    main_ = tmp_path / "main.yaml"
+    main_.write_text(head + "include: [devices.yaml]\n")
+    out = tmp_path / "out"
+    assert compile_(capsys, str(main_), "-o", str(out))[0] == 0
+    code, err = compile_(capsys, str(main_), "-o", str(out))
+    assert code == 0 and "0 changed (8 pairs unchanged, from the cache)" in err
+    (tmp_path / "devices.yaml").write_text(change_one_device("devices:\n" + devices, "r00001.example.net"))
+    code, err = compile_(capsys, str(main_), "-o", str(out))
+    assert code == 0 and "(7 pairs unchanged, from the cache)" in err
+    assert compile_(capsys, str(main_), "-o", str(tmp_path / "full"), "--no-cache")[0] == 0
+    assert tree(out) == tree(tmp_path / "full")
+
+
+def test_no_cache_leaves_no_cache(capsys: pytest.CaptureFixture[str], tmp_path: Path, network: Path) -> None:
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "out"), "--no-cache")[0] == 0
+    assert not (tmp_path / "cache").exists()
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "out"))[0] == 0
+    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".pickle"]
+    assert not any((tmp_path / "out").rglob(".qosc*"))  # the cache never lives among the configs
+
+
+def test_a_damaged_cache_is_an_empty_cache(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                           network: Path) -> None:
+    out = tmp_path / "out"
+    assert compile_(capsys, str(network), "-o", str(out))[0] == 0
+    want = tree(out)
+    for store in (tmp_path / "cache").iterdir():
+        store.write_bytes(store.read_bytes()[:100])
+    code, err = compile_(capsys, str(network), "-o", str(out))
+    assert code == 0 and "from the cache" not in err and tree(out) == want
+
+
+# --- invalidation when qosc itself changes -----------------------------------------
+
+
+def _copy_qosc(dest: Path) -> Path:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "qosc", dest / "qosc", ignore=ignore)
+    shutil.copytree(ROOT / "templates", dest / "templates", ignore=ignore)
+    return dest
+
+
+def _run_copy(src: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run([sys.executable, "-m", "qosc", "compile", *args], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=src)  # not the checkout: its qosc would come first on sys.path
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr
+
+
+def test_cache_invalidated_when_a_template_or_qosc_changes(tmp_path: Path, network: Path) -> None:
+    src = _copy_qosc(tmp_path / "src")
+    out = tmp_path / "out"
+    _run_copy(src, str(network), "-o", str(out))
+    assert "from the cache" in _run_copy(src, str(network), "-o", str(out))
+    # a template: its outputs change, and match a full compile with the new template
+    template = src / "templates" / "junos" / "junos.conf.j2"
+    template.write_text("# template revision 2\n" + template.read_text())
+    err = _run_copy(src, str(network), "-o", str(out))
+    assert "from the cache" not in err
+    confs = sorted(out.rglob("*.conf"))
+    assert confs and all(p.read_text().startswith("# template revision 2\n") for p in confs)
+    _run_copy(src, str(network), "-o", str(tmp_path / "full"), "--no-cache")
+    assert tree(out) == tree(tmp_path / "full")
+    # qosc's own code (a comment is enough: the fingerprint cannot know what a change means)
+    module = src / "qosc" / "targets" / "linux_tc.py"
+    module.write_text(module.read_text() + "\n# revision 2\n")
+    assert "from the cache" not in _run_copy(src, str(network), "-o", str(out))
+    # platform data
+    assert "from the cache" in _run_copy(src, str(network), "-o", str(out))
+    data = src / "qosc" / "platforms" / "linux.json"
+    data.write_text(data.read_text() + "\n")
+    assert "from the cache" not in _run_copy(src, str(network), "-o", str(out))
+
+
+def test_fingerprint_covers_sources_templates_and_environment(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    src = _copy_qosc(tmp_path / "src")
+    roots = (src / "qosc", src / "templates")
+    first = cache.code_fingerprint(roots)
+    (src / "templates" / "ios-mqc" / "config.j2").write_text("!\n")
+    cache._files_fingerprint.cache_clear()
+    second = cache.code_fingerprint(roots)
+    assert second != first
+    monkeypatch.setenv("QOSC_TC_SELFCHECK", "1")
+    assert cache.code_fingerprint(roots) != second
+    monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "elsewhere"))  # where the cache lives is no input
+    monkeypatch.setenv("QOSC_TC_SELFCHECK", "0")
+    assert cache.code_fingerprint(roots) == second
+
+
+# --- segmentation -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "qosc: 1\nname: x\nservices: {a: {default: true}}\ndevices:\n  r1: &a {platform: linux}\n  r2: *a\n",
+    "qosc: 1\nname: \"multi\nline: x\"\ndevices:\n  r1: {platform: linux}\n",
+    "qosc: 1\ndevices: {r1: {platform: linux}}\n",
+    "qosc: 1\ninclude: [x.yaml]\ndevices:\n  r1: {platform: linux}\n",
+    "qosc: 1\ndevices:\n  r1: {platform: linux}\n  r1: {platform: linux}\n",
+    "qosc: 1\ndevices:\n  'quoted': {platform: linux}\n",
+    "qosc: 1\ndevices:\n  yes: {platform: linux}\n",
+    "qosc: 1\ndevices:\n    r1: {platform: linux}\n  r2: {}\n",
+    "qosc: 1\n---\ndevices:\n  r1: {platform: linux}\n",
+    "qosc: 1\r\ndevices:\r\n  r1: {platform: linux}\r\n",
+])
+def test_segmentation_refuses_what_it_cannot_cut_safely(text: str) -> None:
+    """Either the cut refuses the text, or the parsed tree disagrees with the cut (so the cut is not used)."""
+    segs = cache.segment(text)
+    if segs is not None:
+        try:
+            tree = load_text(text, "p.yaml")
+        except QoscError:
+            return
+        assert not cache._agrees(tree, segs)
+
+
+def test_segmentation_cuts_devices_and_profiles() -> None:
+    text = generate(3)
+    segs = cache.segment(text)
+    assert segs is not None
+    sids = [s.sid for s in segs]
+    assert [s for s in sids if s.startswith("d:")] == ["d:r00000.example.net", "d:r00001.example.net",
+                                                       "d:r00002.example.net"]
+    assert "p:core-10g" in sids and "g:services" in sids and "g:devices" in sids
+    assert "".join(text[s.start:s.end] for s in segs) == text
+    for s in segs:
+        assert text.count("\n", 0, s.start) + 1 == s.line
+
+
+def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                              network: Path, fast_spy: list[bool]) -> None:
+    out = tmp_path / "out"
+    assert compile_(capsys, str(network), "-o", str(out))[0] == 0
+    before = stamps(out)
+    users = {m.group(1) for m in re.finditer(r"(?m)^  (\S+):\n(?:    .*\n)*?      \S+: \{profile: m-core-10g\}",
+                                             network.read_text())}
+    assert users == {"r00002.example.net"}
+    network.write_text(network.read_text().replace("m-core-10g: {role: core, speed: 10G",
+                                                    "m-core-10g: {role: core, speed: 40G"))
+    code, err = compile_(capsys, str(network), "-o", str(out))
+    assert code == 0 and fast_spy == [False, False]  # a shared section changed: validated in full
+    assert f"({N - 1} pairs unchanged, from the cache)" in err
+    after = stamps(out)
+    assert {p for p in after if after[p] != before[p]} == {"junos/r00002.example.net.conf",
+                                                           "junos/r00002.example.net.set"}
+    assert compile_(capsys, str(network), "-o", str(tmp_path / "full"), "--no-cache")[0] == 0
+    assert tree(out) == tree(tmp_path / "full")

@@ -26,6 +26,8 @@ def safe(value: Any) -> str:
     if value is None:
         raise UnsafeValue("None reached a template (a lowering bug)")
     text = value if isinstance(value, str) else str(value)
+    if text.isprintable():  # no Cc, Cf, Zl, Zp (nor any other separator but space): the common, fast case
+        return text
     for ch in text:
         if ch in "\r\n\x0b\x0c\x85\u2028\u2029" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
             raise UnsafeValue(f"refusing to render {text[:40]!r}: it contains a control or line-break character")

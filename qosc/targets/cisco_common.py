@@ -49,9 +49,15 @@ class Findings:
         return any(d.is_error for d in self.items)
 
 
+IOS_DSCP_KEYWORDS = frozenset({"default", "ef"} | {f"cs{i}" for i in range(1, 8)} |
+                              {f"af{x}{y}" for x in range(1, 5) for y in range(1, 4)})
+"""The DSCP keywords IOS knows; others (le, voice-admit) are written as numbers."""
+
+
 def ios_dscp(code: int) -> str:
     """A DSCP as IOS writes it: names where IOS has one (default, ef, af21, cs1), else the number."""
-    return dscp_mod.name(code, "ios")
+    name = dscp_mod.name(code, "ios")
+    return name if name in IOS_DSCP_KEYWORDS else str(code)
 
 
 def line(command: Sequence[Any]) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from qosc import api
 from qosc.diagnostics import Diagnostic, format_text
+from qosc.model import Policy
 
 BASE = """\
 qosc: 1
@@ -43,3 +47,21 @@ def codes(diags: list[Diagnostic]) -> list[str]:
 def texts(diags: list[Diagnostic], tmp_path: Path) -> list[str]:
     """Diagnostics as the CLI prints them, with the temp dir replaced by 'T'."""
     return [format_text(d).replace(str(tmp_path), "T") for d in diags]
+
+
+def confparse():
+    """ciscoconfparse2 (a test dependency): missing in CI is a failure, on a developer machine a skip."""
+    try:
+        import ciscoconfparse2
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("ciscoconfparse2 is not installed; pip install ciscoconfparse2")
+        pytest.skip("ciscoconfparse2 is not installed (pip install ciscoconfparse2)")
+    return ciscoconfparse2
+
+
+def load(path: Path | str) -> tuple[Policy, list[Diagnostic]]:
+    """A policy that must validate cleanly, and its (warning) diagnostics."""
+    result = api.validate(path)
+    assert result.policy is not None and result.ok, [d.message for d in result.diagnostics if d.is_error]
+    return result.policy, result.diagnostics

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import string
 import textwrap
@@ -17,25 +16,10 @@ from qosc.targets.base import SelfCheckError
 from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
 
+from helpers import confparse, load  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = targets()["ios-mqc"]
-
-
-def confparse():
-    """ciscoconfparse2 (a test dependency): missing in CI is a failure, on a developer machine a skip."""
-    try:
-        import ciscoconfparse2
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("ciscoconfparse2 is not installed; pip install ciscoconfparse2")
-        pytest.skip("ciscoconfparse2 is not installed (pip install ciscoconfparse2)")
-    return ciscoconfparse2
-
-
-def load(path: Path | str) -> tuple[Policy, list]:
-    result = api.validate(path)
-    assert result.policy is not None and result.ok, [d.message for d in result.diagnostics if d.is_error]
-    return result.policy, result.diagnostics
 
 
 def compile_device(policy: Policy, device: str) -> str:

@@ -241,10 +241,11 @@ def test_check_diagnostics(tmp_path: Path) -> None:
 def test_selfcheck_applies_the_lab_policies(monkeypatch) -> None:
     need_netns()
     monkeypatch.chdir(ROOT)
-    sh = compile_device("policies/four-service-linux.yaml", "lab-router")["lab-router/eth0.sh"]
+    files = compile_device("policies/four-service-linux.yaml", "lab-router")
+    sh = files["lab-router/eth0.sh"]
     assert "# self-check: tc -batch applied to a veth in a scratch network namespace: 22 of 22 commands loaded" in sh
     assert "not exercised" not in sh
-    assert TARGET.reports[("lab-router", "eth0")].status == "applied"
+    assert selfcheck.run(files["lab-router/eth0.tc"], "eth0").status == "applied"
 
 
 @pytest.mark.netns
@@ -252,7 +253,7 @@ def test_selfcheck_names_what_this_kernel_cannot_load(monkeypatch) -> None:
     need_netns()
     monkeypatch.chdir(ROOT)
     files = compile_device("policies/assured-rate.yaml", "linux-gw")
-    report = TARGET.reports[("linux-gw", "eth0")]
+    report = selfcheck.run(files["linux-gw/eth0.tc"], "eth0")
     assert report.status in ("applied", "partial")
     missing = set(report.missing_kinds)
     # whatever this kernel lacks must be among the kinds the batch uses, never htb/u32/fifos
@@ -322,8 +323,9 @@ def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -
     try:
         ns = ["ip", "netns", "exec", netns]
         subprocess.run(ns + ["ip", "link", "add", "qv0", "type", "veth", "peer", "name", "qv1"], check=True)
-        run = lambda *args, **env: subprocess.run(ns + ["env", *[f"{k}={v}" for k, v in env.items()], "sh", *args],
-                                                  capture_output=True, text=True, check=False)
+        def run(*args, **env):
+            return subprocess.run(ns + ["env", *[f"{k}={v}" for k, v in env.items()], "sh", *args],
+                                                          capture_output=True, text=True, check=False)
         first = run(str(tmp_path / "eth0.sh"), "qv0")
         assert first.returncode == 0, first.stderr
         state = _state("qv0", netns)

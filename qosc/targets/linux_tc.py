@@ -81,10 +81,6 @@ class LinuxTcTarget:
     platforms = ("linux",)
     description = "Linux iproute2 tc: HTB egress with u32 DSCP filters, clsact policing and remarking at the edge"
 
-    def __init__(self) -> None:
-        self.reports: dict[tuple[str, str], selfcheck.Report] = {}
-        """The last self-check report per (device, interface), for callers that want more than the comments."""
-
     # -- diagnostics ---------------------------------------------------------
     def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
         for iface in device.interfaces:
@@ -135,7 +131,6 @@ class LinuxTcTarget:
         for plan in self.plan(policy, device):
             batch = render(TEMPLATES, "batch.tc.j2", p=plan)
             report = selfcheck.run(batch, plan.name)
-            self.reports[(device.name, plan.name)] = report
             context = {"p": plan, "selfcheck": report.comment_lines()}
             out.append(Output(f"{device.name}/{plan.name}.tc", batch))
             out.append(Output(f"{device.name}/{plan.name}.sh", render(TEMPLATES, "apply.sh.j2", **context)))

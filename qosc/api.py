@@ -16,7 +16,7 @@ from qosc.checks import run_checks
 from qosc.diagnostics import Diagnostic, QoscError, error, has_errors
 from qosc.model import Device, Policy
 from qosc.render import UnsafeValue
-from qosc.targets.base import Output, SelfCheckError, Target
+from qosc.targets.base import Output, Renderer, SelfCheckError, Target, check_and_outputs
 from qosc.targets.registry import for_platform, targets
 
 
@@ -113,10 +113,16 @@ def select(policy: Policy, target_names: Sequence[str] = (), devices: Sequence[s
     return pairs
 
 
-def render_one(policy: Policy, target: Target, device: Any) -> tuple[list[Output], list[Diagnostic]]:
-    """Render one (target, device); unsafe values and self-check failures become diagnostics."""
+def render_one(policy: Policy, target: Target, device: Any,
+               renderer: Renderer | None = None) -> tuple[list[Output], list[Diagnostic]]:
+    """Render one (target, device); unsafe values and self-check failures become diagnostics.
+
+    `renderer` (from check_and_outputs) renders from a lowering already made
+    for the target checks; without it the target lowers the device itself.
+    """
     try:
-        return [Output(f"{target.name}/{out.path}", out.text) for out in target.outputs(policy, device)], []
+        outputs = renderer() if renderer is not None else target.outputs(policy, device)
+        return [Output(f"{target.name}/{out.path}", out.text) for out in outputs], []
     except UnsafeValue as exc:
         return [], [error("QOS100", f"{device.name} ({target.name}): {exc}", device.where.loc,
                           "remove control and line-break characters from names and descriptions")]
@@ -182,10 +188,11 @@ def check_and_render(units: Sequence[Unit], jobs: int = 1,
         unit = units[i]
         res = UnitResult()
         try:
+            renderer = None
             if unit.check:
-                res.checks = list(unit.target.check(unit.policy, unit.device))
+                res.checks, renderer = check_and_outputs(unit.target, unit.policy, unit.device)
             if unit.render and not has_errors(res.checks):
-                outputs, res.problems = render_one(unit.policy, unit.target, unit.device)
+                outputs, res.problems = render_one(unit.policy, unit.target, unit.device, renderer)
                 if sink is None:
                     res.outputs = outputs
                 else:

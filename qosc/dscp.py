@@ -149,7 +149,13 @@ def af_class(dscp: int) -> int | None:
 
 def drop_precedence(dscp: int) -> int:
     """AF drop precedence (AFx1 -> 1 .. AFx3 -> 3); non-AF traffic counts as low drop, 1."""
-    return (dscp & 7) >> 1 if _check(dscp) in _AF else 1
+    if type(dscp) is int and 0 <= dscp <= 63:  # the hot path (targets ask for every code point of every queue)
+        return _DROP_PRECEDENCE[dscp]
+    _check(dscp)
+    raise AssertionError("unreachable: _check refuses what is not an int in 0..63")  # pragma: no cover
+
+
+_DROP_PRECEDENCE = tuple((x & 7) >> 1 if x in _AF else 1 for x in range(64))
 
 
 def is_scavenger(dscp: int) -> bool:

@@ -180,7 +180,10 @@ class Service:
         return self.transport in ("tcp", "mixed")
 
     def drop_profile_for(self, precedence: int) -> str | None:
-        return dict(self.drop_profiles).get(precedence)
+        for level, profile in self.drop_profiles:  # at most three pairs: a scan beats building a dict
+            if level == precedence:
+                return profile
+        return None
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ core never imports a target by name, so adding one touches nothing here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Callable, Iterable, Protocol
 
 from qosc.diagnostics import Diagnostic
 from qosc.model import Device, Policy
@@ -37,3 +37,21 @@ class Target(Protocol):
     def outputs(self, policy: Policy, device: Device) -> list[Output]:
         """Lower, render and self-check every file for one device (only called on a clean policy)."""
         ...
+
+
+Renderer = Callable[[], list[Output]]
+"""Renders one device's files when called (may raise UnsafeValue or SelfCheckError, as outputs() does)."""
+
+
+def check_and_outputs(target: Target, policy: Policy, device: Device) -> tuple[list[Diagnostic], Renderer]:
+    """The target's diagnostics for a device and a renderer of its files.
+
+    A target whose check and outputs start from the same expensive lowering
+    defines `check_and_outputs` itself and lowers once; any other target gets
+    check() now and outputs() when the renderer is called.
+    """
+    both = getattr(target, "check_and_outputs", None)
+    if both is not None:
+        found, renderer = both(policy, device)
+        return list(found), renderer
+    return list(target.check(policy, device)), lambda: target.outputs(policy, device)

@@ -13,7 +13,7 @@ from qosc.model import Device, Policy
 from qosc.platforms import Platform, get
 from qosc.render import render
 from qosc.targets import cisco_modes
-from qosc.targets.base import Output, SelfCheckError
+from qosc.targets.base import Output, Renderer, SelfCheckError
 from qosc.targets.cisco_common import Findings
 
 
@@ -43,7 +43,14 @@ class CiscoTarget:
         return render(self.name, "config.j2", **ir)
 
     def outputs(self, policy: Policy, device: Device) -> list[Output]:
+        return self._outputs(device, *self.lower(policy, device))
+
+    def check_and_outputs(self, policy: Policy, device: Device) -> tuple[list[Diagnostic], Renderer]:
+        """check() and a renderer of outputs() from one lowering: lowering is most of a Cisco compile."""
         ir, found = self.lower(policy, device)
+        return list(found.items), lambda: self._outputs(device, ir, found)
+
+    def _outputs(self, device: Device, ir: dict[str, Any], found: Findings) -> list[Output]:
         if found.failed:
             raise SelfCheckError("; ".join(format_text(d) for d in found.items if d.is_error))
         text = self.render(ir)

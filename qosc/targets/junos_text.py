@@ -11,7 +11,8 @@ name defined in the same text, and identical statements in both formats.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from qosc.targets.base import SelfCheckError
 
@@ -21,14 +22,20 @@ _TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\
 _LIST = "\0list"
 
 
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
 def _tokens(text: str) -> Iterator[tuple[str, int]]:
+    """(token, offset) pairs; line numbers are worked out only for an error (counting them is most of the work)."""
     for m in _TOKEN.finditer(text):
         tok = m.group()
-        if tok.startswith("#") or tok.startswith("/*"):
+        first = tok[0]
+        if first == "#" or (first == "/" and tok.startswith("/*")):
             continue
-        if tok == '"' or (tok.startswith('"') and not tok.endswith('"')):
-            raise SelfCheckError(f"unterminated quoted string at line {text.count(chr(10), 0, m.start()) + 1}")
-        yield tok, text.count("\n", 0, m.start()) + 1
+        if first == '"' and (tok == '"' or not tok.endswith('"')):
+            raise SelfCheckError(f"unterminated quoted string at line {_line(text, m.start())}")
+        yield tok, m.start()
 
 
 def _expand(words: list[str], items: list[str] | None, line: int) -> list[Statement]:
@@ -44,41 +51,47 @@ def parse_conf(text: str) -> set[Statement]:
     """Statements of a curly-brace configuration; raises SelfCheckError on unbalanced or stray syntax."""
     found: set[Statement] = set()
     stack: list[list[str]] = []
+    prefixes: list[Statement] = [()]  # the full path above each open level
     words: list[str] = []
     items: list[str] | None = None
     in_list = False
-    line = 0
-    for tok, line in _tokens(text):
-        prefix = [w for level in stack for w in level]
+    at = 0
+    for tok, at in _tokens(text):
         if in_list:
             if tok == "]":
                 in_list = False
-            elif tok in "{};[":
-                raise SelfCheckError(f"unexpected {tok!r} inside [ ] at line {line}")
+            elif tok in _PUNCT:
+                raise SelfCheckError(f"unexpected {tok!r} inside [ ] at line {_line(text, at)}")
             else:
                 assert items is not None
                 items.append(tok)
         elif tok == "[":
             if items is not None:
-                raise SelfCheckError(f"two [ ] lists in one statement at line {line}")
+                raise SelfCheckError(f"two [ ] lists in one statement at line {_line(text, at)}")
             items, in_list = [], True
             words.append(_LIST)
         elif tok == "{":
             if not words or items is not None:
-                raise SelfCheckError(f"'{{' without a statement name at line {line}")
+                raise SelfCheckError(f"'{{' without a statement name at line {_line(text, at)}")
             stack.append(words)
+            prefixes.append(prefixes[-1] + tuple(words))
             words = []
         elif tok == ";":
             if not words:
-                raise SelfCheckError(f"empty statement at line {line}")
-            found.update(tuple(prefix) + s for s in _expand(words, items, line))
+                raise SelfCheckError(f"empty statement at line {_line(text, at)}")
+            prefix = prefixes[-1]
+            if items is None:
+                found.add(prefix + tuple(words))
+            else:
+                found.update(prefix + s for s in _expand(words, items, _line(text, at)))
             words, items = [], None
         elif tok == "}":
             if words:
-                raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {line}")
+                raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_line(text, at)}")
             if not stack:
-                raise SelfCheckError(f"unbalanced braces: '}}' without '{{' at line {line}")
+                raise SelfCheckError(f"unbalanced braces: '}}' without '{{' at line {_line(text, at)}")
             stack.pop()
+            prefixes.pop()
         else:
             words.append(tok)
     if in_list:
@@ -87,8 +100,13 @@ def parse_conf(text: str) -> set[Statement]:
         raise SelfCheckError(f"unbalanced braces: {len(stack)} '{{' never closed (innermost "
                              f"{' '.join(stack[-1])!r})")
     if words:
-        raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {line}")
+        raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_line(text, at)}")
     return found
+
+
+_PUNCT = frozenset("{};[]")
+_PLAIN = re.compile(r'[^"{};\[\]#/]*')
+"""A set line without quotes, brackets, braces, comments or slashes splits on white space like the tokenizer."""
 
 
 def parse_set(text: str) -> set[Statement]:
@@ -98,7 +116,7 @@ def parse_set(text: str) -> set[Statement]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        toks = [t for t, _ in _tokens(line)]
+        toks = line.split() if _PLAIN.fullmatch(line) else [t for t, _ in _tokens(line)]
         if toks[:1] != ["set"] or len(toks) < 2:
             raise SelfCheckError(f"line {number} is not a set command: {line[:60]!r}")
         words: list[str] = []
@@ -124,23 +142,39 @@ def parse_set(text: str) -> set[Statement]:
     return found
 
 
-def _matches(pattern: Sequence[str], statement: Statement) -> bool:
-    if len(pattern) != len(statement):
-        return False
-    for want, word in zip(pattern, statement):
-        if want == "*":
-            continue
-        if want.startswith("<") and want.endswith(">"):
-            if word not in want[1:-1].split("|"):
-                return False
-        elif want != word:
-            return False
-    return True
+_END = ""
+"""The trie key that marks the end of a pattern (no statement word is empty)."""
+Trie = dict[str, "Trie"]
+
+
+@lru_cache(maxsize=64)
+def _trie(patterns: tuple[str, ...]) -> Trie:
+    """Patterns ('*' any word, '<a|b>' one of) as a word trie, alternatives spelled out: one walk per statement."""
+    root: Trie = {}
+    for pattern in patterns:
+        level = [root]
+        for want in pattern.split():
+            keys = want[1:-1].split("|") if want.startswith("<") and want.endswith(">") else [want]
+            level = [node.setdefault(key, {}) for node in level for key in keys]
+        for node in level:
+            node[_END] = {}
+    return root
+
+
+def _in_trie(node: Trie, statement: Statement, at: int = 0) -> bool:
+    if at == len(statement):
+        return _END in node
+    word = statement[at]
+    child = node.get(word)
+    if child is not None and _in_trie(child, statement, at + 1):
+        return True
+    wild = node.get("*")
+    return wild is not None and wild is not child and _in_trie(wild, statement, at + 1)
 
 
 def unknown_paths(statements: Iterable[Statement], known: Iterable[str]) -> list[Statement]:
-    patterns = [tuple(p.split()) for p in known]
-    return sorted(s for s in statements if not any(_matches(p, s) for p in patterns))
+    trie = _trie(tuple(known))
+    return sorted(s for s in statements if not _in_trie(trie, s))
 
 
 _DEFINES = (  # (pattern, index of the defined name, kind)
@@ -175,32 +209,68 @@ _REFERS = (  # (pattern, index of the referenced name, kind)
 _BITS = re.compile(r"[01]{6}")
 
 
+Rule = tuple[int, str]
+"""(index of the name in the statement, kind of name)."""
+
+
+def _rule_trie(patterns: Sequence[tuple[str, int, str]]) -> dict[str, Any]:
+    """Like _trie, with each pattern's (index, kind) kept at its end node under _END."""
+    root: dict[str, Any] = {}
+    for pattern, at, kind in patterns:
+        level = [root]
+        for want in pattern.split():
+            keys = want[1:-1].split("|") if want.startswith("<") and want.endswith(">") else [want]
+            level = [node.setdefault(key, {}) for node in level for key in keys]
+        for node in level:
+            node.setdefault(_END, []).append((at, kind))
+    return root
+
+
+def _rules(node: dict[str, Any], statement: Statement, prefix: bool, at: int = 0) -> Iterator[Rule]:
+    """The rules of the patterns `statement` matches (prefix=True: that a leading part of it matches)."""
+    if prefix or at == len(statement):
+        yield from node.get(_END, ())
+    if at == len(statement):
+        return
+    child = node.get(statement[at])
+    if child is not None:
+        yield from _rules(child, statement, prefix, at + 1)
+    wild = node.get("*")
+    if wild is not None and wild is not child:
+        yield from _rules(wild, statement, prefix, at + 1)
+
+
+_DEFINES_TRIE = _rule_trie(_DEFINES)
+_REFERS_TRIE = _rule_trie(_REFERS)
+
+
 def undefined_names(statements: Iterable[Statement], builtin_aliases: Iterable[str]) -> list[str]:
     statements = sorted(statements)
     defined: dict[str, set[str]] = {}
+    filters: set[tuple[str, str]] = set()
+    three_color: set[tuple[str, ...]] = set()
     for s in statements:
-        for pattern, at, kind in _DEFINES:
-            p = pattern.split()
-            if len(s) > at and _matches(p, s[:len(p)]):
+        for at, kind in _rules(_DEFINES_TRIE, s, prefix=True):
+            if len(s) > at:
                 defined.setdefault(kind, set()).add(s[at])
+        if s[:2] == ("firewall", "family") and len(s) > 4:
+            filters.add((s[2], s[4]))
+        elif s[:2] == ("firewall", "three-color-policer") and len(s) > 3:
+            three_color.add(s[:4])
     defined.setdefault("code point", set()).update(builtin_aliases)
     defined["code point"] |= defined.get("code point alias", set())
     problems = []
     for s in statements:
-        for pattern, at, kind in _REFERS:
-            p = pattern.split()
-            if len(s) == len(p) and _matches(p, s):
-                name = s[at]
-                if kind == "code point" and _BITS.fullmatch(name):
-                    continue
-                if kind == "three-color-policer" and not any(x[:4] == ("firewall", kind, name, s[9])
-                                                             for x in statements):
-                    problems.append(f"{s[9]} three-color-policer {name!r} (used by: {' '.join(s)})")
-                if kind == "filter" and (s[5], name) not in {(x[2], x[4]) for x in statements
-                                                              if x[:2] == ("firewall", "family") and len(x) > 4}:
-                    problems.append(f"family {s[5]} filter {name!r} (used by {' '.join(s[:4])})")
-                elif kind != "filter" and name not in defined.get(kind, set()):
-                    problems.append(f"{kind} {name!r} (used by: {' '.join(s)})")
+        for at, kind in _rules(_REFERS_TRIE, s, prefix=False):
+            name = s[at]
+            if kind == "code point" and _BITS.fullmatch(name):
+                continue
+            if kind == "three-color-policer" and ("firewall", kind, name, s[9]) not in three_color:
+                problems.append(f"{s[9]} three-color-policer {name!r} (used by: {' '.join(s)})")
+            if kind == "filter" and (s[5], name) not in filters:
+                problems.append(f"family {s[5]} filter {name!r} (used by {' '.join(s[:4])})")
+            elif kind != "filter" and name not in defined.get(kind, set()):
+                problems.append(f"{kind} {name!r} (used by: {' '.join(s)})")
     return problems
 
 

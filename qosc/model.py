@@ -8,7 +8,7 @@ policy, so any later stage can point a diagnostic at the user's own line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum, IntEnum
 from functools import cached_property
 from types import MappingProxyType
@@ -302,6 +302,16 @@ class Interface:
     def rate(self) -> int | None:
         """The egress rate queues share: the shaper if any, else the link speed."""
         return self.shape if self.shape is not None else self.speed
+
+    def settings(self) -> tuple[Any, ...]:
+        """Every field but the interface's identity (name, description, source position).
+
+        Interfaces with equal settings get the same queues, so a target may
+        lower the first and reuse the result for the others (most interfaces
+        of a network share a handful of profiles).
+        """
+        return tuple(getattr(self, f.name) for f in fields(self)
+                     if f.compare and f.name not in ("name", "description"))
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ class CatalystLowering:
         self.acls: dict[str, dict[str, Any]] = {}
         self.class_maps: dict[str, dict[str, Any]] = {}
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
+        self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
         types = self.platform.extra["port_types"]
@@ -155,8 +156,9 @@ class CatalystLowering:
             else:
                 notes.append("untrusted: the input policy marks every packet")
             if spec is not None:
-                port = PortPlan(policy, iface, spec, self.found)
-                queue_cmds, plan = port.commands(claimants)
+                queue_cmds, plan = self.found.per_settings(
+                    self._ports, iface, iface.settings(),
+                    lambda: PortPlan(policy, iface, spec, self.found).commands(claimants))  # noqa: B023 - called now
                 cmds += queue_cmds
                 notes += describe(plan, spec["name"])
             ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
@@ -19,6 +19,7 @@ from qosc.model import Device, Interface, Policer, Policy, Rule, Service, rate_p
 from qosc.units import Percent
 
 Command = list[Any]
+T = TypeVar("T")
 
 _PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
            "ah": "ahp", "ospf": "ospf", "pim": "pim"}
@@ -33,6 +34,7 @@ class Findings:
     """Diagnostics of one lowering, deduplicated in order of discovery."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    _log: list[Diagnostic] | None = field(default=None, repr=False, compare=False)
 
     def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self._add(error(code, message, loc, hint))
@@ -41,8 +43,37 @@ class Findings:
         self._add(warning(code, message, loc, hint))
 
     def _add(self, diag: Diagnostic) -> None:
+        if self._log is not None:
+            self._log.append(diag)
         if diag not in self.items:
             self.items.append(diag)
+
+    def per_settings(self, memo: dict[Any, tuple[T, tuple[Diagnostic, ...]]], iface: Interface, key: Any,
+                     compute: Callable[[], T]) -> T:
+        """compute() for the first interface of given settings; the same result for the next ones.
+
+        The diagnostics the first computation reported are reported again for
+        each reuse.  A result is reused only when none of its diagnostics is
+        an error or names the interface: those belong to one interface, and
+        the next one must get its own.  The result is shared, never copied:
+        callers treat it as read-only.
+        """
+        hit = memo.get(key)
+        if hit is not None:
+            for diag in hit[1]:
+                self._add(diag)
+            return hit[0]
+        outer, self._log = self._log, []
+        try:
+            result = compute()
+            emitted = tuple(self._log)
+        finally:
+            if outer is not None:
+                outer.extend(self._log)
+            self._log = outer
+        if not any(d.is_error or iface.name in d.message for d in emitted):
+            memo[key] = (result, emitted)
+        return result
 
     @property
     def failed(self) -> bool:

@@ -55,6 +55,7 @@ class MqcLowering:
         self.class_maps: dict[str, dict[str, Any]] = {}
         self.acls: dict[str, dict[str, Any]] = {}
         self.by_precedence = self.d.get("match") == "precedence"
+        self._egress: dict[Any, Any] = {}  # interface settings -> (egress classes, diagnostics)
 
     # -- class-maps -----------------------------------------------------------
     def class_dscps(self, owner: Service) -> list[int]:
@@ -188,6 +189,10 @@ class MqcLowering:
         return cap
 
     def egress(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:
+        """The egress classes of an interface and their guaranteed total %, lowered once per settings."""
+        return self.found.per_settings(self._egress, iface, iface.settings(), lambda: self._lower_egress(iface))
+
+    def _lower_egress(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:
         default = self.policy.default_service
         own = [s for s in self.policy.services_on(iface) if not s.queue.shared_with]
         own.sort(key=lambda s: s is default)

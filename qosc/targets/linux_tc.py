@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Device, Interface, Policy, Role
@@ -116,8 +117,11 @@ class LinuxTcTarget:
         platform = get(device.platform)
         indexes = new_indexes(setting(platform, "police_index_base"))
         plans = []
+        egresses: dict[Any, Egress] = {}  # interfaces of equal settings get the same classes: lower them once
         for iface in device.interfaces:
-            egress = lower_egress(policy, iface, platform)
+            egress = egresses.get(iface.settings())
+            if egress is None:
+                egress = egresses[iface.settings()] = lower_egress(policy, iface, platform)
             ingress = lower_ingress(policy, device, iface, indexes)
             plans.append(InterfacePlan(
                 policy=policy.name, source=policy.source, device=device.name, name=iface.name,

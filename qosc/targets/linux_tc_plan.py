@@ -106,7 +106,6 @@ class DscpFilter:
 
 @dataclass
 class Egress:
-    dev: str
     rate: int
     burst: int
     frame: int
@@ -250,7 +249,7 @@ def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) ->
     default_owner = policy.queue_owner(default).name if default is not None else None
     if default_owner not in members and queues:
         default_owner = queues[0].name
-    egress = Egress(dev=iface.name, rate=link, burst=fr + at_rate(link, burst_us), frame=fr, default_minor="0",
+    egress = Egress(rate=link, burst=fr + at_rate(link, burst_us), frame=fr, default_minor="0",
                     default_service=default_owner or "")
     for index, s in enumerate(queues):
         minor = f"{FIRST_MINOR + index:x}"

@@ -69,17 +69,49 @@ def validate_stages(path: str | Path, tree: Any = None, complete: Callable[[Poli
         result.diagnostics.extend(diags)
         if tree is None:
             return result, None, False
-    schema_diags = schema.validate(tree, lambda p, key=False: load.locate(tree, p, key=key))
+    policy, build_diags, schema_diags = _schema_and_build(tree, str(path), jobs)
     result.diagnostics.extend(schema_diags)
     if schema_diags:
         return result, tree, False
-    policy, build_diags = build(tree, source=str(path))  # type: ignore[arg-type]
     if complete is not None:
         policy = complete(policy)
     result.policy = policy
     result.diagnostics.extend(build_diags)
     result.diagnostics.extend(parallel.run_checks(policy, jobs) if jobs != 1 else run_checks(policy))
     return result, tree, not has_errors(build_diags)
+
+
+def _schema_and_build(tree: Any, source: str, jobs: int) -> tuple[Any, list[Diagnostic], list[Diagnostic]]:
+    """(model, build diagnostics, schema diagnostics); no model when the schema check failed.
+
+    The model is built only from a tree the schema accepts.  For a large
+    network with jobs != 1 both run at once: the schema check in a forked
+    process while this one builds; the build is then thrown away (and
+    whatever it raised ignored) if the schema check fails.
+    """
+    def check_schema() -> list[Diagnostic]:
+        return schema.validate(tree, lambda p, key=False: load.locate(tree, p, key=key))
+
+    devices = tree.get("devices") if isinstance(tree, dict) else None
+    units = len(devices) if isinstance(devices, dict) else 0
+    if jobs == 1 or parallel.resolve_jobs(jobs, units // 16) < 2:
+        schema_diags = check_schema()
+        if schema_diags:
+            return None, [], schema_diags
+        policy, build_diags = build(tree, source=source)
+        return policy, build_diags, []
+    pending = parallel.Background(check_schema)
+    try:
+        policy, build_diags = build(tree, source=source)
+        failure: Exception | None = None
+    except Exception as exc:  # noqa: BLE001 - meaningful only if the schema accepts the tree
+        policy, build_diags, failure = None, [], exc
+    schema_diags = pending.result()
+    if schema_diags:
+        return None, [], schema_diags
+    if failure is not None:
+        raise failure
+    return policy, build_diags, []
 
 
 def target_checks(policy: Policy) -> list[Diagnostic]:

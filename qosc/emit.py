@@ -203,8 +203,8 @@ class Transaction:
         self.staged.append(staged)
         return staged
 
-    def commit(self) -> list[Path]:
-        """Make every staged file visible; returns the files that changed, in staging order."""
+    def commit(self) -> list[str]:
+        """Make every staged file visible; returns the paths of the files that changed, in staging order."""
         if self._closed:
             raise RuntimeError("transaction already finished")
         pending = [s for s in self.staged if s.tmp is not None]
@@ -243,7 +243,7 @@ class Transaction:
                 _quiet(os.unlink, backup)
         self._closed = True
         self.journal.close()
-        return [Path(s.final) for s in pending]
+        return [s.final for s in pending]
 
     def abort(self) -> None:
         """Remove every staged file and every directory created for them (all the journal lists)."""
@@ -310,4 +310,4 @@ def emit(outputs: Iterable[Output], directory: Path) -> list[Path]:
     with Transaction(directory) as tx:
         for out in sorted(outputs, key=lambda o: o.path):
             tx.add(out.path, out.text)
-        return tx.commit()
+        return [Path(p) for p in tx.commit()]

@@ -116,6 +116,34 @@ def test_parallel_error_in_a_worker_reaches_the_caller(network: Path, monkeypatc
 # --- the cache's assumptions, checked on the real targets -------------------------
 
 
+@pytest.mark.parametrize("bad", ["    platform: {vendor: x}\n    interfaces:\n      eth0: {profile: edge-1g}\n",
+                                 "    platform: linux\n    interfaces: 7\n"])
+def test_schema_in_parallel_with_build_reports_like_serial(tmp_path: Path, bad: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With jobs the schema check runs beside the build; a tree it refuses is never built into a model."""
+    text = generate(1100, interfaces=1)  # enough devices for the parallel path
+    text, count = re.subn(r"(  r00550\.example\.net:\n)(    [^\n]*\n)+", lambda m: m[1] + bad, text)
+    assert count == 1
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    serial, _, ok1 = api.validate_stages(path, jobs=1)
+    both, _, ok2 = api.validate_stages(path, jobs=2)
+    assert serial.policy is None and both.policy is None and not ok1 and not ok2
+    assert serial.diagnostics == both.diagnostics
+    assert all(d.code.startswith("QOS01") for d in both.diagnostics), both.diagnostics
+    assert any(d.location and d.location.line > 1000 for d in both.diagnostics)
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a build that chokes on a tree the schema refuses")
+
+    monkeypatch.setattr(api, "build", crash)
+    again, _, _ = api.validate_stages(path, jobs=2)
+    assert again.diagnostics == both.diagnostics  # what the build raised is not the user's problem
+    path.write_text(generate(1100, interfaces=1))
+    with pytest.raises(RuntimeError, match="chokes"):  # on a valid tree it is a bug, and it surfaces
+        api.validate_stages(path, jobs=2)
+
+
 def test_outputs_do_not_depend_on_source_positions(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                    network: Path) -> None:
     """Cached outputs are keyed by content, not line numbers: moving a device must not change its files."""

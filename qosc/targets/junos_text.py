@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from qosc.targets.base import SelfCheckError
 
@@ -26,23 +26,32 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _tokens(text: str) -> Iterator[tuple[str, int]]:
-    """(token, offset) pairs; line numbers are worked out only for an error (counting them is most of the work)."""
+def _tokens(text: str) -> list[str]:
+    """The tokens of a text, comments left out (findall: far cheaper than one match object per token)."""
+    toks = [t for t in _TOKEN.findall(text) if t[0] != "#" and not t.startswith("/*")]
+    for k, tok in enumerate(toks):
+        if tok[0] == '"' and (tok == '"' or not tok.endswith('"')):
+            raise SelfCheckError(f"unterminated quoted string at line {_token_line(text, k)}")
+    return toks
+
+
+def _token_line(text: str, index: int) -> int:
+    """The line of the index-th token of _tokens(text): worked out again, only for an error message."""
+    k = -1
     for m in _TOKEN.finditer(text):
         tok = m.group()
-        first = tok[0]
-        if first == "#" or (first == "/" and tok.startswith("/*")):
-            continue
-        if first == '"' and (tok == '"' or not tok.endswith('"')):
-            raise SelfCheckError(f"unterminated quoted string at line {_line(text, m.start())}")
-        yield tok, m.start()
+        if tok[0] != "#" and not tok.startswith("/*"):
+            k += 1
+            if k == index:
+                return _line(text, m.start())
+    return _line(text, len(text))
 
 
-def _expand(words: list[str], items: list[str] | None, line: int) -> list[Statement]:
+def _expand(words: list[str], items: list[str] | None, line: Callable[[], int]) -> list[Statement]:
     if items is None:
         return [tuple(words)]
     if not items:
-        raise SelfCheckError(f"empty [ ] list at line {line}")
+        raise SelfCheckError(f"empty [ ] list at line {line()}")
     at = words.index(_LIST)
     return [tuple(words[:at] + [item] + words[at + 1:]) for item in items]
 
@@ -56,40 +65,41 @@ def parse_conf(text: str) -> set[Statement]:
     items: list[str] | None = None
     in_list = False
     at = 0
-    for tok, at in _tokens(text):
+    for at, tok in enumerate(_tokens(text)):
         if in_list:
             if tok == "]":
                 in_list = False
             elif tok in _PUNCT:
-                raise SelfCheckError(f"unexpected {tok!r} inside [ ] at line {_line(text, at)}")
+                raise SelfCheckError(f"unexpected {tok!r} inside [ ] at line {_token_line(text, at)}")
             else:
                 assert items is not None
                 items.append(tok)
         elif tok == "[":
             if items is not None:
-                raise SelfCheckError(f"two [ ] lists in one statement at line {_line(text, at)}")
+                raise SelfCheckError(f"two [ ] lists in one statement at line {_token_line(text, at)}")
             items, in_list = [], True
             words.append(_LIST)
         elif tok == "{":
             if not words or items is not None:
-                raise SelfCheckError(f"'{{' without a statement name at line {_line(text, at)}")
+                raise SelfCheckError(f"'{{' without a statement name at line {_token_line(text, at)}")
             stack.append(words)
             prefixes.append(prefixes[-1] + tuple(words))
             words = []
         elif tok == ";":
             if not words:
-                raise SelfCheckError(f"empty statement at line {_line(text, at)}")
+                raise SelfCheckError(f"empty statement at line {_token_line(text, at)}")
             prefix = prefixes[-1]
             if items is None:
                 found.add(prefix + tuple(words))
             else:
-                found.update(prefix + s for s in _expand(words, items, _line(text, at)))
+                line = lambda: _token_line(text, at)  # noqa: B023, E731 - called at once, for an error only
+                found.update(prefix + s for s in _expand(words, items, line))
             words, items = [], None
         elif tok == "}":
             if words:
-                raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_line(text, at)}")
+                raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_token_line(text, at)}")
             if not stack:
-                raise SelfCheckError(f"unbalanced braces: '}}' without '{{' at line {_line(text, at)}")
+                raise SelfCheckError(f"unbalanced braces: '}}' without '{{' at line {_token_line(text, at)}")
             stack.pop()
             prefixes.pop()
         else:
@@ -100,13 +110,13 @@ def parse_conf(text: str) -> set[Statement]:
         raise SelfCheckError(f"unbalanced braces: {len(stack)} '{{' never closed (innermost "
                              f"{' '.join(stack[-1])!r})")
     if words:
-        raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_line(text, at)}")
+        raise SelfCheckError(f"statement {' '.join(words)!r} not ended by ';' at line {_token_line(text, at)}")
     return found
 
 
 _PUNCT = frozenset("{};[]")
-_PLAIN = re.compile(r'[^"{};\[\]#/]*')
-"""A set line without quotes, brackets, braces, comments or slashes splits on white space like the tokenizer."""
+_PLAIN = re.compile(r'(?:[^"{};\[\]#/]|/(?!\*))*')
+"""A set line without quotes, brackets, braces or comments splits on white space like the tokenizer."""
 
 
 def parse_set(text: str) -> set[Statement]:
@@ -116,9 +126,13 @@ def parse_set(text: str) -> set[Statement]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        toks = line.split() if _PLAIN.fullmatch(line) else [t for t, _ in _tokens(line)]
+        plain = _PLAIN.fullmatch(line) is not None
+        toks = line.split() if plain else _tokens(line)
         if toks[:1] != ["set"] or len(toks) < 2:
             raise SelfCheckError(f"line {number} is not a set command: {line[:60]!r}")
+        if plain:  # no brackets, braces or quotes: the words are the statement
+            found.add(tuple(toks[1:]))
+            continue
         words: list[str] = []
         items: list[str] | None = None
         in_list = False
@@ -138,7 +152,7 @@ def parse_set(text: str) -> set[Statement]:
                 words.append(tok)
         if in_list:
             raise SelfCheckError(f"unterminated [ ] list at line {number}")
-        found.update(_expand(words, items, number))
+        found.update(_expand(words, items, lambda: number))  # noqa: B023 - called now
     return found
 
 
@@ -211,37 +225,42 @@ _BITS = re.compile(r"[01]{6}")
 
 Rule = tuple[int, str]
 """(index of the name in the statement, kind of name)."""
+Words = tuple[frozenset[str] | None, ...]
+"""A pattern as a matcher: per word the words it allows, None for any."""
 
 
-def _rule_trie(patterns: Sequence[tuple[str, int, str]]) -> dict[str, Any]:
-    """Like _trie, with each pattern's (index, kind) kept at its end node under _END."""
-    root: dict[str, Any] = {}
+def _index(patterns: Sequence[tuple[str, int, str]]) -> dict[tuple[str, str], list[tuple[Words, int, str]]]:
+    """Patterns by their first two words ('*' for a wildcard second word): a statement has few candidates."""
+    index: dict[tuple[str, str], list[tuple[Words, int, str]]] = {}
     for pattern, at, kind in patterns:
-        level = [root]
-        for want in pattern.split():
-            keys = want[1:-1].split("|") if want.startswith("<") and want.endswith(">") else [want]
-            level = [node.setdefault(key, {}) for node in level for key in keys]
-        for node in level:
-            node.setdefault(_END, []).append((at, kind))
-    return root
+        words = pattern.split()
+        matcher = tuple(None if w == "*" else frozenset(w[1:-1].split("|") if w.startswith("<") else [w])
+                        for w in words)
+        index.setdefault((words[0], words[1]), []).append((matcher, at, kind))
+    return index
 
 
-def _rules(node: dict[str, Any], statement: Statement, prefix: bool, at: int = 0) -> Iterator[Rule]:
+def _rules(index: dict[tuple[str, str], list[tuple[Words, int, str]]], statement: Statement,
+           prefix: bool) -> list[Rule]:
     """The rules of the patterns `statement` matches (prefix=True: that a leading part of it matches)."""
-    if prefix or at == len(statement):
-        yield from node.get(_END, ())
-    if at == len(statement):
-        return
-    child = node.get(statement[at])
-    if child is not None:
-        yield from _rules(child, statement, prefix, at + 1)
-    wild = node.get("*")
-    if wild is not None and wild is not child:
-        yield from _rules(wild, statement, prefix, at + 1)
+    if len(statement) < 2:
+        return []
+    found = []
+    size = len(statement)
+    for key in ((statement[0], statement[1]), (statement[0], "*")):
+        for matcher, at, kind in index.get(key, ()):
+            if size < len(matcher) or (not prefix and size != len(matcher)):
+                continue
+            for allowed, word in zip(matcher, statement, strict=False):  # prefix: the statement may be longer
+                if allowed is not None and word not in allowed:
+                    break
+            else:
+                found.append((at, kind))
+    return found
 
 
-_DEFINES_TRIE = _rule_trie(_DEFINES)
-_REFERS_TRIE = _rule_trie(_REFERS)
+_DEFINES_INDEX = _index(_DEFINES)
+_REFERS_INDEX = _index(_REFERS)
 
 
 def undefined_names(statements: Iterable[Statement], builtin_aliases: Iterable[str]) -> list[str]:
@@ -250,7 +269,7 @@ def undefined_names(statements: Iterable[Statement], builtin_aliases: Iterable[s
     filters: set[tuple[str, str]] = set()
     three_color: set[tuple[str, ...]] = set()
     for s in statements:
-        for at, kind in _rules(_DEFINES_TRIE, s, prefix=True):
+        for at, kind in _rules(_DEFINES_INDEX, s, prefix=True):
             if len(s) > at:
                 defined.setdefault(kind, set()).add(s[at])
         if s[:2] == ("firewall", "family") and len(s) > 4:
@@ -261,7 +280,7 @@ def undefined_names(statements: Iterable[Statement], builtin_aliases: Iterable[s
     defined["code point"] |= defined.get("code point alias", set())
     problems = []
     for s in statements:
-        for at, kind in _rules(_REFERS_TRIE, s, prefix=False):
+        for at, kind in _rules(_REFERS_INDEX, s, prefix=False):
             name = s[at]
             if kind == "code point" and _BITS.fullmatch(name):
                 continue

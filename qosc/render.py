@@ -57,10 +57,16 @@ def environment(target: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # templates do not change during a run: no stat of the file on every render
     )
     env.filters["quoted"] = quoted
     return env
 
 
+@lru_cache(maxsize=64)
+def _template(target: str, template: str) -> jinja2.Template:
+    return environment(target).get_template(template)
+
+
 def render(target: str, template: str, **context: Any) -> str:
-    return environment(target).get_template(template).render(**context)
+    return _template(target, template).render(**context)

@@ -49,6 +49,7 @@ class CatalystLowering:
         self.class_maps: dict[str, dict[str, Any]] = {}
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
         self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
+        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
         types = self.platform.extra["port_types"]
@@ -88,6 +89,14 @@ class CatalystLowering:
         return cmd
 
     def ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        """The input policy classes of an edge interface, lowered once per settings.
+
+        Its side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
+        name, so the first interface of given settings makes all of them.
+        """
+        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
+
+    def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy, classes = self.policy, []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()

@@ -128,13 +128,12 @@ def sanitize(name: str) -> str:
 
 def unique_names(prefix: str, bodies: Sequence[Any], keys: Sequence[str]) -> list[str]:
     """Name equal bodies alike: `prefix` when all are equal, else `prefix-key` of the first user."""
-    if len({repr(b) for b in bodies}) <= 1:
+    shown: dict[int, str] = {}  # id -> repr: interfaces of equal settings share one body object
+    texts = [shown[id(b)] if id(b) in shown else shown.setdefault(id(b), repr(b)) for b in bodies]
+    if len(set(texts)) <= 1:
         return [prefix] * len(bodies)
     first: dict[str, str] = {}
-    out = []
-    for body, key in zip(bodies, keys):
-        out.append(first.setdefault(repr(body), f"{prefix}-{sanitize(key)}"))
-    return out
+    return [first.setdefault(text, f"{prefix}-{sanitize(key)}") for text, key in zip(texts, keys, strict=True)]
 
 
 # -- policers ---------------------------------------------------------------

@@ -171,6 +171,7 @@ def check_text(text: str, table: Table) -> dict[tuple[str, str], int]:
     stack: list[tuple[int, str]] = [(-1, "global")]
     defined: dict[tuple[str, str], int] = {}
     used: list[tuple[str, str, int]] = []
+    known: dict[tuple[str, str], tuple[Command, re.Match[str]] | str] = {}  # a config repeats most lines
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -186,7 +187,9 @@ def check_text(text: str, table: Table) -> dict[tuple[str, str], int]:
         if indent != parent_indent + 1:
             raise SelfCheckError(f"line {number}: {body!r} is indented {indent}, expected {parent_indent + 1} "
                                  f"in {mode} mode")
-        found = _match(table.modes[mode], body)
+        found = known.get((mode, body))
+        if found is None:
+            found = known[mode, body] = _match(table.modes[mode], body)
         if isinstance(found, str):
             raise SelfCheckError(f"line {number}: {body!r} is not valid in {mode} mode: {found}")
         command, m = found

@@ -56,6 +56,7 @@ class MqcLowering:
         self.acls: dict[str, dict[str, Any]] = {}
         self.by_precedence = self.d.get("match") == "precedence"
         self._egress: dict[Any, Any] = {}  # interface settings -> (egress classes, diagnostics)
+        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
 
     # -- class-maps -----------------------------------------------------------
     def class_dscps(self, owner: Service) -> list[int]:
@@ -249,6 +250,14 @@ class MqcLowering:
 
     # -- ingress ----------------------------------------------------------------
     def ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        """The input classes of an edge interface, lowered once per settings.
+
+        Its side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
+        name, so the first interface of given settings makes all of them.
+        """
+        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
+
+    def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy, classes = self.policy, []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()

@@ -98,9 +98,9 @@ from qosc.diagnostics import Diagnostic, Severity
 from qosc.model import Device, Policy
 from qosc.platforms import get
 from qosc.render import render
-from qosc.targets.base import Output, SelfCheckError
+from qosc.targets.base import Output, Renderer, SelfCheckError
 from qosc.targets.junos_ir import JunosIR, lower
-from qosc.targets.junos_plan import analyse, jname
+from qosc.targets.junos_plan import Plan, analyse, jname
 from qosc.targets.junos_text import self_check
 
 __all__ = ["TARGET", "JunosTarget", "lower"]
@@ -114,13 +114,19 @@ class JunosTarget:
     def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
         if get(device.platform) is None:
             return []
-        found = [Diagnostic(p.code, Severity(p.severity), p.message, p.location, p.hint)
-                 for p in analyse(policy, device).problems]
-        found += _collisions(policy)
-        return sorted(set(found), key=Diagnostic.sort_key)
+        return _diagnostics(policy, analyse(policy, device))
 
     def outputs(self, policy: Policy, device: Device) -> list[Output]:
-        ir = lower(policy, device)
+        return self._outputs(device, lower(policy, device))
+
+    def check_and_outputs(self, policy: Policy, device: Device) -> tuple[list[Diagnostic], Renderer]:
+        """check() and a renderer of outputs() from one analysis of the device."""
+        if get(device.platform) is None:
+            return [], lambda: self.outputs(policy, device)
+        plan = analyse(policy, device)
+        return _diagnostics(policy, plan), lambda: self._outputs(device, lower(policy, device, plan))
+
+    def _outputs(self, device: Device, ir: JunosIR) -> list[Output]:
         conf = render_conf(ir)
         set_text = render_set(ir)
         platform = get(device.platform)
@@ -128,6 +134,12 @@ class JunosTarget:
             raise SelfCheckError(f"no platform data for {device.platform}")
         self_check(conf, set_text, platform.extra)
         return [Output(f"{device.name}.conf", conf), Output(f"{device.name}.set", set_text)]
+
+
+def _diagnostics(policy: Policy, plan: Plan) -> list[Diagnostic]:
+    found = [Diagnostic(p.code, Severity(p.severity), p.message, p.location, p.hint) for p in plan.problems]
+    found += _collisions(policy)
+    return sorted(set(found), key=Diagnostic.sort_key)
 
 
 def render_conf(ir: JunosIR) -> str:

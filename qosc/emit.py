@@ -11,10 +11,14 @@ directory is exactly as it was: old files intact, no new file, no temporary
 file, no directory created for nothing.  A file whose content is unchanged is
 not rewritten, so a recompile touches only what moved.
 
-Every temporary file and directory is written to a journal before it is
-made, so the abort finds even those staged by a worker whose result never
-arrived, and the next transaction on the same directory removes what a killed
-one (SIGKILL, power loss before the renames) left behind.
+Every directory made and every directory a process stages temporary files
+in is written to a journal first (temporary files are named after their
+process, so one entry per directory and process covers them all), so the
+abort finds even those staged by a worker whose result never arrived, and the
+next transaction on the same directory removes what a killed one (SIGKILL,
+power loss before the renames) left behind.  Writing one journal entry per
+file, and a chmod per file, cost more than rendering on a large network:
+files are created with their final mode (0644, scripts 0755, less the umask).
 
 Filesystem steps go through the module-level names below (`_mkdir`, `_open`,
 ...) so tests can make any one of them fail.
@@ -26,6 +30,7 @@ import errno
 import hashlib
 import itertools
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -38,7 +43,6 @@ from qosc.targets.base import Output
 _mkdir = os.mkdir
 _open = os.open
 _write = os.write
-_chmod = os.fchmod
 _link = os.link
 _replace = os.replace
 
@@ -61,14 +65,30 @@ class Staged:
 
 
 class Journal:
-    """An append-only list of what a transaction created, shared by its worker processes (O_APPEND)."""
+    """An append-only list of what a transaction created, shared by its worker processes (O_APPEND).
+
+    Entries: D a directory made, T a temporary file, P a directory in which
+    process <pid> stages temporary files (written as P<pid>:<directory>).
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        self.ready: dict[str, int] = {}
+        """Directories known to exist and noted for temporary files, by the pid that noted them (a forked
+        worker inherits the parent's, and notes a directory again for its own pid)."""
 
     def note(self, kind: str, path: str) -> None:
         os.write(self.fd, f"{kind}{path}\0".encode("utf-8", "surrogateescape"))
+
+    def staging_in(self, directory: str) -> None:
+        """Make sure `directory` exists and is noted as holding this process's temporary files."""
+        pid = os.getpid()
+        if self.ready.get(directory) == pid:
+            return
+        _ensure_dir(directory, self)
+        self.note("P", f"{pid}:{directory}")
+        self.ready[directory] = pid
 
     @staticmethod
     def read(path: str) -> list[tuple[str, str]]:
@@ -84,12 +104,26 @@ class Journal:
         _quiet(os.unlink, self.path)
 
 
+def _tmp_name(final: str, pid: int, serial: int) -> str:
+    return os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.qosc-{pid}-{serial}.tmp")
+
+
 def _undo(entries: Iterable[tuple[str, str]]) -> None:
     """Remove the temporary files and the (then empty) directories a journal lists."""
     entries = list(entries)
     for kind, path in entries:
         if kind == "T":
             _quiet(os.unlink, path)
+        elif kind == "P":
+            pid, _, directory = path.partition(":")
+            mine = re.compile(rf"\..*\.qosc-{re.escape(pid)}-\d+\.tmp", re.DOTALL)
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            for name in names:
+                if mine.fullmatch(name):
+                    _quiet(os.unlink, os.path.join(directory, name))
     for path in sorted({p for k, p in entries if k == "D"}, key=lambda p: p.count(os.sep), reverse=True):
         _quiet(os.rmdir, path)
 
@@ -121,15 +155,17 @@ def stage(root: str, relpath: str, text: str, journal: Journal | None = None) ->
     if st is not None:
         return Staged(relpath, final, None, st.st_size, st.st_mtime_ns)
     directory = os.path.dirname(final)
-    _ensure_dir(directory, journal)
+    if journal is not None:
+        journal.staging_in(directory)
+    else:
+        _ensure_dir(directory, None)
+    mode = 0o755 if text.startswith("#!") else 0o644
     fd = -1
     try:
         for _ in range(100):  # a name left by an earlier process that had this pid: take the next one
-            tmp = os.path.join(directory, f".{os.path.basename(final)}.{os.getpid()}.{next(_counter)}.tmp")
-            if journal is not None:
-                journal.note("T", tmp)
+            tmp = _tmp_name(final, os.getpid(), next(_counter))
             try:
-                fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
                 break
             except FileExistsError:
                 continue
@@ -138,7 +174,6 @@ def stage(root: str, relpath: str, text: str, journal: Journal | None = None) ->
         view = memoryview(data)
         while view:
             view = view[_write(fd, view):]
-        _chmod(fd, 0o755 if text.startswith("#!") else 0o644)
         st = os.fstat(fd)
     except BaseException:
         if fd >= 0:

@@ -1,6 +1,6 @@
 """A compile interrupted at any filesystem step leaves the output directory exactly as it was.
 
-Every mutating step of qosc.emit (mkdir, temporary file, write, chmod, the
+Every mutating step of qosc.emit (mkdir, temporary file, write, the
 hard-linked backup, the rename) is counted during a recompile that changes
 files, adds files and creates a directory; then the recompile is repeated
 with the n-th step failing, for every n, and the directory must be
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from compile_scale import change_one_device, generate  # noqa: E402
 
-STEPS = ("_mkdir", "_open", "_write", "_chmod", "_link", "_replace")
+STEPS = ("_mkdir", "_open", "_write", "_link", "_replace")
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +113,7 @@ def test_failing_any_write_leaves_the_directory_as_it_was(capsys: pytest.Capture
         assert compile_(capsys, policy, out, *extra)[0] == 0
     steps = len(counter.calls)
     assert snapshot(out) == want
-    assert {"_mkdir", "_open", "_write", "_chmod", "_link", "_replace"} <= set(counter.calls), counter.calls
+    assert {"_mkdir", "_open", "_write", "_link", "_replace"} <= set(counter.calls), counter.calls
     for n in range(1, steps + 1):
         _restore(out, before, pristine)
         with monkeypatch.context() as m:

@@ -225,3 +225,21 @@ def test_reservable_bandwidth_is_left_alone_below_75_percent(tmp_path: Path) -> 
     text = compile_device(result.policy, "r1")
     assert "max-reserved-bandwidth" not in text  # 60 + 1 + 10 = 71%
     assert "max-reserved-bandwidth 100" in compile_device(variant(tmp_path, af="20%").policy, "r1")
+
+
+def test_strict_cap_outside_the_police_range_is_a_capability_error(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text((ROOT / "tests" / "regressions" / "ios-gsr-police-below-range.yaml").read_text())
+    result = api.validate(path)
+    (diag,) = [d for d in result.diagnostics if d.is_error]
+    assert diag.code == "QOS121"
+    assert diag.message == ("strict-priority service 'ip-premium' is capped at 6.4k on gsr1:POS0/0 (rate cap 10%), "
+                            "outside ios-gsr's range 8k..10G")
+    assert diag.location is not None and (diag.location.line, diag.location.column) == (8, 91)  # rate-cap:
+    assert api.compile_policy(result) == [] and "QOS199" not in [d.code for d in result.diagnostics]
+    # the same link with a cap the platform can police compiles
+    path.write_text(path.read_text().replace("rate-cap: 10%", "rate-cap: 8K"))
+    result = api.validate(path)
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["ios-mqc"])
+    assert "  police cir 8000 bc 3000 conform-action transmit exceed-action drop" in out.text.splitlines()

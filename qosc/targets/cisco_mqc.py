@@ -40,6 +40,7 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
 from qosc.platforms import Platform
+from qosc.units import format_rate
 from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
                                        is_integral, members, mqc_police, percent_text, policer_users,
                                        rule_acls, share_percent, unique_names)
@@ -187,6 +188,17 @@ class MqcLowering:
             self.found.error("QOS121", f"strict-priority service '{s.name}' rate cap "
                              f"{percent_text(s.queue.rate_cap)} needs the speed of {self.device.name}:{iface.name}",
                              iface.where.at("speed"), "set speed: on the interface or its profile")
+        limits = self.platform.policer_rate  # the range of `police cir` and of `priority <kbit/s>` alike
+        if cap is not None and cap not in limits:
+            origin = (f"rate cap {percent_text(s.queue.rate_cap)}" if s.queue.rate_cap is not None
+                      else f"policer '{s.policer}' CIR")
+            where = (s.where.at("queue.rate-cap") if s.queue.rate_cap is not None
+                     else self.policy.policer_map[s.policer or ""].where.at("cir"))
+            self.found.error("QOS121", f"strict-priority service '{s.name}' is capped at {format_rate(cap)} on "
+                             f"{self.device.name}:{iface.name} ({origin}), outside {self.platform.name}'s range "
+                             f"{format_rate(limits.low)}..{format_rate(limits.high)}", where,
+                             "give the cap as a rate within that range, or check the interface speed")
+            return None
         return cap
 
     def egress(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:

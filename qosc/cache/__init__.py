@@ -1,0 +1,61 @@
+"""Incremental compilation: a content-hash cache of validation and of per-device work.
+
+One store per (policy file, output directory) under `default_dir()` (never in
+the output directory, which holds only configs).  Every key starts with the
+code fingerprint (qosc version, every source, template and platform file,
+library versions and the environment the tc self-check depends on), so a
+change to qosc itself invalidates everything.
+
+Per (target, device) the store keeps the target's diagnostics and the files it
+wrote (size and mtime): a device whose inputs did not change is neither checked
+nor rendered again, and if its files are still on disk as written, not written
+either.  The inputs of a device are its own block, the profiles its interfaces
+use and the rest of the policy except the other devices and profiles (targets
+see the whole model, but a device's output may only depend on those; see
+tests/test_scale.py).  Hosts depend on the whole file.
+
+Validation is incremental too.  A single-file policy in plain block style is
+cut into text segments (top-level sections, one per device, one per profile);
+the store keeps each device's built model.  When only device segments changed,
+the policy is parsed with the unchanged devices blanked out (same line
+numbers), the changed devices are schema-checked and built, the cached devices
+are merged back (their source locations parsed again only if a diagnostic asks
+for one), and the semantic checks run on the whole model, so every diagnostic
+is the one a full validation gives.  Any error, any doubt (includes, anchors,
+a segment that does not parse where it was cut) falls back to full validation.
+Keys of such segmented policies ignore line numbers (cached diagnostics are
+stored relative to their segment), so moving a device does not invalidate it.
+
+The package: segments (the cut and the hashes), records (compact devices and
+diagnostics), store (the file on disk and the code fingerprint) and policy
+(PolicyCache, which qosc/commands/compile.py uses).  The public names, and the
+private ones the tests use, are re-exported here, as the single module had them.
+"""
+
+from __future__ import annotations
+
+from qosc.cache.policy import PolicyCache, read_policy
+from qosc.cache.records import DEV_FIELDS, IF_FIELDS, LazyWhere, decode_diags, encode_diags
+from qosc.cache.segments import Seg, _agrees, count_nodes, segment, tree_fingerprint
+from qosc.cache.store import FORMAT, KEEP_STORES, Store, _files_fingerprint, code_fingerprint, default_dir
+
+__all__ = [
+    "DEV_FIELDS",
+    "FORMAT",
+    "IF_FIELDS",
+    "KEEP_STORES",
+    "LazyWhere",
+    "PolicyCache",
+    "Seg",
+    "Store",
+    "_agrees",
+    "_files_fingerprint",
+    "code_fingerprint",
+    "count_nodes",
+    "decode_diags",
+    "default_dir",
+    "encode_diags",
+    "read_policy",
+    "segment",
+    "tree_fingerprint",
+]

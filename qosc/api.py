@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Sequence
 from qosc import load, parallel, schema
 from qosc.build import build
 from qosc.checks import run_checks
-from qosc.diagnostics import Diagnostic, QoscError, error, has_errors
+from qosc.diagnostics import Diagnostic, QoscError, Severity, error, has_errors
 from qosc.model import Device, Policy
 from qosc.render import UnsafeValue
 from qosc.targets.base import Output, Renderer, SelfCheckError, Target, check_and_outputs
@@ -154,7 +154,7 @@ def render_one(policy: Policy, target: Target, device: Any,
     """
     try:
         outputs = renderer() if renderer is not None else target.outputs(policy, device)
-        return [Output(f"{target.name}/{out.path}", out.text) for out in outputs], []
+        return [Output(f"{target.name}/{out.path}", out.text, out.notes) for out in outputs], []
     except UnsafeValue as exc:
         return [], [error("QOS100", f"{device.name} ({target.name}): {exc}", device.where.loc,
                           "remove control and line-break characters from names and descriptions")]
@@ -200,6 +200,8 @@ class UnitResult:
     """What the sink returned for each rendered file (with a sink)."""
     problems: list[Diagnostic] = field(default_factory=list)
     """Rendering failures (QOS100 unsafe value, QOS199 self-check)."""
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """(target, note) of every rendered file's Output.notes (see qosc.targets.base.Output)."""
     error: BaseException | None = None
     """An exception the unit raised (a qosc bug or an I/O error in the sink), for the caller to re-raise
     once every other unit's staged files are accounted for."""
@@ -225,6 +227,7 @@ def check_and_render(units: Sequence[Unit], jobs: int = 1,
                 res.checks, renderer = check_and_outputs(unit.target, unit.policy, unit.device)
             if unit.render and not has_errors(res.checks):
                 outputs, res.problems = render_one(unit.policy, unit.target, unit.device, renderer)
+                res.notes = [(unit.target.name, note) for out in outputs for note in out.notes]
                 if sink is None:
                     res.outputs = outputs
                 else:
@@ -271,6 +274,15 @@ def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Se
     outputs, diags = render_outputs(result.policy, select(result.policy, target_names, devices), jobs)
     result.diagnostics.extend(diags)
     return [] if diags else outputs
+
+
+def note_diagnostics(notes: Iterable[tuple[str, str]]) -> list[Diagnostic]:
+    """One QOS104 info per distinct (target, note) of rendered files, with how many files it was given for."""
+    counts: dict[tuple[str, str], int] = {}
+    for key in notes:
+        counts[key] = counts.get(key, 0) + 1
+    return [Diagnostic("QOS104", Severity.INFO, f"{target}: {note} ({n} file{'s' if n != 1 else ''})", None)
+            for (target, note), n in sorted(counts.items())]
 
 
 def known_targets() -> list[str]:

@@ -54,6 +54,7 @@ class _Plan:
         self.render = False
         self.checks: list[Diagnostic] = []
         self.problems: list[Diagnostic] = []
+        self.notes: list[tuple[str, str]] = []  # (target, note) of the files rendered now, see Output.notes
         self.outputs: list[str] = []  # the files it produces (rendered now or intact from the cache)
 
 
@@ -124,6 +125,7 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             checks = res.checks if unit.check else hit[0]
             plan.checks.extend(checks)
             plan.problems.extend(res.problems)
+            plan.notes.extend(res.notes)
             files = hit[1] if hit is not None else None
             if res.files is not None:
                 files = [(s.relpath, s.size, s.mtime_ns) for s in res.files]
@@ -173,7 +175,7 @@ def _diagnostics(plan: _Plan, unknown: list[str], known_targets: list[str]) -> l
         if unknown and not plan.skip and not has_errors(found):
             found.append(error("QOS101", f"unknown target {', '.join(unknown)}", None,
                                f"targets: {', '.join(known_targets) or 'none registered'}"))
-    return found + plan.problems
+    return found + plan.problems + api.note_diagnostics(plan.notes)
 
 
 def _missing_devices(wanted: list[str], owners: dict[str, str]) -> list[Diagnostic]:

@@ -6,7 +6,7 @@ core never imports a target by name, so adding one touches nothing here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
 
 from qosc.diagnostics import Diagnostic
@@ -15,10 +15,17 @@ from qosc.model import Device, Policy
 
 @dataclass(frozen=True)
 class Output:
-    """One generated file: a path relative to the output directory and its text."""
+    """One generated file: a path relative to the output directory and its text.
+
+    `notes` say what the target checked while rendering it that depends on the
+    machine rather than the policy (e.g. which tc modules this kernel could
+    load); they are reported by the compile, never written into the file, so
+    the file is the same on every machine.
+    """
 
     path: str
     text: str
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
 
 class SelfCheckError(Exception):

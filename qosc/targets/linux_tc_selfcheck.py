@@ -1,11 +1,14 @@
 """linux-tc self-check: apply the rendered batch with the real tc on a veth in a scratch netns.
 
-One ``unshare --net`` process per check: it creates a veth named like the
-policy's interface inside a fresh network namespace, runs ``tc -force -batch``
+One ``unshare --net`` process per check: it creates a veth (named qosc0; the
+batch's device names are rewritten to it, as the generated wrapper script
+rewrites them to the real interface) inside a fresh network namespace, runs ``tc -force -batch``
 on the batch (so every line is tried and each failure is reported with its
 line number), probes the action kinds the batch uses one by one, and exits;
 the namespace dies with the process, so nothing is left behind even if the
-check is killed, and any number of checks can run in parallel.
+check is killed, and any number of checks can run in parallel.  Interfaces with the same
+settings get the same batch but for their name, so a process checks each
+distinct batch once (a large network has a few hundred, not tens of thousands).
 
 A failed line is "not exercised" when the kernel refused it for a kind it
 cannot load (an unknown qdisc, action or classifier; this project's kernels
@@ -24,6 +27,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from qosc.targets.base import SelfCheckError
@@ -78,7 +82,8 @@ class Report:
     def missing_kinds(self) -> tuple[str, ...]:
         return tuple(sorted({k for s in self.skipped for k in s.kinds}))
 
-    def comment_lines(self) -> list[str]:
+    def notes(self) -> list[str]:
+        """What the check did, for the compile report (see Output.notes); read-only: reports are shared."""
         if self.status in ("no-netns", "disabled"):
             return [f"self-check: not exercised: {self.reason}"]
         lines = [(f"self-check: tc -batch applied to a veth in a scratch network namespace: "
@@ -128,17 +133,29 @@ def _unshare_commands() -> list[list[str]]:
     return [["unshare", "--user", "--map-root-user", "--net"]]
 
 
+SCRATCH_DEV = "qosc0"
+_DEV = re.compile(r"^(\s*\S+\s+\S+\s+dev\s+)\S+", re.MULTILINE)
+
+
 def run(batch: str, dev: str) -> Report:
-    """Apply `batch` (which names `dev`) in a scratch namespace and classify every failure."""
-    lines = [ln for ln in batch.splitlines()]
-    commands = sum(1 for ln in lines if ln.strip())
+    """Apply `batch` (whose commands name `dev`) in a scratch namespace and classify every failure."""
+    commands = sum(1 for ln in batch.splitlines() if ln.strip())
     if os.environ.get("QOSC_TC_SELFCHECK", "1").lower() in ("0", "off", "no", "false"):
         return Report("disabled", commands, reason="disabled by QOSC_TC_SELFCHECK=0")
     missing_tools = [t for t in ("unshare", "ip", "tc") if shutil.which(t) is None]
     if missing_tools:
         return _no_netns(commands, f"no netns ({', '.join(missing_tools)} not found)")
+    canonical = _DEV.sub(lambda m: m[1] + SCRATCH_DEV, batch)
+    return _check(canonical, tuple(tuple(c) for c in _unshare_commands()), _in_ci())
+
+
+@lru_cache(maxsize=1024)
+def _check(batch: str, unshare: tuple[tuple[str, ...], ...], in_ci: bool) -> Report:
+    """run() of a batch naming SCRATCH_DEV; the arguments after it only key the cache (a failure is not kept)."""
+    lines = batch.splitlines()
+    commands = sum(1 for ln in lines if ln.strip())
+    dev, peer = SCRATCH_DEV, "qoscpeer0"
     action_kinds = sorted({a for ln in lines for a in kinds(ln)[1]} & PROBES.keys())
-    peer = "qoscpeer0" if dev != "qoscpeer0" else "qoscpeer1"
     with tempfile.TemporaryDirectory(prefix="qosc-tc-check-") as tmp:
         d = Path(tmp)
         (d / "batch.tc").write_text(batch, encoding="utf-8")
@@ -146,7 +163,7 @@ def run(batch: str, dev: str) -> Report:
                   + PROBES[k].format(peer=peer)) for n, k in enumerate(action_kinds)]
         (d / "probe.tc").write_text("".join(p + "\n" for p in probe), encoding="utf-8")
         errors = ""
-        for prefix in _unshare_commands():
+        for prefix in unshare:
             try:
                 proc = subprocess.run([*prefix, "sh", "-c", SCRIPT, "sh", dev, peer, str(d)], capture_output=True,
                                       text=True, timeout=60, check=False)

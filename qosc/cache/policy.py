@@ -150,8 +150,9 @@ class PolicyCache:
         fp = self._units.get(("d:" if isinstance(unit, Device) else "h:") + unit.name)
         return _h(self.store.code, target, self._global, fp) if fp else None
 
-    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, int, int]] | None] | None:
-        """(target diagnostics, files written or None) of a unit whose inputs did not change."""
+    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, int, int]] | None,
+                                              list[str]] | None:
+        """(target diagnostics, files written or None, their render notes) of a unit whose inputs did not change."""
         entry = self.store.data.get("entries", {}).get(key) if key else None
         if entry is None:
             return None
@@ -159,7 +160,7 @@ class PolicyCache:
             diags = decode_diags(entry[0], self.policy, self.lines)
         except (TypeError, ValueError, IndexError):  # not what this code writes
             return None
-        return None if diags is None else (diags, entry[1])
+        return None if diags is None else (diags, entry[1], list(entry[2]))
 
     def watch(self, background: bool) -> None:
         """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
@@ -183,16 +184,19 @@ class PolicyCache:
             self._stale.result()
 
     def record(self, key: str | None, checks: list[Diagnostic] | None,
-               files: list[tuple[str, int, int]] | None) -> None:
-        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key."""
+               files: list[tuple[str, int, int]] | None, notes: list[str]) -> None:
+        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key.
+
+        `notes` are the Output.notes of its files, reported again when the files come from the cache.
+        """
         if key is None:
             return
         if checks is None:
-            self._entries[key] = (self.store.data["entries"][key][0], files)
+            self._entries[key] = (self.store.data["entries"][key][0], files, notes)
             return
         if self._starts is None:
             self._starts = [s.line for s in self.segs or ()]
-        self._entries[key] = (encode_diags(checks, self.policy, self.segs, self._starts), files)
+        self._entries[key] = (encode_diags(checks, self.policy, self.segs, self._starts), files, notes)
 
     def save(self) -> None:
         self.store.save({"format": FORMAT, "policy": self.policy, "entries": self._entries, "model": self._model})
@@ -202,8 +206,8 @@ def _stale(outdir: str, entries: dict[str, Any]) -> set[str]:
     """The files of cached units that are missing or not as written (size or mtime changed)."""
     stale = set()
     stat, join = os.stat, os.path.join
-    for _, files in entries.values():
-        for rel, size, mtime in files or ():
+    for entry in entries.values():
+        for rel, size, mtime in entry[1] or ():
             try:
                 st = stat(join(outdir, rel))
                 if st.st_size == size and st.st_mtime_ns == mtime:

@@ -19,7 +19,7 @@ from typing import Any
 import qosc
 from qosc.cache.segments import _h
 
-FORMAT = 1
+FORMAT = 2  # 2: entries carry the render notes of their files
 KEEP_STORES = 32
 """Stores kept in the cache directory; the least recently used beyond that are deleted."""
 

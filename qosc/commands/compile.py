@@ -125,14 +125,16 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             checks = res.checks if unit.check else hit[0]
             plan.checks.extend(checks)
             plan.problems.extend(res.problems)
-            plan.notes.extend(res.notes)
             files = hit[1] if hit is not None else None
+            notes = hit[2] if hit is not None else []
             if res.files is not None:
                 files = [(s.relpath, s.size, s.mtime_ns) for s in res.files]
+                notes = [note for _, note in res.notes]
                 changed += sum(s.tmp is not None for s in res.files)
             if selected and files is not None:
                 plan.outputs.extend(rel for rel, _, _ in files)
-            plan.store.record(key, res.checks if unit.check else None, files)
+                plan.notes.extend((unit.target.name, note) for note in notes)
+            plan.store.record(key, res.checks if unit.check else None, files, notes)
         if isinstance(failure, OSError):  # staging a file failed: everything staged is removed on the way out
             print(f"qosc: cannot write to {args.output}: {failure.strerror or failure}", file=sys.stderr)
             return 2

@@ -427,3 +427,19 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
                                                            "junos/r00002.example.net.set"}
     assert compile_(capsys, str(network), "-o", str(tmp_path / "full"), "--no-cache")[0] == 0
     assert tree(out) == tree(tmp_path / "full")
+
+
+@pytest.mark.parametrize("script, args, pattern", [
+    ("compile_scale.py", ["-n", "60", "--no-aerleon", "--incremental"],
+     r"^compile_scale: 60 devices x 16 interfaces, \d+ files, [\d.]+ MB in [\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB, "
+     r"jobs auto, tc self-check (on|off) \| one device changed: [\d.]+ s, peak RSS \d+ MiB \(\d+ files for \d+ "
+     r"device/target pairs, 1 changed \(\d+ pairs unchanged, from the cache\)\)$"),
+    ("validate_scale.py", ["-n", "60"], r"^validate_scale: .*60 devices"),
+])
+def test_benchmark_scripts_run_and_print_one_line(script: str, args: list[str], pattern: str) -> None:
+    """The benchmarks are code too: a small run of each must work and print its one summary line."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and re.match(pattern, lines[0]), proc.stdout

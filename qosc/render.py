@@ -23,6 +23,8 @@ class UnsafeValue(ValueError):
 
 def safe(value: Any) -> str:
     """The text of a rendered value; raises UnsafeValue on any line-breaking or control character."""
+    if type(value) is int:  # most rendered values: nothing to check
+        return str(value)
     if value is None:
         raise UnsafeValue("None reached a template (a lowering bug)")
     text = value if isinstance(value, str) else str(value)

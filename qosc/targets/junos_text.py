@@ -228,15 +228,23 @@ def _trie(patterns: tuple[str, ...]) -> Trie:
     return root
 
 
-def _in_trie(node: Trie, statement: Statement, at: int = 0) -> bool:
-    if at == len(statement):
-        return _END in node
-    word = statement[at]
-    child = node.get(word)
-    if child is not None and _in_trie(child, statement, at + 1):
-        return True
-    wild = node.get("*")
-    return wild is not None and wild is not child and _in_trie(wild, statement, at + 1)
+def _in_trie(root: Trie, statement: Statement) -> bool:
+    """Whether some pattern of the trie matches the whole statement (a literal word or '*' at each step)."""
+    size = len(statement)
+    pending = [(root, 0)]
+    while pending:
+        node, at = pending.pop()
+        if at == size:
+            if _END in node:
+                return True
+            continue
+        wild = node.get("*")
+        if wild is not None:
+            pending.append((wild, at + 1))
+        child = node.get(statement[at])
+        if child is not None and child is not wild:
+            pending.append((child, at + 1))  # tried first: literal words are the common case
+    return False
 
 
 def unknown_paths(statements: Iterable[Statement], known: Iterable[str]) -> list[Statement]:

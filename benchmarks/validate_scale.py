@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from qosc import api  # noqa: E402
+from qosc import api
 
 PLATFORMS = [("junos-mx", "xe-0/0/{i}"), ("ios-xe", "TenGigabitEthernet0/0/{i}"),
              ("catalyst6500", "TenGigabitEthernet4/{i}"), ("linux", "eth{i}")]

@@ -6,9 +6,10 @@ scripts, editors and tests get the same answers as the command line.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from qosc import load, parallel, schema
 from qosc.build import build

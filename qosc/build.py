@@ -8,15 +8,32 @@ every problem in the file.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Callable, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.hosts import build_hosts
-from qosc.model import free_text
-from qosc.model import (Action, Buffer, Classifier, Device, DropProfile, Interface, Kind, Policer, Policy,
-                        Priority, Queue, Role, Rule, Service, Sls, Where)
+from qosc.model import (
+    Action,
+    Buffer,
+    Classifier,
+    Device,
+    DropProfile,
+    Interface,
+    Kind,
+    Policer,
+    Policy,
+    Priority,
+    Queue,
+    Role,
+    Rule,
+    Service,
+    Sls,
+    Where,
+    free_text,
+)
 
 T = TypeVar("T")
 

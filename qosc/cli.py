@@ -9,7 +9,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import qosc.commands
 from qosc import __version__

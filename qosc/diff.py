@@ -17,13 +17,13 @@ import os
 import secrets
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from qosc import api
-from qosc.load import Limits
 from qosc.diagnostics import Diagnostic, Location, error, has_errors
+from qosc.load import Limits
 from qosc.targets.registry import targets
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 _TABLE: dict[str, int] = {
     "default": 0, "be": 0, "cs0": 0,

@@ -33,10 +33,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 from qosc.targets.base import Output
 
@@ -287,7 +287,7 @@ class Transaction:
         self._closed = True
         self.journal.close()
 
-    def __enter__(self) -> "Transaction":
+    def __enter__(self) -> Transaction:
         return self
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:

@@ -20,7 +20,7 @@ import yaml
 from .diagnostics import Location, QoscError, error
 from .yamlsafe import Limits, MDict, MList, build, syntax_error
 
-__all__ = ["Limits", "MDict", "MList", "load_text", "load_file", "load_policy", "locate"]
+__all__ = ["Limits", "MDict", "MList", "load_file", "load_policy", "load_text", "locate"]
 
 _DEFAULT = Limits()
 

@@ -8,11 +8,12 @@ policy, so any later stage can point a diagnostic at the user's own line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum, IntEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from qosc.diagnostics import Location
 from qosc.units import Percent

@@ -18,8 +18,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
 

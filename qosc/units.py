@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Callable, Mapping, Sequence
 
 MAX_RATE = 10**15  # bit/s: 1 Pbit/s, far above any interface
 MAX_SIZE = 2**40  # bytes: 1 TiB

@@ -16,8 +16,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -170,12 +171,11 @@ def test_nothing_is_written_when_the_policy_has_an_error(capsys: pytest.CaptureF
 
 def test_transaction_api_is_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "keep.txt").write_text("old\n")
-    with pytest.raises(OSError):
-        with emit.Transaction(tmp_path) as tx:
-            tx.add("keep.txt", "new\n")
-            tx.add("sub/dir/new.txt", "x\n")
-            Injector(monkeypatch, when=lambda name, args: name == "_replace" and str(args[1]).endswith("new.txt"))
-            tx.commit()
+    with pytest.raises(OSError), emit.Transaction(tmp_path) as tx:
+        tx.add("keep.txt", "new\n")
+        tx.add("sub/dir/new.txt", "x\n")
+        Injector(monkeypatch, when=lambda name, args: name == "_replace" and str(args[1]).endswith("new.txt"))
+        tx.commit()
     assert snapshot(tmp_path) == {"keep.txt": (b"old\n", (tmp_path / "keep.txt").stat().st_mode)}
     with pytest.raises(ValueError):
         emit.Transaction(tmp_path).add("../escape.txt", "x")

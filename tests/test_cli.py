@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import BASE
+
 from qosc import __version__
 from qosc.cli import main
 

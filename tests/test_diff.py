@@ -320,7 +320,7 @@ def test_base_side_errors_point_at_the_revision(repo: Path) -> None:
     policy.write_text(good)
     proc = run("diff", "net/geant.yaml", "--base", "HEAD", cwd=repo)
     assert proc.returncode == 2
-    assert re.search(r"^HEAD:net/geant\.yaml:\d+:\d+: error\[QOS010\]: unknown key 'bogus'", proc.stderr, re.M), \
+    assert re.search(r"^HEAD:net/geant\.yaml:\d+:\d+: error\[QOS010\]: unknown key 'bogus'", proc.stderr, re.MULTILINE), \
         proc.stderr
     assert "qosc-diff-" not in proc.stderr  # no temporary paths leak into diagnostics
 

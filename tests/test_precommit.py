@@ -119,11 +119,11 @@ def test_try_repo_passes_a_good_policy_and_fails_a_bad_one(hook_repo: Path, pc_h
     proc = pc(work, pc_home, "try-repo", str(hook_repo), "qosc-validate", "--files", "policies/good.yaml",
               "README.md")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"^qosc validate\.+Passed$", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^qosc validate\.+Passed$", proc.stdout, re.MULTILINE), proc.stdout
     proc = pc(work, pc_home, "try-repo", str(hook_repo), "qosc-validate", "--files", "policies/good.yaml",
               "policies/bad.yaml")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert re.search(r"^qosc validate\.+Failed$", proc.stdout, re.M)
+    assert re.search(r"^qosc validate\.+Failed$", proc.stdout, re.MULTILINE)
     assert "policies/bad.yaml:25:46: error[QOS050]: LBE service 'lbe' has priority 'low'" in proc.stdout
     assert "good.yaml" not in proc.stdout.split("Failed", 1)[1]
 

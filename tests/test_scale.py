@@ -42,7 +42,7 @@ def compile_(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     capsys.readouterr()
     code = main(["compile", *args])
     err = capsys.readouterr().err
-    return code, re.sub(r", in \S+$", "", err.strip(), flags=re.M)
+    return code, re.sub(r", in \S+$", "", err.strip(), flags=re.MULTILINE)
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import jsonschema
-
 from helpers import BASE, codes, texts, validate_text
+
 from qosc.schema import schema, schema_text
 
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ASSURED = ROOT / "policies" / "assured-rate.yaml"
 # ip-premium's declared sls.path in assured-rate.yaml: 1G customer edge (JUNOS MX), 2.5G M-series core that
 # does not schedule premium, 2.5G POS on a GSR.  Device names are read from the policy, speeds are checked.
-EDGE, CORE, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.S).group(1).split(", ")  # type: ignore[union-attr]
+EDGE, CORE, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.DOTALL).group(1).split(", ")  # type: ignore[union-attr]
 GEANT = ROOT / "policies" / "geant-lbe.yaml"
 
 KB = 1000  # policies write 64KB for 64,000 bytes (KiB would be 1024)

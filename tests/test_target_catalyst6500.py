@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
@@ -15,8 +16,6 @@ from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
 from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
-
-from helpers import confparse, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = targets()["catalyst6500"]

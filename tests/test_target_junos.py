@@ -14,8 +14,7 @@ from qosc.render import UnsafeValue
 from qosc.targets import junos
 from qosc.targets.base import SelfCheckError
 from qosc.targets.junos_ir import lower
-from qosc.targets.junos_text import (parse_conf, parse_conf_tokens, parse_set, self_check, undefined_names,
-                                     unknown_paths)
+from qosc.targets.junos_text import parse_conf, parse_conf_tokens, parse_set, self_check, undefined_names, unknown_paths
 from qosc.targets.registry import targets
 
 ROOT = Path(__file__).resolve().parent.parent

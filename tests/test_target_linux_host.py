@@ -21,9 +21,9 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 

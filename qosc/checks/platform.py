@@ -6,7 +6,7 @@ qosc/platforms/*.json, so a new platform gets these diagnostics for free.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Device, Policy

@@ -7,7 +7,7 @@ small or negligible throughput.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc import dscp
 from qosc.diagnostics import Diagnostic, error, warning

@@ -18,7 +18,8 @@ QOS166 error    declared IPDV below the summed per-hop queueing delay bound alon
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Policy, Service

@@ -10,9 +10,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match

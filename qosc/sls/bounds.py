@@ -19,9 +19,9 @@ All arithmetic is exact (integers and Fractions); only display rounds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator
 
 from qosc.model import Action, Device, Interface, Kind, Policer, Policy, Service
 from qosc.units import Percent, format_rate, format_size
@@ -301,7 +301,7 @@ class Derived:
     @property
     def rate_hops(self) -> tuple[Hop, ...]:
         """Where a declared rate must hold: the path when declared, else every interface carrying the service."""
-        return self.path if self.path else self.interfaces
+        return self.path or self.interfaces
 
     @property
     def min_rate(self) -> tuple[int | None, Hop | None]:

@@ -28,14 +28,24 @@ platform's command table (qosc.targets.cisco_modes).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from qosc.model import Device, Interface, Policer, Policy, Role
 from qosc.platforms import Platform
-from qosc.targets.cisco_target import CiscoTarget
-from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
-                                       policer_users, rule_acls, unique_names)
+from qosc.targets.cisco_common import (
+    Command,
+    Findings,
+    check_policer,
+    chunks,
+    device_services,
+    ios_dscp,
+    policer_users,
+    rule_acls,
+    unique_names,
+)
 from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.cisco_target import CiscoTarget
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 _BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}

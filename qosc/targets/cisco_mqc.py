@@ -40,9 +40,22 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
 from qosc.platforms import Platform
-from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
-                                       is_integral, members, mqc_police, percent_text, policer_users,
-                                       rule_acls, share_percent, unique_names)
+from qosc.targets.cisco_common import (
+    Command,
+    Findings,
+    check_policer,
+    chunks,
+    device_services,
+    ios_dscp,
+    is_integral,
+    members,
+    mqc_police,
+    percent_text,
+    policer_users,
+    rule_acls,
+    share_percent,
+    unique_names,
+)
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 

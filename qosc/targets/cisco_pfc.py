@@ -36,7 +36,8 @@ priority queue, drop modes).  The queue-mapping rule:
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.model import Interface, Kind, Policy, Service
@@ -77,7 +78,7 @@ def dscp_to_cos(policy: Policy, services: tuple[Service, ...], cos: Mapping[str,
     fallback = 0
     if default is not None and cos.get(default.name):
         fallback = min(cos[default.name].values())
-    out = {x: fallback for x in range(64)}
+    out = dict.fromkeys(range(64), fallback)
     for s in services:
         for x in s.dscp:
             if x >> 3 in cos.get(s.name, {}):

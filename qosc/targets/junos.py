@@ -92,7 +92,7 @@ generic checks.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.model import Device, Policy

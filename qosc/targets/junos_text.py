@@ -11,14 +11,14 @@ name defined in the same text, and identical statements in both formats.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping, Sequence
 
 from qosc.targets.base import SelfCheckError
 
 Statement = tuple[str, ...]
 
-_TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\]"#]+|\S', re.S)
+_TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\]"#]+|\S', re.DOTALL)
 _LIST = "\0list"
 
 

@@ -64,8 +64,7 @@ def generate(n: int, interfaces: int = 16) -> str:
     for d in range(n):
         platform, pattern = PLATFORMS[d % len(PLATFORMS)]
         parts.append(f"  r{d:05d}.example.net:\n    platform: {platform}\n    interfaces:\n")
-        for i in range(interfaces):
-            parts.append(f"      {pattern.format(i=i)}: {{profile: {profiles[(d + i) % 3]}}}\n")
+        parts.extend(f"      {pattern.format(i=i)}: {{profile: {profiles[(d + i) % 3]}}}\n" for i in range(interfaces))
     return "".join(parts)
 
 

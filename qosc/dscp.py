@@ -102,7 +102,7 @@ def parse_dscp(value: object) -> int:
     if binary and (len(text) == 6 or text.startswith("0b")):
         return _in_range(int(binary[1], 2), _show(value))  # base 2 and 16 have no int() digit limit
     if _HEX.fullmatch(text):
-        return _in_range(int(text[2:], 16), _show(value))
+        return _in_range(int(text, 16), _show(value))  # int() accepts the 0x prefix in base 16
     if _DIGITS.fullmatch(text):
         short = len(text) <= 18  # int() refuses very long decimal text; such numbers are out of range anyway
         return _in_range(int(text) if short else 64, text if short else _show(value))

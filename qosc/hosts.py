@@ -348,12 +348,7 @@ def _txqueuelen(iface: HostInterface) -> tuple[HostInterface, int, str]:
 
 def service_requirements(policy: Policy, service: str) -> list[tuple[Host, PathNeed]]:
     """For the SLS: every declared host path that uses `service`, with the window each end needs."""
-    out = []
-    for host in policy.hosts:
-        for need in plan(policy, host).needs:
-            if need.path.service == service:
-                out.append((host, need))
-    return out
+    return [(host, need) for host in policy.hosts for need in plan(policy, host).needs if need.path.service == service]
 
 
 # -- builder -----------------------------------------------------------------

@@ -245,6 +245,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
     vlocs: dict[str, Location] = {}
     ilocs = holder.item_locs
     value: object
+    text: str
     loc: Location
     while True:
         ev = get()
@@ -257,9 +258,8 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
             if ev.tag is not None:
                 raise _tag_error(ev.tag, loc)
             total += 1
-            value = ev.value
+            value = text = ev.value
             if ev.implicit[0]:  # plain scalar: resolve, memoised (keys repeat a lot)
-                text = value
                 value = cache.get(text, cache)
                 if value is cache:
                     try:
@@ -360,8 +360,9 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
                 frame.merges.append((value, loc))
                 key = None
             else:
-                obj[key] = "<<" if value is MERGE else value  # type: ignore[index]
-                klocs[key] = kloc  # type: ignore[index]
+                # is_map: obj is an MDict, key a str and kloc its location (no narrowing in this hot loop)
+                obj[key] = "<<" if value is MERGE else value  # type: ignore[index, call-overload]
+                klocs[key] = kloc  # type: ignore[index, assignment]
                 vlocs[key] = loc  # type: ignore[index]
                 key = None
         else:
@@ -370,6 +371,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
     ev = get()
     if type(ev) is DocumentStartEvent:
         m = ev.start_mark
+        assert m is not None  # PyYAML's events carry their marks
         raise _fail("QOS001", "expected a single YAML document, found another one", L(fname, m.line + 1, m.column + 1),
                     "remove the '---' separator or split the policy into included files")
     root = holder[0]

@@ -124,7 +124,7 @@ def test_hierarchy_matches_the_ir() -> None:
         parsed = ciscoconfparse2.CiscoConfParse(text.splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
-        for obj, pm in zip(maps, ir["policy_maps"]):
+        for obj, pm in zip(maps, ir["policy_maps"], strict=True):
             got = [(c.text.strip(), [a.text.strip() for a in c.children if not a.text.strip().startswith("!")])
                    for c in obj.children if not c.text.strip().startswith("!")]
             want = [(f"class {c['name']}", [line(cmd) for cmd in c["commands"]]) for c in pm["classes"]]

@@ -302,10 +302,8 @@ def test_selfcheck_without_netns(monkeypatch) -> None:
 
 
 def _state(ns_dev: str, netns: str) -> str:
-    out = []
-    for what in ("qdisc", "class", "filter"):
-        out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", what, "show", "dev", ns_dev],
-                                  capture_output=True, text=True, check=True).stdout)
+    out = [subprocess.run(["ip", "netns", "exec", netns, "tc", what, "show", "dev", ns_dev],
+                          capture_output=True, text=True, check=True).stdout for what in ("qdisc", "class", "filter")]
     out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", "filter", "show", "dev", ns_dev, "ingress"],
                               capture_output=True, text=True, check=True).stdout)
     return "".join(out)

@@ -23,7 +23,8 @@ def check_claims(policy: Policy) -> Iterator[Diagnostic]:
 def check_default(policy: Policy) -> Iterator[Diagnostic]:
     defaults = [s for s in policy.services if s.default]
     if not defaults:
-        yield error("QOS032", "no service is the default (the class for unclassified traffic)", policy.where.at("services"),
+        yield error("QOS032", "no service is the default (the class for unclassified traffic)",
+                    policy.where.at("services"),
                     "add `default: true` to the best-effort service")
     for extra in defaults[1:]:
         yield error("QOS033", f"services '{defaults[0].name}' and '{extra.name}' are both the default",

@@ -90,7 +90,8 @@ def check_service(policy: Policy, service: Service) -> Iterator[Diagnostic]:
     for i, hop in enumerate(derived.path):
         if hop.found and not hop.scheduled:
             yield warning("QOS163", f"sls.path of service '{service.name}': {hop.label} does not schedule "
-                          "it; " + (hop.rate_note or "").removeprefix("not scheduled here: "), _at(path_locs, i, service, "sls.path"),
+                          "it; " + (hop.rate_note or "").removeprefix("not scheduled here: "),
+                          _at(path_locs, i, service, "sls.path"),
                           f"add '{service.name}' to the services of {hop.label}, or take the hop out of the path")
     if sls.rate is not None:
         scope = "along sls.path" if derived.path else "on the interfaces that schedule it"

@@ -223,7 +223,7 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
                     f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
                     rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
         return []
-    entries = []
+    entries: list[Command] = []
     for proto in protocols:
         word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)
         for src in sources or ["any"]:

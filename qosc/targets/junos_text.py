@@ -258,9 +258,11 @@ _DEFINES = (  # (pattern, index of the defined name, kind)
 )
 _REFERS = (  # (pattern, index of the referenced name, kind)
     ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
-    ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-points *", 9, "code point"),
+    ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-points *", 9,
+     "code point"),
     ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
-    ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-point *", 9, "code point"),
+    ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-point *", 9,
+     "code point"),
     ("class-of-service schedulers * drop-profile-map loss-priority * protocol * drop-profile *", 9, "drop profile"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 4, "forwarding class"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 6, "scheduler"),

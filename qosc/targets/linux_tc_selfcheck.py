@@ -130,7 +130,7 @@ def _unshare_commands() -> list[list[str]]:
 
 def run(batch: str, dev: str) -> Report:
     """Apply `batch` (which names `dev`) in a scratch namespace and classify every failure."""
-    lines = [ln for ln in batch.splitlines()]
+    lines = batch.splitlines()
     commands = sum(1 for ln in lines if ln.strip())
     if os.environ.get("QOSC_TC_SELFCHECK", "1").lower() in ("0", "off", "no", "false"):
         return Report("disabled", commands, reason="disabled by QOSC_TC_SELFCHECK=0")
@@ -179,7 +179,8 @@ def _classify(d: Path, lines: list[str], commands: int, action_kinds: list[str])
         main, acts = kinds(command)
         missing: tuple[str, ...] = ()
         if any(p in message for p in MISSING_KIND):
-            if "qdisc kind" in message or "Unknown qdisc" in message or "classifier" in message or "Unknown filter" in message:
+            if ("qdisc kind" in message or "Unknown qdisc" in message or "classifier" in message
+                    or "Unknown filter" in message):
                 missing = (main,)
             else:
                 missing = tuple(a for a in dict.fromkeys(acts) if a in unavailable or a not in PROBES)

@@ -78,7 +78,7 @@ def generate(n: int, interfaces: int = 16) -> str:
 
 def tree_bytes(root: Path) -> tuple[int, int]:
     total = files = 0
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         for f in filenames:
             total += os.lstat(os.path.join(dirpath, f)).st_size
             files += 1

@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from qosc import api
-from qosc.lab.flows import Traffic
-from qosc.lab.measure import measure, measure_baseline, timeline, verdicts
-from qosc.lab.netns import Lab, problems
-from qosc.lab.peers import Configurator, fireqos_config, fireqos_default_failure, howto_script, intents
-from qosc.lab.png import plot_panels
+from qosc import api  # noqa: E402
+from qosc.lab.flows import Traffic  # noqa: E402
+from qosc.lab.measure import measure, measure_baseline, timeline, verdicts  # noqa: E402
+from qosc.lab.netns import Lab, problems  # noqa: E402
+from qosc.lab.peers import Configurator, fireqos_config, fireqos_default_failure, howto_script, intents  # noqa: E402
+from qosc.lab.png import plot_panels  # noqa: E402
 
 POLICIES = {"qbss-linux": "policies/qbss-linux.yaml", "four-service-linux": "policies/four-service-linux.yaml"}
 IMPLS = ("qosc", "fireqos", "howto")
@@ -132,7 +132,7 @@ def report(its, baseline, baseline_runs, medians, errors, fireqos_default, reps,
            "measured in the same run: one unmarked TCP flow through a single-class HTB root at 100 Mbit/s",
            f"(**{baseline:.2f} Mbit/s** goodput; runs {', '.join(f'{b:.2f}' for b in baseline_runs)}).",
            f"Wall time {elapsed:.0f} s on a 2-core machine shared with other jobs.", ""]
-    for pname, it in its.items():
+    for pname in its:
         out += [f"## {pname}", "",
                 "| metric | threshold | " + " | ".join(NAMES[i] for i in IMPLS) + " |",
                 "|---|---|" + "---|" * len(IMPLS)]
@@ -170,7 +170,8 @@ def report(its, baseline, baseline_runs, medians, errors, fireqos_default, reps,
             "- **HOWTO**: the classic traffic-control HOWTO HTB script (one class per service with rate/ceil, no",
             "  `prio`, `burst 15k`, `u32 match ip tos 0xNN 0xff`); its `sfq perturb 10` leaves became `pfifo`",
             "  (no sfq here).",
-            "- The LBE flood is offered at twice the link by iperf3, but on a sending host the qdisc holds the socket's",
+            "- The LBE flood is offered at twice the link by iperf3, but on a sending host the qdisc holds the "
+            "socket's",
             "  packets, so the socket send buffer paces the sender to what the LBE class drains: the LBE queue stays",
             "  full (the pressure the scheduler must withstand) instead of dropping at the qdisc.",
             "- Not exercised on this kernel (no police, pedit, csum, red, fq_codel modules): the edge ingress",

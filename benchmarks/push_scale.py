@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from qosc.push import runner
-from qosc.push.base import Status
+from qosc.push import runner  # noqa: E402
+from qosc.push.base import Status  # noqa: E402
 
 SERVICES = """\
 qosc: 1
@@ -58,7 +58,8 @@ def free_range(count: int) -> int:
 
 def serve(count: int, base: int, password: str) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "push" / "ios_sim.py"), "--hosts", str(count),
-                             "--base-port", str(base)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             "--base-port", str(base)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"})
     proc.stdin.write(password + "\n")
     proc.stdin.flush()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from qosc import api  # noqa: E402
+from qosc import api
 
 PLATFORMS = [("junos-mx", "xe-0/0/{i}"), ("ios-xe", "TenGigabitEthernet0/0/{i}"),
              ("catalyst6500", "TenGigabitEthernet4/{i}"), ("linux", "eth{i}")]
@@ -64,8 +64,7 @@ def generate(n: int, interfaces: int = 16) -> str:
     for d in range(n):
         platform, pattern = PLATFORMS[d % len(PLATFORMS)]
         parts.append(f"  r{d:05d}.example.net:\n    platform: {platform}\n    interfaces:\n")
-        for i in range(interfaces):
-            parts.append(f"      {pattern.format(i=i)}: {{profile: {profiles[(d + i) % 3]}}}\n")
+        parts.extend(f"      {pattern.format(i=i)}: {{profile: {profiles[(d + i) % 3]}}}\n" for i in range(interfaces))
     return "".join(parts)
 
 

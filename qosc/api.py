@@ -6,9 +6,10 @@ scripts, editors and tests get the same answers as the command line.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from qosc import load, parallel, schema
 from qosc.build import build
@@ -94,6 +95,7 @@ def _schema_and_build(tree: Any, source: str, jobs: int) -> tuple[Any, list[Diag
 
     devices = tree.get("devices") if isinstance(tree, dict) else None
     units = len(devices) if isinstance(devices, dict) else 0
+    policy: Policy | None
     if jobs == 1 or parallel.resolve_jobs(jobs, units // 16) < 2:
         schema_diags = check_schema()
         if schema_diags:
@@ -132,7 +134,8 @@ def _units(policy: Policy) -> list[tuple[Any, str]]:
     return [(d, d.platform) for d in policy.devices] + [(h, h.target_platform) for h in policy.hosts]
 
 
-def select(policy: Policy, target_names: Sequence[str] = (), devices: Sequence[str] = ()) -> list[tuple[Target, Device]]:
+def select(policy: Policy, target_names: Sequence[str] = (),
+           devices: Sequence[str] = ()) -> list[tuple[Target, Device]]:
     """The (target, device) pairs to compile: every device's targets, filtered."""
     pairs = []
     for device, platform in _units(policy):

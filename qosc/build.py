@@ -8,15 +8,32 @@ every problem in the file.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Callable, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.hosts import build_hosts
-from qosc.model import free_text
-from qosc.model import (Action, Buffer, Classifier, Device, DropProfile, Interface, Kind, Policer, Policy,
-                        Priority, Queue, Role, Rule, Service, Sls, Where)
+from qosc.model import (
+    Action,
+    Buffer,
+    Classifier,
+    Device,
+    DropProfile,
+    Interface,
+    Kind,
+    Policer,
+    Policy,
+    Priority,
+    Queue,
+    Role,
+    Rule,
+    Service,
+    Sls,
+    Where,
+    free_text,
+)
 
 T = TypeVar("T")
 
@@ -98,6 +115,7 @@ class Builder:
                 us = self.time(text, loc)
                 buffer = Buffer(time_us=us) if us is not None else None
         drop = raw.get("drop-profile")
+        drops: tuple[tuple[int, str], ...]
         if isinstance(drop, str):
             drops = ((1, drop), (2, drop), (3, drop))
         elif isinstance(drop, dict):
@@ -116,7 +134,8 @@ class Builder:
             ecn=bool(q.get("ecn", False)),
         )
         return Service(
-            name=name, kind=kind, dscp=codes, queue=queue, default=is_default, description=free_text(raw.get("description")),
+            name=name, kind=kind, dscp=codes, queue=queue, default=is_default,
+            description=free_text(raw.get("description")),
             drop_profiles=drops, policer=raw.get("policer"),
             transport=raw.get("transport") or DEFAULT_TRANSPORT.get(kind, "mixed"),
             rtt_us=self.time(raw.get("rtt"), where.at("rtt")),
@@ -178,7 +197,8 @@ class Builder:
         else:
             self.diagnostics.append(error("QOS012", f"drop profile '{name}' needs either points or min, max and "
                                           "max-probability", where.loc, "e.g. points: [[15, 30], [30, 100]]"))
-        return DropProfile(name, points, bool(raw.get("interpolate", False)), red, free_text(raw.get("description")), where)
+        return DropProfile(name, points, bool(raw.get("interpolate", False)), red, free_text(raw.get("description")),
+                           where)
 
     def action(self, value: Any, loc: Location | None) -> Action | None:
         if value in ("transmit", "drop"):
@@ -283,16 +303,16 @@ class Builder:
         """Everything of an interface but its name: shared by all interfaces written alike."""
         role = Role(merged.get("role", "core"))
         own_mtu = self.size(merged.get("mtu"), where.at("mtu")) if "mtu" in merged else None
-        return dict(
-            role=role,
-            speed=self.rate(merged.get("speed"), where.at("speed"), allow_percent=False),
-            shape=self.rate(merged.get("shape"), where.at("shape"), allow_percent=False),
-            trust=merged.get("trust") or ("none" if role is Role.EDGE else "dscp"),
-            classifier=merged.get("classifier"),
-            services=tuple(merged["services"]) if "services" in merged else service_names,
-            port_type=merged.get("port-type"), unit=int(merged.get("unit", 0)),
-            mtu=own_mtu or mtu, description=free_text(merged.get("description")),
-        )
+        return {
+            "role": role,
+            "speed": self.rate(merged.get("speed"), where.at("speed"), allow_percent=False),
+            "shape": self.rate(merged.get("shape"), where.at("shape"), allow_percent=False),
+            "trust": merged.get("trust") or ("none" if role is Role.EDGE else "dscp"),
+            "classifier": merged.get("classifier"),
+            "services": tuple(merged["services"]) if "services" in merged else service_names,
+            "port_type": merged.get("port-type"), "unit": int(merged.get("unit", 0)),
+            "mtu": own_mtu or mtu, "description": free_text(merged.get("description")),
+        }
 
 
 def _section(tree: Mapping[str, Any], key: str) -> list[tuple[str, Any]]:

@@ -9,13 +9,14 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+from types import ModuleType
 
 import qosc.commands
 from qosc import __version__
 
 
-def _commands() -> list[object]:
+def _commands() -> list[ModuleType]:
     """Every module in qosc.commands that defines `register` and `run` (sorted, stable help)."""
     mods = []
     for info in sorted(pkgutil.iter_modules(qosc.commands.__path__), key=lambda i: i.name):
@@ -33,8 +34,8 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"qosc {__version__}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     for module in _commands():
-        cmd = module.register(sub)  # type: ignore[attr-defined]
-        cmd.set_defaults(_run=module.run)  # type: ignore[attr-defined]
+        cmd = module.register(sub)
+        cmd.set_defaults(_run=module.run)
     return top
 
 

@@ -8,9 +8,9 @@ CLI renders them as text, JSON or GitHub workflow annotations.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
 
 
 class Severity(str, Enum):

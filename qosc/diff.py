@@ -17,13 +17,13 @@ import os
 import secrets
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from qosc import api
-from qosc.load import Limits
 from qosc.diagnostics import Diagnostic, Location, error, has_errors
+from qosc.load import Limits
 from qosc.targets.registry import targets
 
 
@@ -197,7 +197,7 @@ class GitError(Exception):
 def _git(cwd: str, *args: str, binary: bool = False) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
     try:
         return subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=not binary, timeout=300,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, check=False)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     except subprocess.TimeoutExpired:
@@ -248,7 +248,7 @@ def materialise(top: str, rev: str, dest: str) -> int:
         return 0
     try:
         proc = subprocess.run(["git", "-C", top, "cat-file", "--batch"], input="".join(f"{sha}\n" for sha, _ in
-                              entries).encode("ascii"), capture_output=True, timeout=300)
+                              entries).encode("ascii"), capture_output=True, timeout=300, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git cat-file failed: {exc}") from None
     if proc.returncode != 0:
@@ -400,10 +400,8 @@ def format_github(result: DiffResult, policy_file: str | None = None) -> str:
     token, so a line of generated config can never be taken for a workflow
     command.
     """
-    out: list[str] = []
     where = f"file={_gh(policy_file, prop=True)}," if policy_file else ""
-    for note in result.notes:
-        out.append(f"::notice {where}title=qosc diff::{_gh(note)}")
+    out = [f"::notice {where}title=qosc diff::{_gh(note)}" for note in result.notes]
     for f in result.files:
         what = _file_header(f)[2:]
         out.append(f"::notice {where}title={_gh('qosc diff ' + f.path, prop=True)}::"

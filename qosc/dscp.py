@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 _TABLE: dict[str, int] = {
     "default": 0, "be": 0, "cs0": 0,
@@ -102,7 +102,7 @@ def parse_dscp(value: object) -> int:
     if binary and (len(text) == 6 or text.startswith("0b")):
         return _in_range(int(binary[1], 2), _show(value))  # base 2 and 16 have no int() digit limit
     if _HEX.fullmatch(text):
-        return _in_range(int(text[2:], 16), _show(value))
+        return _in_range(int(text, 16), _show(value))  # int() accepts the 0x prefix in base 16
     if _DIGITS.fullmatch(text):
         short = len(text) <= 18  # int() refuses very long decimal text; such numbers are out of range anyway
         return _in_range(int(text) if short else 64, text if short else _show(value))

@@ -26,6 +26,7 @@ Filesystem steps go through the module-level names below (`_mkdir`, `_open`,
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import itertools
@@ -33,10 +34,11 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Self
 
 from qosc.targets.base import Output
 
@@ -287,7 +289,7 @@ class Transaction:
         self._closed = True
         self.journal.close()
 
-    def __enter__(self) -> "Transaction":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:
@@ -326,10 +328,8 @@ def _same_content(path: str, data: bytes) -> os.stat_result | None:
 
 
 def _quiet(func: object, *args: object) -> None:
-    try:
+    with contextlib.suppress(OSError):
         func(*args)  # type: ignore[operator]
-    except OSError:
-        pass
 
 
 def write_atomic(path: Path, text: str) -> bool:

@@ -35,13 +35,13 @@ Throughput cap = window / RTT.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from qosc.diagnostics import Location, error
-from qosc.model import free_text
-from qosc.model import NOWHERE, Policy, Where
+from qosc.model import NOWHERE, Policy, Where, free_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; build.py imports this module
     from qosc.build import Builder
@@ -169,10 +169,10 @@ def cap_for(window: int, rtt_us: int) -> int:
     return window * 8_000_000 // rtt_us if rtt_us > 0 else 0
 
 
-def mbit(bps: int | float) -> str:
+def mbit(bps: float) -> str:
     """A rate as '72.3 Mbit/s' (one decimal) for messages and comments."""
     text = f"{bps / 1e6:.1f}"
-    return f"{text[:-2] if text.endswith('.0') else text} Mbit/s"
+    return f"{text.removesuffix('.0')} Mbit/s"
 
 
 def txqueuelen_for(speed: int) -> int:
@@ -348,12 +348,7 @@ def _txqueuelen(iface: HostInterface) -> tuple[HostInterface, int, str]:
 
 def service_requirements(policy: Policy, service: str) -> list[tuple[Host, PathNeed]]:
     """For the SLS: every declared host path that uses `service`, with the window each end needs."""
-    out = []
-    for host in policy.hosts:
-        for need in plan(policy, host).needs:
-            if need.path.service == service:
-                out.append((host, need))
-    return out
+    return [(host, need) for host in policy.hosts for need in plan(policy, host).needs if need.path.service == service]
 
 
 # -- builder -----------------------------------------------------------------
@@ -419,7 +414,23 @@ def build_hosts(b: Builder, tree: Mapping[str, Any]) -> tuple[Host, ...]:
 
 
 __all__ = [
-    "HEADROOM", "INT_MAX", "Host", "HostInterface", "HostPath", "HostPlan", "PathNeed", "TcpSettings", "Triple",
-    "Value", "build_hosts", "cap_for", "explicit_window", "autotuned_window", "mbit", "plan", "service_requirements",
-    "txqueuelen_for", "window_for",
+    "HEADROOM",
+    "INT_MAX",
+    "Host",
+    "HostInterface",
+    "HostPath",
+    "HostPlan",
+    "PathNeed",
+    "TcpSettings",
+    "Triple",
+    "Value",
+    "autotuned_window",
+    "build_hosts",
+    "cap_for",
+    "explicit_window",
+    "mbit",
+    "plan",
+    "service_requirements",
+    "txqueuelen_for",
+    "window_for",
 ]

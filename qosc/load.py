@@ -20,7 +20,7 @@ import yaml
 from .diagnostics import Location, QoscError, error
 from .yamlsafe import Limits, MDict, MList, build, syntax_error
 
-__all__ = ["Limits", "MDict", "MList", "load_text", "load_file", "load_policy", "locate"]
+__all__ = ["Limits", "MDict", "MList", "load_file", "load_policy", "load_text", "locate"]
 
 _DEFAULT = Limits()
 
@@ -36,7 +36,7 @@ def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
         raise
     except yaml.YAMLError as exc:
         raise syntax_error(exc, filename, text) from None
-    except UnicodeError as exc:
+    except (UnicodeDecodeError, UnicodeEncodeError, UnicodeTranslateError) as exc:  # the UnicodeErrors with a reason
         raise _fail("QOS008", f"policy text is not valid Unicode: {exc.reason}", Location(filename, 1, 1)) from None
     except RecursionError:
         raise _fail("QOS004", "nesting is too deep to process", Location(filename, 1, 1)) from None
@@ -89,7 +89,7 @@ def locate(tree: object, path: Sequence[str | int], key: bool = False) -> Locati
                 node = node[step]
             else:
                 break
-    except Exception:  # noqa: BLE001 - locating is best effort for a diagnostic
+    except Exception:  # noqa: BLE001, S110 - locating is best effort for a diagnostic
         pass
     return loc
 
@@ -188,7 +188,7 @@ def _ident(path: str) -> str:
 def _include_list(tree: MDict) -> list[tuple[str, Location]]:
     """`include:` is one path or a list of paths, each with its location."""
     value, loc = tree["include"], tree.value_locs["include"]
-    items = [(value, loc)] if not isinstance(value, MList) else list(zip(value, value.item_locs))
+    items = [(value, loc)] if not isinstance(value, MList) else list(zip(value, value.item_locs, strict=False))
     for item, item_loc in items:
         if not isinstance(item, str) or not item:
             raise _fail("QOS006", "'include' must be a file path or a list of file paths", item_loc,
@@ -238,5 +238,5 @@ def _same(a: object, b: object) -> bool:
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         assert isinstance(b, list)
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b

@@ -8,11 +8,12 @@ policy, so any later stage can point a diagnostic at the user's own line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum, IntEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import TYPE_CHECKING, Any
 
 from qosc.diagnostics import Location
 from qosc.units import Percent
@@ -20,7 +21,7 @@ from qosc.units import Percent
 if TYPE_CHECKING:  # pragma: no cover
     from qosc.hosts import Host
 
-Rate = Union[int, Percent]
+Rate = int | Percent
 """A rate in bit/s, or a percentage of the interface speed."""
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
 
@@ -43,10 +44,7 @@ def cpu_count() -> int:
 
 def resolve_jobs(jobs: int | None, units: int) -> int:
     """Processes to use: `jobs` if positive, else as many as CPUs that have enough work (auto)."""
-    if jobs is not None and jobs > 0:
-        wanted = jobs
-    else:
-        wanted = min(cpu_count(), max(1, units // MIN_UNITS_PER_JOB))
+    wanted = jobs if jobs is not None and jobs > 0 else min(cpu_count(), max(1, units // MIN_UNITS_PER_JOB))
     if wanted > 1 and not fork_available():
         return 1
     return max(1, min(wanted, units))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Callable, Mapping, Sequence
 
 MAX_RATE = 10**15  # bit/s: 1 Pbit/s, far above any interface
 MAX_SIZE = 2**40  # bytes: 1 TiB
@@ -177,7 +177,7 @@ def parse_size(value: object, allow_percent: bool = False) -> int | Percent:
     number, unit = _number(value, "size", hint)
     if unit == "%":
         return _maybe_percent(value, number, "size", allow_percent, _SIZE_HINT)
-    if unit.endswith("b") or unit.endswith("bit"):
+    if unit.endswith(("b", "bit")):
         raise UnitError(f"invalid size {_show(value)}: sizes are in bytes, not bits", "use B for bytes, e.g. 64KB")
     if unit not in _SIZE_UNITS:
         raise UnitError(f"invalid size {_show(value)}", hint)

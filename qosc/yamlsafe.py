@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 class MDict(dict):  # type: ignore[type-arg]
     """A YAML mapping that remembers where it, its keys and its values are."""
 
-    __slots__ = ("loc", "key_locs", "value_locs")
+    __slots__ = ("key_locs", "loc", "value_locs")
     loc: Location
     key_locs: dict[str, Location]
     value_locs: dict[str, Location]
@@ -50,7 +50,7 @@ class MDict(dict):  # type: ignore[type-arg]
 class MList(list):  # type: ignore[type-arg]
     """A YAML sequence that remembers where it and each of its items are."""
 
-    __slots__ = ("loc", "item_locs")
+    __slots__ = ("item_locs", "loc")
     loc: Location
     item_locs: list[Location]
 
@@ -167,7 +167,7 @@ def resolve_plain(text: str) -> object:
 class _Frame:
     """An open mapping or sequence while its events stream in."""
 
-    __slots__ = ("obj", "is_map", "key", "kloc", "anchor", "t0", "saved", "depth", "merges")
+    __slots__ = ("anchor", "depth", "is_map", "key", "kloc", "merges", "obj", "saved", "t0")
 
     def __init__(self, obj: MDict | MList, is_map: bool, anchor: str | None, t0: int, depth: int) -> None:
         self.obj = obj
@@ -219,7 +219,7 @@ def build(text: str, filename: str, limits: Limits) -> MDict:
             dispose()
 
 
-def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot loop on purpose
+def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on purpose
     """The event loop: the innermost collection lives in locals, outer ones on `stack`."""
     L = Location
     new = object.__new__
@@ -245,6 +245,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
     vlocs: dict[str, Location] = {}
     ilocs = holder.item_locs
     value: object
+    text: str
     loc: Location
     while True:
         ev = get()
@@ -257,9 +258,8 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
             if ev.tag is not None:
                 raise _tag_error(ev.tag, loc)
             total += 1
-            value = ev.value
+            value = text = ev.value
             if ev.implicit[0]:  # plain scalar: resolve, memoised (keys repeat a lot)
-                text = value
                 value = cache.get(text, cache)
                 if value is cache:
                     try:
@@ -360,8 +360,9 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
                 frame.merges.append((value, loc))
                 key = None
             else:
-                obj[key] = "<<" if value is MERGE else value  # type: ignore[index]
-                klocs[key] = kloc  # type: ignore[index]
+                # is_map: obj is an MDict, key a str and kloc its location (no narrowing in this hot loop)
+                obj[key] = "<<" if value is MERGE else value  # type: ignore[index, call-overload]
+                klocs[key] = kloc  # type: ignore[index, assignment]
                 vlocs[key] = loc  # type: ignore[index]
                 key = None
         else:
@@ -370,6 +371,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # noqa: C901 - one hot lo
     ev = get()
     if type(ev) is DocumentStartEvent:
         m = ev.start_mark
+        assert m is not None  # PyYAML's events carry their marks
         raise _fail("QOS001", "expected a single YAML document, found another one", L(fname, m.line + 1, m.column + 1),
                     "remove the '---' separator or split the policy into included files")
     root = holder[0]

@@ -16,8 +16,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -129,7 +130,7 @@ def test_failing_any_write_leaves_the_directory_as_it_was(capsys: pytest.Capture
 
 def test_interrupt_at_any_step_leaves_the_directory_as_it_was(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch, setup: Any) -> None:
-    policy, out, before, want = setup
+    policy, out, before, _want = setup
     pristine = tmp_path / "pristine"
     shutil.copytree(out, pristine, copy_function=shutil.copy2)
     with monkeypatch.context() as m:
@@ -170,12 +171,11 @@ def test_nothing_is_written_when_the_policy_has_an_error(capsys: pytest.CaptureF
 
 def test_transaction_api_is_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "keep.txt").write_text("old\n")
-    with pytest.raises(OSError):
-        with emit.Transaction(tmp_path) as tx:
-            tx.add("keep.txt", "new\n")
-            tx.add("sub/dir/new.txt", "x\n")
-            Injector(monkeypatch, when=lambda name, args: name == "_replace" and str(args[1]).endswith("new.txt"))
-            tx.commit()
+    with pytest.raises(OSError), emit.Transaction(tmp_path) as tx:
+        tx.add("keep.txt", "new\n")
+        tx.add("sub/dir/new.txt", "x\n")
+        Injector(monkeypatch, when=lambda name, args: name == "_replace" and str(args[1]).endswith("new.txt"))
+        tx.commit()
     assert snapshot(tmp_path) == {"keep.txt": (b"old\n", (tmp_path / "keep.txt").stat().st_mode)}
     with pytest.raises(ValueError):
         emit.Transaction(tmp_path).add("../escape.txt", "x")
@@ -191,7 +191,7 @@ def test_leftovers_of_a_killed_compile_are_removed_by_the_next(tmp_path: Path) -
               f"tx = Transaction({str(out)!r}, journal_dir={str(journals)!r})\n"
               "tx.add('junos/r1.conf', 'new\\n'); tx.add('linux-tc/r2/eth0.tc', 'x\\n')\n"
               "os._exit(9)  # killed: no abort, no commit\n")
-    assert subprocess.run([sys.executable, "-c", script]).returncode == 9
+    assert subprocess.run([sys.executable, "-c", script], check=False).returncode == 9
     left = snapshot(out)
     assert any(p.endswith(".tmp") for p in left) and "linux-tc/" in left
     with emit.Transaction(out, journal_dir=str(journals)) as tx:

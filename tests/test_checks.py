@@ -99,7 +99,8 @@ def test_qos040_shares_exceed_link(tmp_path: Path) -> None:
 def test_qos041_absolute_rate_needs_speed(tmp_path: Path) -> None:
     text = BASE.replace("share: 40%", "share: 400M").replace("{role: core, speed: 1G}", "{role: core}")
     [d] = only(validate_text(tmp_path, text), "QOS041")
-    assert d.message == "interface r1:eth0 has no speed, so service 'best-effort' share 400M cannot be checked against the link"
+    assert d.message == ("interface r1:eth0 has no speed, so service 'best-effort' share 400M cannot be checked "
+                         "against the link")
 
 
 # 4. strict without cap ----------------------------------------------------------------
@@ -179,7 +180,8 @@ def test_qos064_violate_on_two_colour(tmp_path: Path) -> None:
 def test_drop_profile_range_and_monotonic(tmp_path: Path) -> None:
     text = BASE.replace("kind: best-effort\n", "kind: best-effort\n    drop-profile: a\n").replace(
         "kind: premium\n", "kind: premium\n    drop-profile: b\n") + \
-        "drop-profiles:\n  a: {points: [[15, 30], [19, 150]]}\n  b: {points: [[30, 50], [20, 100]]}\n  c: {min: 10, max: 50, max-probability: 10%}\n"
+        ("drop-profiles:\n  a: {points: [[15, 30], [19, 150]]}\n  b: {points: [[30, 50], [20, 100]]}\n"
+         "  c: {min: 10, max: 50, max-probability: 10%}\n")
     diags = validate_text(tmp_path, text)
     assert only(diags, "QOS070")[0].message == "drop profile 'a' has 150, outside 0..100 %"
     assert only(diags, "QOS071")[0].message.startswith("drop profile 'b' is not monotonic")

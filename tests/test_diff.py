@@ -21,14 +21,14 @@ GEANT = ROOT / "policies" / "geant-lbe.yaml"
 
 LBE_FINAL = "    queue: {share: 0%, buffer: 0%, priority: low}\n"
 LBE_TRIAL = "    queue: {share: 1%, buffer: 0%, priority: low}\n"
-NC_FINAL = "  network-control:\n    kind: network-control\n    description: Routing protocols\n    dscp: [cs6, cs7]\n" \
-           "    queue: {share: 5%, buffer: 5%, priority: high}\n"
+NC_FINAL = ("  network-control:\n    kind: network-control\n    description: Routing protocols\n    dscp: [cs6, cs7]\n"
+            "    queue: {share: 5%, buffer: 5%, priority: high}\n")
 NC_TRIAL = NC_FINAL.replace("share: 5%", "share: 4%")
 
 
 def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qosc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, check=False)
 
 
 def first_trial_weights(text: str) -> str:
@@ -301,7 +301,8 @@ def test_base_resolves_includes_at_the_revision(repo: Path) -> None:
     services.write_text(first_trial_weights("services:\n" + SPLIT_SERVICES + "\n").rstrip("\n") + "\n")
     proc = run("diff", "net/geant.yaml", "--base", "HEAD", cwd=repo)
     assert proc.returncode == 1, proc.stderr
-    assert "+            transmit-rate percent 1;" in proc.stdout and "-            transmit-rate percent 0;" in proc.stdout
+    assert "+            transmit-rate percent 1;" in proc.stdout
+    assert "-            transmit-rate percent 0;" in proc.stdout
     assert "(HEAD:net/geant.yaml -> net/geant.yaml)" in proc.stderr
     # Commit it: HEAD~1 has the old include, HEAD the new one; also from another directory.
     git(repo, "commit", "-q", "-am", "first trial weights")
@@ -320,8 +321,8 @@ def test_base_side_errors_point_at_the_revision(repo: Path) -> None:
     policy.write_text(good)
     proc = run("diff", "net/geant.yaml", "--base", "HEAD", cwd=repo)
     assert proc.returncode == 2
-    assert re.search(r"^HEAD:net/geant\.yaml:\d+:\d+: error\[QOS010\]: unknown key 'bogus'", proc.stderr, re.M), \
-        proc.stderr
+    assert re.search(r"^HEAD:net/geant\.yaml:\d+:\d+: error\[QOS010\]: unknown key 'bogus'", proc.stderr,
+                     re.MULTILINE), proc.stderr
     assert "qosc-diff-" not in proc.stderr  # no temporary paths leak into diagnostics
 
 

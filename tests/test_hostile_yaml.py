@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -27,7 +27,7 @@ READ_BUFFER = Limits().max_bytes
 
 def billion_laughs() -> str:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for prev, name in zip("abcdefgh", "bcdefghi"):
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 10) + "]")
     return "qosc: 1\nname: lol\n" + "\n".join(lines) + "\nservices: *i\n"
 
@@ -178,7 +178,7 @@ def test_include_cycle_and_include_chain_refused(tmp_path: Path) -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qosc", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, check=False)
 
 
 @pytest.mark.parametrize("name", ["billion-laughs", "deep-flow-sequences", "deep-block-sequences", "10^400-integer",
@@ -206,7 +206,7 @@ def test_peak_rss_stays_bounded(hundred_mb: Path, tmp_path: Path) -> None:
     runs = {}
     for path in [small, *attacks]:
         proc = subprocess.run([sys.executable, "-c", probe, "validate", str(path)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=60, check=False)
         assert "Traceback" not in proc.stderr
         runs[path] = (proc.returncode, proc.stderr, int(proc.stderr.strip().splitlines()[-1]))
     assert runs[small][0] == 0

@@ -6,12 +6,25 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from helpers import codes
+
 from qosc import api
 from qosc.diagnostics import Diagnostic, Severity
-from qosc.hosts import (HEADROOM, INT_MAX, STOCK_RMEM, STOCK_WMEM, Triple, autotuned_window, cap_for,
-                        explicit_window, mbit, plan, service_requirements, txqueuelen_for, window_for)
+from qosc.hosts import (
+    HEADROOM,
+    INT_MAX,
+    STOCK_RMEM,
+    STOCK_WMEM,
+    Triple,
+    autotuned_window,
+    cap_for,
+    explicit_window,
+    mbit,
+    plan,
+    service_requirements,
+    txqueuelen_for,
+    window_for,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -202,20 +202,20 @@ def assert_same_structure(clean: list[api.Output], hostile: list[api.Output], la
     is one line that starts with the comment marker, so it cannot hold a statement.
     """
     assert len(clean) == len(hostile), label
-    for a, b in zip(clean, hostile):
+    for a, b in zip(clean, hostile, strict=True):
         for ch in BREAKS + "\x00":
             assert ch not in b.text.replace("\n", ""), f"{label}: {b.path} holds {ch!r}"
         assert statements(a.path, a.text) == statements(b.path, b.text), f"{label}: statements in {b.path}"
         la = [line for line in a.text.split("\n") if not is_comment(line)]
         lb = [line for line in b.text.split("\n") if not is_comment(line)]
         assert len(la) == len(lb), f"{label}: {b.path} has {len(lb)} statement lines, {a.path} {len(la)}"
-        for x, y in zip(la, lb):
+        for x, y in zip(la, lb, strict=True):
             if x == y:
                 continue
             wx, wy = words(x), words(y)
             assert len(wx) == len(wy) and x[:len(x) - len(x.lstrip())] == y[:len(y) - len(y.lstrip())], \
                 f"{label}: {b.path}: {y!r} (placeholder: {x!r})"
-            for u, v in zip(wx, wy):
+            for u, v in zip(wx, wy, strict=True):
                 assert u == v or inert_word(v), f"{label}: {b.path}: {v!r} in {y!r} (placeholder: {x!r})"
 
 

@@ -128,7 +128,7 @@ def test_dscp_filters_classify_real_packets(run: LabRun, family: str) -> None:
     classes = {leaf_service: f"1:{0x10 + i:x}" for i, leaf_service in enumerate(
         ["ip-premium", "assured", "best-effort", "lbe"])}
     before = run.lab.class_packets()
-    for name, svc in plan.items():
+    for svc in plan.values():
         for code in svc.codes:
             run.lab.send_marked(family, (code << 2) | 0x01, 50)  # ECN bits set: the filters must ignore them
     after = run.lab.class_packets()

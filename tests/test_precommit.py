@@ -110,7 +110,8 @@ def scratch(tmp_path: Path) -> Path:
 def pc(work: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**git_env(), "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
     env.pop("PYTHONPATH", None)  # the hook must run the qosc pre-commit installed, not this checkout
-    return subprocess.run([*pre_commit(), *args], cwd=work, capture_output=True, text=True, timeout=900, env=env)
+    return subprocess.run([*pre_commit(), *args], cwd=work, capture_output=True, text=True, timeout=900, env=env,
+                          check=False)
 
 
 @pytest.mark.slow
@@ -119,11 +120,11 @@ def test_try_repo_passes_a_good_policy_and_fails_a_bad_one(hook_repo: Path, pc_h
     proc = pc(work, pc_home, "try-repo", str(hook_repo), "qosc-validate", "--files", "policies/good.yaml",
               "README.md")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"^qosc validate\.+Passed$", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^qosc validate\.+Passed$", proc.stdout, re.MULTILINE), proc.stdout
     proc = pc(work, pc_home, "try-repo", str(hook_repo), "qosc-validate", "--files", "policies/good.yaml",
               "policies/bad.yaml")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert re.search(r"^qosc validate\.+Failed$", proc.stdout, re.M)
+    assert re.search(r"^qosc validate\.+Failed$", proc.stdout, re.MULTILINE)
     assert "policies/bad.yaml:25:46: error[QOS050]: LBE service 'lbe' has priority 'low'" in proc.stdout
     assert "good.yaml" not in proc.stdout.split("Failed", 1)[1]
 
@@ -142,13 +143,13 @@ def test_installed_hook_blocks_the_commit_of_a_bad_policy(hook_repo: Path, pc_ho
     env.pop("PYTHONPATH", None)
     git(work, "add", "policies/bad.yaml")
     commit = subprocess.run(["git", "commit", "-m", "first trial"], cwd=work, capture_output=True, text=True,
-                            env=env, timeout=900)
+                            env=env, timeout=900, check=False)
     assert commit.returncode != 0, commit.stdout
     assert "error[QOS050]" in commit.stdout + commit.stderr
     git(work, "reset", "-q", "policies/bad.yaml")
     git(work, "add", "policies/good.yaml")
     commit = subprocess.run(["git", "commit", "-m", "final configuration"], cwd=work, capture_output=True,
-                            text=True, env=env, timeout=900)
+                            text=True, env=env, timeout=900, check=False)
     assert commit.returncode == 0, commit.stdout + commit.stderr
     assert "Passed" in commit.stdout + commit.stderr
     assert git(work, "log", "--format=%s").splitlines() == ["final configuration", "config"]
@@ -209,7 +210,8 @@ def qosc_shim(tmp_path: Path) -> Path:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     shim = bindir / "qosc"
-    shim.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m qosc \"$@\"\n")
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} "
+                    f"exec {shlex.quote(sys.executable)} -m qosc \"$@\"\n")
     shim.chmod(0o755)
     return bindir
 
@@ -241,7 +243,7 @@ def test_workflow_diff_step_runs_on_a_pull_request_clone(tmp_path: Path) -> None
            "GITHUB_STEP_SUMMARY": str(summary), **{k: v.replace("${{ github.base_ref }}", "main")
                                                   for k, v in step("Diff the generated")["env"].items()}}
     proc = subprocess.run(["bash", "-e", "-c", step("Diff the generated")["run"]], cwd=work, capture_output=True,
-                          text=True, env=env, timeout=600)
+                          text=True, env=env, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     body = (work / "qosc-diff.md").read_text()
     assert body.startswith("<!-- qosc-config-diff -->\n### Generated configuration changes (qosc diff against "
@@ -259,7 +261,7 @@ def test_workflow_diff_step_runs_on_a_pull_request_clone(tmp_path: Path) -> None
     policy.write_text(final.replace("{share: 0%, buffer: 0%, priority: low}", "{share: 1%, buffer: 0%, priority: low}"))
     git(work, "commit", "-q", "-am", "LBE 1% without taking it from NC")
     proc = subprocess.run(["bash", "-e", "-c", step("Diff the generated")["run"]], cwd=work, capture_output=True,
-                          text=True, env=env, timeout=600)
+                          text=True, env=env, timeout=600, check=False)
     assert proc.returncode == 1
     body = (work / "qosc-diff.md").read_text()
     assert "- `policies/geant-lbe.yaml`: **qosc diff failed** (exit 2)" in body
@@ -295,7 +297,8 @@ run(github, context, require).then(() => console.log(JSON.stringify(calls)));
 
     def calls(comments: list[dict]) -> list:
         (tmp_path / "state.json").write_text(json.dumps({"comments": comments}))
-        proc = subprocess.run([node, str(harness)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([node, str(harness)], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              check=False)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
 

@@ -111,10 +111,10 @@ def test_many_devices_in_parallel_with_a_per_device_table(ios_lab, tmp_path):
 
 
 def test_plan_is_empty_when_running_matches_and_removes_stale_owned_lines():
-    compiled = "policy-map p\n class c\n  bandwidth percent 10\n  ! a comment\n!\ninterface Gi1\n ! note\n" \
-               " service-policy output p\n!\nend\n"
-    running = "interface Gi1\n description keep me\n service-policy output p\npolicy-map p\n class c\n" \
-              "  bandwidth percent 10\n  set dscp cs1\n"
+    compiled = ("policy-map p\n class c\n  bandwidth percent 10\n  ! a comment\n!\ninterface Gi1\n ! note\n"
+                " service-policy output p\n!\nend\n")
+    running = ("interface Gi1\n description keep me\n service-policy output p\npolicy-map p\n class c\n"
+               "  bandwidth percent 10\n  set dscp cs1\n")
     assert plan(running, compiled) == ["policy-map p", "class c", "no set dscp cs1", "exit", "exit"]
     assert plan(compiled, compiled) == []
     assert as_diff(plan("", compiled)).splitlines()[:3] == ["+ policy-map p", "+  class c",

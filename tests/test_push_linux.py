@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import uuid
+from pathlib import Path
 
 import pytest
 from push.fixtures import qosc
@@ -20,7 +21,7 @@ from push.peers import SshdPeer, peer_unavailable
 
 
 def ns_run(ns: str, *cmd: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=30)
+    return subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=30, check=False)
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def netns(tmp_path):
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tc"):
         peer_unavailable("needs root, ip and tc (iproute2) for a network namespace")
     name = f"qosc-push-{uuid.uuid4().hex[:8]}"
-    made = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    made = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True, check=False)
     if made.returncode != 0:
         peer_unavailable(f"cannot create a network namespace: {made.stderr.strip()}")
     try:
@@ -39,7 +40,7 @@ def netns(tmp_path):
                 peer_unavailable(f"cannot set up a veth pair in {name}: {r.stderr.strip()}")
         yield name
     finally:
-        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
 def qdiscs(ns: str) -> str:
@@ -99,7 +100,7 @@ def test_ssh_push_into_the_namespace(netns, tmp_path):
         assert again.returncode == 0 and "unchanged" in again.stdout, again.stdout + again.stderr
         # a host key that does not match known_hosts is refused
         (tmp_path / "wrong_known_hosts").write_text(peer.known_hosts.read_text().split()[0] + " " +
-                                                    " ".join(open(f"{peer.client_key}.pub").read().split()[:2]))
+                                                    " ".join(Path(f"{peer.client_key}.pub").read_text().split()[:2]))
         env["QOSC_KNOWN_HOSTS"] = str(tmp_path / "wrong_known_hosts")
         refused = qosc("push", str(policy), env=env)
         assert refused.returncode == 1 and "failed" in refused.stdout

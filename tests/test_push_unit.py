@@ -86,7 +86,8 @@ def closed_port() -> int:
 def test_unreachable_device_fails_with_exit_1_and_never_prints_the_password(tmp_path):
     port = closed_port()
     kh = tmp_path / "kh"
-    kh.write_text(f"[127.0.0.1]:{port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDbVNk0Pv1xx3ZY1aP3XfrbIBSv7xv0Q1vZcF0PZqKEm\n")
+    kh.write_text(f"[127.0.0.1]:{port} "
+                  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDbVNk0Pv1xx3ZY1aP3XfrbIBSv7xv0Q1vZcF0PZqKEm\n")
     secret = "Pa55-never-shown"
     env = {"HOME": str(tmp_path), "QOSC_USER": "u", "QOSC_PASSWORD": secret, "QOSC_KNOWN_HOSTS": str(kh),
            "QOSC_PORT": str(port)}

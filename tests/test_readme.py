@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_policy_reference_matches_schema() -> None:
     text = (ROOT / "README.md").read_text()
-    section = re.search(r"<!-- BEGIN POLICY REFERENCE -->\n(.*)<!-- END POLICY REFERENCE -->", text, re.S)
+    section = re.search(r"<!-- BEGIN POLICY REFERENCE -->\n(.*)<!-- END POLICY REFERENCE -->", text, re.DOTALL)
     assert section, "README lacks the generated policy reference"
     assert section.group(1) == markdown(), "run: python scripts/update-readme-reference"
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import jsonschema
-
 from helpers import BASE, codes, texts, validate_text
+
 from qosc.schema import schema, schema_text
 
 
@@ -76,7 +76,8 @@ def test_bad_units_are_located(tmp_path: Path) -> None:
 
 
 def test_every_error_is_reported_not_just_the_first(tmp_path: Path) -> None:
-    text = BASE.replace("prority", "x").replace("priority: low", "prority: low").replace("name: t\n", "name: t\nfoo: 1\n")
+    text = (BASE.replace("prority", "x").replace("priority: low", "prority: low")
+            .replace("name: t\n", "name: t\nfoo: 1\n"))
     assert codes(validate_text(tmp_path, text)) == ["QOS010", "QOS010"]
 
 

@@ -113,7 +113,7 @@ def test_each_settings_is_lowered_once_per_device(tmp_path: Path, monkeypatch: p
     assert policy is not None
     device = policy.device_map["r00001.example.net"]
     (target,) = for_platform(device.platform)
-    found, renderer = check_and_outputs(target, policy, device)
+    _found, renderer = check_and_outputs(target, policy, device)
     assert len(device.interfaces) == 16
     assert len({i.settings() for i in device.interfaces}) == 3
     assert len(calls) == 3, calls

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ASSURED = ROOT / "policies" / "assured-rate.yaml"
 # ip-premium's declared sls.path in assured-rate.yaml: 1G customer edge (JUNOS MX), 2.5G M-series core that
 # does not schedule premium, 2.5G POS on a GSR.  Device names are read from the policy, speeds are checked.
-EDGE, CORE, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.S).group(1).split(", ")  # type: ignore[union-attr]
+EDGE, CORE, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.DOTALL).group(1).split(", ")  # type: ignore[union-attr]
 GEANT = ROOT / "policies" / "geant-lbe.yaml"
 
 KB = 1000  # policies write 64KB for 64,000 bytes (KiB would be 1024)
@@ -31,7 +31,7 @@ M = 10**6
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qosc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
 
 
 def model(path: Path):
@@ -160,8 +160,8 @@ def test_rate_above_minimum_and_above_cir(tmp_path: Path) -> None:
     assert [d.code for d in diags] == ["QOS161", "QOS164"]
     where = line_col(text, "rate: 200M", "200M")
     assert all((d.location.line, d.location.column) == where for d in diags)
-    assert "declares rate 200 Mbit/s, but its minimum rate along sls.path is only 100 Mbit/s at " \
-           "edge-mx:ge-0/0/1 (edge-mx:ge-0/0/1: 10% × 1 Gbit/s = 100 Mbit/s)" in diags[0].message
+    assert ("declares rate 200 Mbit/s, but its minimum rate along sls.path is only 100 Mbit/s at "
+            "edge-mx:ge-0/0/1 (edge-mx:ge-0/0/1: 10% × 1 Gbit/s = 100 Mbit/s)") in diags[0].message
     assert "above the committed rate 10 Mbit/s of its edge policer premium-in" in diags[1].message
     proc = run("validate", str(path))
     assert proc.returncode == 1 and f"{path}:{where[0]}:{where[1]}: error[QOS161]" in proc.stderr
@@ -175,8 +175,8 @@ def test_delay_and_ipdv_below_the_summed_bound(tmp_path: Path) -> None:
     assert (diags[0].location.line, diags[0].location.column) == line_col(text, "delay: 700us", "700us")
     assert (diags[1].location.line, diags[1].location.column) == line_col(text, "ipdv: 500us", "500us")
     # 700 us < 524 + 209.6 = 733.6 us, summed over the two hops that schedule premium
-    assert "declares delay 700 µs, below the queueing delay bound summed along sls.path: " \
-           "524 µs + 209.6 µs = 733.6 µs over 2 of 3 hops" in diags[0].message
+    assert ("declares delay 700 µs, below the queueing delay bound summed along sls.path: "
+            "524 µs + 209.6 µs = 733.6 µs over 2 of 3 hops") in diags[0].message
     assert diags[0].hint == "declare at least 734us, or lower the policed burst (CBS) of the service"
     # the first whole microsecond above the bound is supported
     path, _ = variant(tmp_path, PREMIUM_SLS, PREMIUM_SLS.replace("delay: 10ms", "delay: 734us"), "ok2.yaml")
@@ -231,12 +231,12 @@ def test_markdown_sections_and_formulas() -> None:
         assert f"\n{heading}\n" in "\n" + md, heading
     # declared and derived kept apart: the declared table comes before the derived section
     assert md.index("| one-way delay | d | 10 ms |") < md.index("### 5.2")
-    assert "| edge-mx:ge-0/0/1 | 1 Gbit/s | strict priority | 10% × 1 Gbit/s = 100 Mbit/s | " \
-           "(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs |" in md
+    assert ("| edge-mx:ge-0/0/1 | 1 Gbit/s | strict priority | 10% × 1 Gbit/s = 100 Mbit/s | "
+            "(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs |") in md
     assert "(64KB + 1500B) × 8 / 2.5 Gbit/s = 209.6 µs" in md
     assert "Σ (b + MTU) × 8 / C = 524 µs + 209.6 µs = 733.6 µs" in md
-    assert "| minimum rate along the path | min over hops = 100 Mbit/s at edge-mx:ge-0/0/1 | " \
-           "declared 10 Mbit/s: supported |" in md
+    assert ("| minimum rate along the path | min over hops = 100 Mbit/s at edge-mx:ge-0/0/1 | "
+            "declared 10 Mbit/s: supported |") in md
     assert "single-rate two-colour token bucket (CIR, CBS)" in md and "| CBS | 64KB |" in md
     assert "| site-in / premium-video | 198.18.20.0/24 | any | udp | any | 5004-5005 |" in md
     assert "- exceeding traffic (premium-in): drop" in md
@@ -286,12 +286,12 @@ def test_values_are_escaped(tmp_path: Path) -> None:
                       "    description: \"<script>alert(1)</script> | **bold** [x](http://evil.example) & `code`\"\n")
     policy = model(path)
     html = render_service(policy, policy.service_map["assured"], "html")
-    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; | **bold** [x](http://evil.example) " \
-           "&amp; `code`" in html
+    assert "<script>" not in html and ("&lt;script&gt;alert(1)&lt;/script&gt; | **bold** [x](http://evil.example) "
+                                       "&amp; `code`") in html
     md = render_service(policy, policy.service_map["assured"], "md")
     assert "<script>" not in md
-    assert "> &lt;script&gt;alert(1)&lt;/script&gt; \\| \\*\\*bold\\*\\* \\[x\\](http://evil.example) &amp; " \
-           "\\`code\\`" in md
+    assert ("> &lt;script&gt;alert(1)&lt;/script&gt; \\| \\*\\*bold\\*\\* \\[x\\](http://evil.example) &amp; "
+            "\\`code\\`") in md
     with pytest.raises(UnsafeValue):
         md_escape("two\nlines")
 

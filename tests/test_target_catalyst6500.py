@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
@@ -15,8 +16,6 @@ from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
 from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
-
-from helpers import confparse, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = targets()["catalyst6500"]
@@ -99,7 +98,7 @@ def test_hierarchy_matches_the_ir() -> None:
         parsed = ciscoconfparse2.CiscoConfParse(TARGET.render(ir).splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
-        for obj, pm in zip(maps, ir["policy_maps"]):
+        for obj, pm in zip(maps, ir["policy_maps"], strict=True):
             got = [(c.text.strip(), [a.text.strip() for a in c.children if not a.text.strip().startswith("!")])
                    for c in obj.children if not c.text.strip().startswith("!")]
             assert got == [(f"class {c['name']}", [line(cmd) for cmd in c["commands"]]) for c in pm["classes"]]
@@ -230,4 +229,4 @@ def test_qos128_wred_on_a_tail_drop_only_port(tmp_path) -> None:
     path.write_text(text)
     diags = api.validate(path).diagnostics
     assert [d.code for d in diags if d.code.startswith("QOS12")] == ["QOS128"]
-    assert [d for d in diags if d.code == "QOS128"][0].severity.value == "warning"
+    assert next(d for d in diags if d.code == "QOS128").severity.value == "warning"

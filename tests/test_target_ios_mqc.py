@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
@@ -15,8 +16,6 @@ from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
 from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
-
-from helpers import confparse, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = targets()["ios-mqc"]
@@ -125,7 +124,7 @@ def test_hierarchy_matches_the_ir() -> None:
         parsed = ciscoconfparse2.CiscoConfParse(text.splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
-        for obj, pm in zip(maps, ir["policy_maps"]):
+        for obj, pm in zip(maps, ir["policy_maps"], strict=True):
             got = [(c.text.strip(), [a.text.strip() for a in c.children if not a.text.strip().startswith("!")])
                    for c in obj.children if not c.text.strip().startswith("!")]
             want = [(f"class {c['name']}", [line(cmd) for cmd in c["commands"]]) for c in pm["classes"]]

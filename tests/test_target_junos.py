@@ -14,8 +14,7 @@ from qosc.render import UnsafeValue
 from qosc.targets import junos
 from qosc.targets.base import SelfCheckError
 from qosc.targets.junos_ir import lower
-from qosc.targets.junos_text import (parse_conf, parse_conf_tokens, parse_set, self_check, undefined_names,
-                                     unknown_paths)
+from qosc.targets.junos_text import parse_conf, parse_conf_tokens, parse_set, self_check, undefined_names, unknown_paths
 from qosc.targets.registry import targets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,9 +187,11 @@ EDGE = "      so-1/2/0: {profile: backbone-stm16}\n      ge-0/0/0: {role: edge, 
 DIAGNOSTICS = [  # (policy, [(old, new)...], code, text on the line the diagnostic must point at)
     (GEANT, [(EF_QUEUE, STRICT)], "QOS110", "strict: true"),  # M-series: no strict-high
     (GEANT, [("drop-profiles:\n", "policers:\n  tiny: {cir: 4k, cbs: 10KB}\ndrop-profiles:\n"),
-             ("      so-1/2/0: {profile: backbone-stm16}", EDGE), ("    dscp: [ef]\n", "    dscp: [ef]\n    policer: tiny\n")],
+             ("      so-1/2/0: {profile: backbone-stm16}", EDGE),
+             ("    dscp: [ef]\n", "    dscp: [ef]\n    policer: tiny\n")],
      "QOS095", "tiny: {cir: 4k"),  # below JUNOS's 8 kbit/s (generic, from platform data)
-    (ASSURED, [("  edge-mx:\n    platform: junos-mx", "  edge-mx:\n    platform: junos-m-series")], "QOS111", "pir: 100M"),
+    (ASSURED, [("  edge-mx:\n    platform: junos-mx", "  edge-mx:\n    platform: junos-m-series")], "QOS111",
+     "pir: 100M"),
     (ASSURED, [("    exceed: af22\n", "    exceed: af23\n")], "QOS114", "exceed: af23"),  # yellow is rewritten af22
     (GEANT, [("queue: {share: 5%, buffer: 5%, priority: high}\n    drop-profile: be",
               "queue: {share: 5%, buffer: 5%, priority: high, ceiling: 50%}\n    drop-profile: be")],
@@ -198,7 +199,8 @@ DIAGNOSTICS = [  # (policy, [(old, new)...], code, text on the line the diagnost
     (GEANT, [("queue: {share: 0%, buffer: 0%, priority: low}", "queue: {share: 0%, buffer: 300ms, priority: low}")],
      "QOS113", "buffer: 300ms"),  # temporal buffer above 200 ms
     (GEANT, [(EF_QUEUE, "queue: {share: 89.5%, buffer: 90%, priority: high}")], "QOS113", "share: 89.5%"),
-    (GEANT, [("  lbe:\n    kind: lbe", "  ip.premium:\n    kind: lbe")], "QOS117", "kind: lbe"),  # the service the name collides on
+    # the service the name collides on
+    (GEANT, [("  lbe:\n    kind: lbe", "  ip.premium:\n    kind: lbe")], "QOS117", "kind: lbe"),
 ]
 
 
@@ -224,7 +226,8 @@ def test_warnings_where_a_dscp_will_be_rewritten(tmp_path: Path) -> None:
     text = (ROOT / "policies" / "assured-rate.yaml").read_text()
     assert "        role: transparent\n        speed: 2.5G\n" in text
     core = tmp_path / "core.yaml"
-    core.write_text(text.replace("        role: transparent\n        speed: 2.5G\n", "        role: core\n        speed: 2.5G\n"))
+    core.write_text(text.replace("        role: transparent\n        speed: 2.5G\n",
+                                 "        role: core\n        speed: 2.5G\n"))
     warnings = [d for d in api.validate(core).diagnostics if d.code in ("QOS115", "QOS116")]
     assert any(d.code == "QOS116" and "ip-premium" in d.message and "core-m" in d.message for d in warnings)
     assert any(d.code == "QOS115" and "af23" in d.message for d in warnings)
@@ -260,7 +263,8 @@ def test_assured_rate_edge_marks_af_by_loss_priority() -> None:
 
 
 def test_transparent_interface_has_no_rewrite(tmp_path: Path) -> None:
-    text = GEANT.replace("so-1/2/0: {profile: backbone-stm16}", "so-1/2/0: {profile: backbone-stm16, role: transparent}")
+    text = GEANT.replace("so-1/2/0: {profile: backbone-stm16}",
+                         "so-1/2/0: {profile: backbone-stm16, role: transparent}")
     result, out = compile_text(tmp_path, text)
     assert result.ok, result.diagnostics
     st = parse_conf(out["junos/de1.de.conf"])

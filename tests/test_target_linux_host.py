@@ -21,9 +21,9 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -152,7 +152,7 @@ def test_self_check_rejects_foreign_lines() -> None:
 
 def test_cli_compile_writes_an_executable_script(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "qosc", "compile", str(POLICY), "-o", str(tmp_path), "--target",
-                           "linux-host"], cwd=ROOT, capture_output=True, text=True)
+                           "linux-host"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "warning[QOS157]" in proc.stderr  # the legacy host's caps are shown, and do not block the compile
     for host in (SE1, SE2):
@@ -179,7 +179,7 @@ def netns() -> Iterator[str]:
     name = f"qosc-lh-{os.getpid()}-{secrets.token_hex(3)}"
     reason = _unavailable()
     if reason is None:
-        proc = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+        proc = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             reason = f"ip netns add failed: {proc.stderr.strip()}"
     if reason is not None:
@@ -189,7 +189,7 @@ def netns() -> Iterator[str]:
     try:
         yield name
     finally:
-        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
 def proc_path(key: str) -> Path:
@@ -208,7 +208,7 @@ def host_write(key: str, value: str) -> None:
 
 
 def in_ns(ns: str, *cmd: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=60)
+    return subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=60, check=False)
 
 
 def ns_read(ns: str, key: str) -> str | None:
@@ -321,7 +321,7 @@ def test_txqueuelen_script_in_a_network_namespace(netns: str, tmp_path: Path) ->
     script.write_text(compiled()[SE1 + "txqueuelen.sh"])
     for name in ("eth0", "eth1"):
         proc = subprocess.run(["ip", "-n", netns, "link", "add", name, "type", "veth", "peer", "name", name + "p"],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
         assert proc.returncode == 0, proc.stderr
     proc = in_ns(netns, "sh", str(script))
     assert proc.returncode == 0, proc.stderr
@@ -347,9 +347,9 @@ def test_fixture_fails_loudly_in_ci(tmp_path: Path) -> None:
         """))
     env = {**os.environ, "CI": "true"}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)], cwd=ROOT,
-                          capture_output=True, text=True, env=env)
+                          capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 1 and "CI=true but the real-kernel test cannot run" in proc.stdout
     env["CI"] = "false"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test)],
-                          cwd=ROOT, capture_output=True, text=True, env=env)
+                          cwd=ROOT, capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0 and "simulated: no network namespaces" in proc.stdout

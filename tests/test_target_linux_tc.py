@@ -302,10 +302,8 @@ def test_selfcheck_without_netns(monkeypatch) -> None:
 
 
 def _state(ns_dev: str, netns: str) -> str:
-    out = []
-    for what in ("qdisc", "class", "filter"):
-        out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", what, "show", "dev", ns_dev],
-                                  capture_output=True, text=True, check=True).stdout)
+    out = [subprocess.run(["ip", "netns", "exec", netns, "tc", what, "show", "dev", ns_dev],
+                          capture_output=True, text=True, check=True).stdout for what in ("qdisc", "class", "filter")]
     out.append(subprocess.run(["ip", "netns", "exec", netns, "tc", "filter", "show", "dev", ns_dev, "ingress"],
                               capture_output=True, text=True, check=True).stdout)
     return "".join(out)
@@ -384,7 +382,8 @@ def test_selfcheck_runs_once_per_distinct_batch(monkeypatch: pytest.MonkeyPatch)
         return real(cmd, *args, **kwargs)
 
     monkeypatch.setattr(selfcheck.subprocess, "run", counted)
-    batch = "qdisc add dev {dev} root handle 7: htb default 10\nclass add dev {dev} parent 7: classid 7:10 htb rate 1mbit\n"
+    batch = ("qdisc add dev {dev} root handle 7: htb default 10\n"
+             "class add dev {dev} parent 7: classid 7:10 htb rate 1mbit\n")
     first = selfcheck.run(batch.format(dev="eth0"), "eth0")
     assert first.status == "applied" and len(runs) == 1
     assert selfcheck.run(batch.format(dev="enp3s0f1"), "enp3s0f1") is first and len(runs) == 1

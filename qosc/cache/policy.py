@@ -91,7 +91,7 @@ class PolicyCache:
         if count_nodes(tree) + sum(cached[s.sid[2:]][1] for s in reused) > load.Limits().max_nodes:
             return None
         src = _Source(self.policy, text, {s.sid: s for s in devsegs}, tree.get("profiles"))
-        table = [dict(zip(IF_FIELDS, values)) for values in old["table"]]
+        table = [dict(zip(IF_FIELDS, values, strict=True)) for values in old["table"]]
 
         def complete(policy: Any) -> Any:
             import dataclasses

@@ -95,7 +95,7 @@ def _decode(name: str, rec: tuple[Any, ...], table: list[dict[str, Any]], src: _
                                      "where": _lazy((src, name, iname, fields_["profile"], irel, icol))})
         out.append(iface)
     dev = new(Device)
-    dev.__dict__.update(zip(DEV_FIELDS, values), name=name, interfaces=tuple(out),
+    dev.__dict__.update(zip(DEV_FIELDS, values, strict=True), name=name, interfaces=tuple(out),
                         where=_lazy((src, name, None, None, rel, col)))
     return dev
 

@@ -34,7 +34,8 @@ def default_dir() -> Path:
 def code_fingerprint(roots: tuple[Path, ...] | None = None) -> str:
     """Everything besides the policy that output can depend on: qosc, its data, libraries, environment."""
     files = _files_fingerprint(roots or _code_roots())
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("QOSC_") and k != "QOSC_CACHE_DIR" or k == "CI")
+    env = sorted((k, v) for k, v in os.environ.items()
+                 if (k.startswith("QOSC_") and k != "QOSC_CACHE_DIR") or k == "CI")
     return _h(FORMAT, files, env, os.geteuid(), os.uname().release)
 
 

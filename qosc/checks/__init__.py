@@ -6,11 +6,9 @@ adding a function to one module's RULES tuple; nothing else changes.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
-from qosc.checks import capacity, dropprofiles, dscp_rules, lbe, platform, policers, references, roles
-from qosc.checks import hosts
-from qosc.checks import sls
+from qosc.checks import capacity, dropprofiles, dscp_rules, hosts, lbe, platform, policers, references, roles, sls
 from qosc.diagnostics import Diagnostic
 from qosc.model import Policy
 

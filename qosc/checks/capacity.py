@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Interface, Policy, Service, rate_percent, resolve_rate
@@ -68,7 +68,7 @@ def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
             yield error("QOS042", f"strict-priority service '{s.name}' has neither a rate cap nor a policer, "
                         "so it can starve every other queue", s.where.at("queue.strict", "queue"),
                         "add queue.rate-cap (e.g. 10%) and/or an edge policer")
-        for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or [None]:
+        for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or (None,):
             share = resolve_rate(q.share, iface_speed)
             ceiling = resolve_rate(q.ceiling, iface_speed)
             cap = resolve_rate(q.rate_cap, iface_speed)

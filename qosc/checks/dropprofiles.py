@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from itertools import pairwise
 
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Policy
@@ -18,7 +19,7 @@ def check_curves(policy: Policy) -> Iterator[Diagnostic]:
             continue
         fills = [p[0] for p in dp.points]
         probs = [p[1] for p in dp.points]
-        if any(b <= a for a, b in zip(fills, fills[1:])) or any(b < a for a, b in zip(probs, probs[1:])):
+        if any(b <= a for a, b in pairwise(fills)) or any(b < a for a, b in pairwise(probs)):
             yield error("QOS071", f"drop profile '{dp.name}' is not monotonic: fill levels must rise and drop "
                         "probabilities must not fall", loc, "e.g. points: [[15, 30], [19, 50], [24, 75], [30, 100]]")
 

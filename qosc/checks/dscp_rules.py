@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc import dscp
 from qosc.diagnostics import Diagnostic, error, warning
@@ -23,7 +23,8 @@ def check_claims(policy: Policy) -> Iterator[Diagnostic]:
 def check_default(policy: Policy) -> Iterator[Diagnostic]:
     defaults = [s for s in policy.services if s.default]
     if not defaults:
-        yield error("QOS032", "no service is the default (the class for unclassified traffic)", policy.where.at("services"),
+        yield error("QOS032", "no service is the default (the class for unclassified traffic)",
+                    policy.where.at("services"),
                     "add `default: true` to the best-effort service")
     for extra in defaults[1:]:
         yield error("QOS033", f"services '{defaults[0].name}' and '{extra.name}' are both the default",

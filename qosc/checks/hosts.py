@@ -9,12 +9,26 @@ Sizes and formulas live in qosc.hosts; these rules only compare.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc.checks.references import undefined
 from qosc.diagnostics import Diagnostic, error, warning
-from qosc.hosts import (HEADROOM, INT_MAX, SOCK_MIN_RCVBUF, SOCK_MIN_SNDBUF, Host, HostPlan, PathNeed, TcpSettings,
-                        Triple, autotuned_window, cap_for, explicit_window, mbit, plan)
+from qosc.hosts import (
+    HEADROOM,
+    INT_MAX,
+    SOCK_MIN_RCVBUF,
+    SOCK_MIN_SNDBUF,
+    Host,
+    HostPlan,
+    PathNeed,
+    TcpSettings,
+    Triple,
+    autotuned_window,
+    cap_for,
+    explicit_window,
+    mbit,
+    plan,
+)
 from qosc.model import Policy
 
 

@@ -7,7 +7,7 @@ encode what the final configuration learned.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Kind, Policy, Service, rate_percent
@@ -48,7 +48,7 @@ def check_lbe(policy: Policy) -> Iterator[Diagnostic]:
         if be is None or be is s:
             continue
         owner = policy.queue_owner(be)
-        if s.queue.strict or s.queue.priority >= owner.queue.priority and not owner.queue.strict:
+        if s.queue.strict or (s.queue.priority >= owner.queue.priority and not owner.queue.strict):
             yield error("QOS050", f"LBE service '{s.name}' has priority '{s.queue.priority.label}', not strictly "
                         f"lower than best effort '{owner.name}' ('{owner.queue.priority.label}'); under LBE "
                         "congestion BE loses throughput (GÉANT first trial)", s.where.at("queue.priority", "queue"),

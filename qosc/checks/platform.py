@@ -6,7 +6,7 @@ qosc/platforms/*.json, so a new platform gets these diagnostics for free.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Device, Policy
@@ -36,7 +36,8 @@ def _device(policy: Policy, device: Device, platform: Platform) -> Iterator[Diag
         own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
         available = queue_count(platform, iface.port_type)
         if len(own) > available and platform.queue_overflow == "reject":
-            yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues ({', '.join(s.name for s in own)}) "
+            yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues "
+                        f"({', '.join(s.name for s in own)}) "
                         f"but {platform.name}{' port type ' + iface.port_type if iface.port_type else ''} has "
                         f"{available}", iface.where.at("services", "port-type") or device.where.at("platform"),
                         "carry fewer services on this interface (services:), or let a service use another's "
@@ -65,7 +66,8 @@ def _device(policy: Policy, device: Device, platform: Platform) -> Iterator[Diag
             for key, value in (("cir", p.cir), ("pir", p.pir)):
                 if value is not None and value not in platform.policer_rate:
                     yield error("QOS095", f"policer '{p.name}' {key} {format_rate(value)} is outside {platform.name}'s "
-                                f"range {format_rate(platform.policer_rate.low)}..{format_rate(platform.policer_rate.high)}"
+                                f"range {format_rate(platform.policer_rate.low)}.."
+                                f"{format_rate(platform.policer_rate.high)}"
                                 f" (device {device.name})", p.where.at(key))
             for key, value in (("cbs", p.cbs), ("pbs", p.pbs), ("ebs", p.ebs)):
                 if value is not None and value not in platform.policer_burst:

@@ -7,7 +7,7 @@ small or negligible throughput.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from qosc import dscp
 from qosc.diagnostics import Diagnostic, error, warning
@@ -34,7 +34,8 @@ def check_buckets(policy: Policy) -> Iterator[Diagnostic]:
                         f"{format_rate(p.cir)}", p.where.at("pir"), "the peak rate must be at least the committed rate")
         if p.pbs is not None and p.pbs < p.cbs:
             yield error("QOS062", f"policer '{p.name}' PBS {format_size(p.pbs)} is below its CBS "
-                        f"{format_size(p.cbs)}", p.where.at("pbs"), "the peak bucket must be at least the committed one")
+                        f"{format_size(p.cbs)}", p.where.at("pbs"),
+                        "the peak bucket must be at least the committed one")
         if (p.pir is None) != (p.pbs is None):
             yield error("QOS012", f"policer '{p.name}' needs both pir and pbs for two-rate three-colour policing",
                         p.where.at("pir", "pbs"), "add the missing one")

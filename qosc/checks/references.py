@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.model import Policy

@@ -18,7 +18,8 @@ QOS166 error    declared IPDV below the summed per-hop queueing delay bound alon
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Policy, Service
@@ -89,7 +90,8 @@ def check_service(policy: Policy, service: Service) -> Iterator[Diagnostic]:
     for i, hop in enumerate(derived.path):
         if hop.found and not hop.scheduled:
             yield warning("QOS163", f"sls.path of service '{service.name}': {hop.label} does not schedule "
-                          "it; " + (hop.rate_note or "").removeprefix("not scheduled here: "), _at(path_locs, i, service, "sls.path"),
+                          "it; " + (hop.rate_note or "").removeprefix("not scheduled here: "),
+                          _at(path_locs, i, service, "sls.path"),
                           f"add '{service.name}' to the services of {hop.label}, or take the hop out of the path")
     if sls.rate is not None:
         scope = "along sls.path" if derived.path else "on the interfaces that schedule it"

@@ -181,9 +181,6 @@ def _diagnostics(plan: _Plan, unknown: list[str], known_targets: list[str]) -> l
 
 
 def _missing_devices(wanted: list[str], owners: dict[str, str]) -> list[Diagnostic]:
-    found = []
-    for name in wanted:
-        if not any(f"/{name}." in p or f"/{name}/" in p for p in owners):
-            found.append(error("QOS102", f"device {name} was not compiled (not in any policy, or no target "
-                               "selected serves its platform)", None))
-    return found
+    return [error("QOS102", f"device {name} was not compiled (not in any policy, or no target "
+                  "selected serves its platform)", None)
+            for name in wanted if not any(f"/{name}." in p or f"/{name}/" in p for p in owners)]

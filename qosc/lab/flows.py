@@ -70,7 +70,7 @@ class Traffic:
             probe = self.lab.python(self.lab.ns_sender, "qosc.lab.probe",
                                     ["ping", "--host", self.lab.receiver_ip, "--port", str(PROBE_PORT),
                                      "--count", str(probe_count), "--interval", str(probe_interval)], nice=-10)
-        pending = sorted(zip(flows, self.ports), key=lambda fp: fp[0].start)
+        pending = sorted(zip(flows, self.ports, strict=False), key=lambda fp: fp[0].start)  # ports >= flows
         for flow, port in pending:
             delay = t0 + flow.start - time.monotonic()
             if delay > 0:

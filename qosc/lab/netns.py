@@ -12,6 +12,7 @@ kills every process the lab started and deletes both namespaces.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -105,10 +106,8 @@ class Lab:
             if proc.poll() is None:
                 proc.kill()
         for proc in self._procs:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
         self._procs.clear()
         for ns in (self.ns_sender, self.ns_receiver):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)

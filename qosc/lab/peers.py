@@ -142,9 +142,8 @@ def howto_script(it: Intents) -> str:
     for s in it.services:
         if s.name == it.default:
             continue
-        for code in s.codes or (s.dscp,):
-            lines.append(f"tc filter add dev {dev} protocol ip parent 1:0 prio 1 u32 match ip tos "
-                         f"0x{code << 2:02x} 0xff flowid 1:{minors[s.name]}")
+        lines.extend(f"tc filter add dev {dev} protocol ip parent 1:0 prio 1 u32 match ip tos "
+                     f"0x{code << 2:02x} 0xff flowid 1:{minors[s.name]}" for code in s.codes or (s.dscp,))
     return "\n".join(lines) + "\n"
 
 

@@ -8,10 +8,11 @@ fit the box at the policy's own line.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ class Driver(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
-    def verify(self) -> None:
+    def verify(self) -> None:  # noqa: B027 - optional step, a no-op unless the driver can check
         """Check the committed state matches what was loaded (raise PushError otherwise).  Optional."""
 
 
@@ -152,7 +152,7 @@ def push_one(driver: Driver, commit: bool, confirm_timeout: int) -> Result:
             stage = "confirm"
             driver.confirm()
             result.status = Status.CHANGED
-    except Exception as exc:  # every failure becomes a per-device result, never a traceback
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a per-device result, never a traceback
         result.stage = getattr(exc, "stage", stage)
         result.error = _one_line(exc)
         result.status = Status.FAILED
@@ -165,7 +165,7 @@ def push_one(driver: Driver, commit: bool, confirm_timeout: int) -> Result:
                 result.status = Status.ROLLED_BACK
             else:
                 driver.discard()
-        except Exception as undo:
+        except Exception as undo:  # noqa: BLE001 - reported beside the first error, which stays the result
             result.notes.append(f"cleanup after the error failed too: {_one_line(undo)}")
             if committed:
                 result.notes.append("the device reverts the unconfirmed commit by itself when the confirm "
@@ -174,7 +174,7 @@ def push_one(driver: Driver, commit: bool, confirm_timeout: int) -> Result:
     finally:
         try:
             driver.close()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed close is a note, not a failed push
             result.notes.append(f"closing the session failed: {_one_line(exc)}")
         result.method = result.method or driver.method
         result.notes.extend(driver.notes)

@@ -39,8 +39,8 @@ def _clean(text: str) -> list[str]:
     lines = []
     for raw in text.splitlines():
         stripped = raw.strip()
-        if not stripped or stripped.startswith("!") or stripped in ("end", "Building configuration...") \
-                or stripped.startswith("Current configuration"):
+        if not stripped or stripped.startswith(("!", "Current configuration")) \
+                or stripped in ("end", "Building configuration..."):
             continue
         lines.append(raw.rstrip())
     return lines
@@ -77,11 +77,9 @@ def _flatten(node: Tree) -> list[str]:
 
 
 def _diff_children(running: Tree, compiled: Tree, interface: bool) -> list[str]:
-    cmds: list[str] = []
     wanted = {c.line for c in compiled.children}
-    for r in running.children:
-        if r.line not in wanted and (not interface or r.line.startswith(IF_OWNED)):
-            cmds.append(f"no {r.line}")
+    cmds = [f"no {r.line}" for r in running.children
+            if r.line not in wanted and (not interface or r.line.startswith(IF_OWNED))]
     for c in compiled.children:
         r = running.find(c.line)
         if r is None:
@@ -153,7 +151,7 @@ class IosDriver(Driver):
             return self._check(stage, out)
         except PushError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - netmiko and paramiko raise many types: all become PushError
             raise PushError(stage, f"{stage} failed: {redact(str(exc) or type(exc).__name__)}") from None
 
     def open(self) -> None:
@@ -171,14 +169,14 @@ class IosDriver(Driver):
                 banner_timeout=self.options.connect_timeout, fast_cli=True)
             if not self.conn.check_enable_mode():
                 self.conn.enable()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
             raise PushError("open", f"cannot open SSH CLI session to {c.host}:{c.port}: "
                             f"{redact(str(exc) or type(exc).__name__)}") from None
 
     def _running(self, stage: str) -> str:
         try:
             return self.conn.send_command("show running-config", read_timeout=self.options.rpc_timeout)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any session failure becomes PushError
             raise PushError(stage, f"cannot read the running configuration: {redact(str(exc))}") from None
 
     def load(self) -> None:
@@ -201,7 +199,7 @@ class IosDriver(Driver):
         try:
             self.conn.send_config_set(self.cmds, error_pattern=ERROR_PATTERN, cmd_verify=True,
                                       read_timeout=self.options.rpc_timeout)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever failed, the rollback copy is restored
             reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
             try:
                 self._restore()
@@ -215,7 +213,7 @@ class IosDriver(Driver):
         try:
             if self.conn.check_config_mode():
                 self.conn.exit_config_mode()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - best effort: configure replace follows
             pass
         self._send("rollback", f"configure replace {ROLLBACK_FILE} force")
         if plan(self.running, self.compiled) != plan(self._running("rollback"), self.compiled):
@@ -235,7 +233,7 @@ class IosDriver(Driver):
             try:
                 if self.conn.check_config_mode():
                     self.conn.exit_config_mode()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - best effort: nothing was changed
                 pass
 
     def rollback(self) -> None:

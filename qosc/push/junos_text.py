@@ -61,7 +61,7 @@ def tokenize(text: str) -> list[str]:
             raise JunosSyntaxError(f"unexpected character {text[pos]!r} at offset {pos}")
         pos = match.end()
         tok = match.group(0)
-        if tok.isspace() or tok.startswith("/*") or tok.startswith("#"):
+        if tok.isspace() or tok.startswith(("/*", "#")):
             continue
         tokens.append(tok)
     if pos != len(text):

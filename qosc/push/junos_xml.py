@@ -70,21 +70,21 @@ LOSS = "enumeration { enum low; enum medium-low; enum medium-high; enum high; }"
 LOSS_ANY = "enumeration { enum any; enum low; enum medium-low; enum medium-high; enum high; }"
 PRIORITY = ("enumeration { enum low; enum medium-low; enum medium-high; enum high; enum strict-high; "
             "enum none; }")
-FAMILY_CLASSIFIER = dict(import_=F(), forwarding_class=L(loss_priority=L(code_points=LL())))
-FAMILY_REWRITE = dict(forwarding_class=L(loss_priority=L(code_point=F())))
-MATCH = dict(source_address=L(block=True, bare=None, except_=E), destination_address=L(block=True, except_=E),
-             address=L(block=True, except_=E), protocol=LL(), next_header=LL(), payload_protocol=LL(),
-             source_port=LL(), destination_port=LL(), port=LL(), dscp=LL(), traffic_class=LL(),
-             precedence=LL(), loss_priority=LL(), forwarding_class=LL())
-ACTION = dict(accept=E, discard=E, reject=E, count=F(), policer=F(), forwarding_class=F(), loss_priority=F(LOSS),
-              dscp=F(), traffic_class=F(), next=F(),
-              three_color_policer=C(single_rate=F(), two_rate=F()))
-RATE = dict(percent=F(PERCENT), rate=F(), remainder=E, exact=E, temporal=F())
+# One node may stand in several places of the schema: only _normalise changes a node, and it is idempotent.
+FAMILY_CLASSIFIER = L(import_=F(), forwarding_class=L(loss_priority=L(code_points=LL())))
+FAMILY_REWRITE = L(forwarding_class=L(loss_priority=L(code_point=F())))
+MATCH = C(source_address=L(block=True, bare=None, except_=E), destination_address=L(block=True, except_=E),
+          address=L(block=True, except_=E), protocol=LL(), next_header=LL(), payload_protocol=LL(),
+          source_port=LL(), destination_port=LL(), port=LL(), dscp=LL(), traffic_class=LL(),
+          precedence=LL(), loss_priority=LL(), forwarding_class=LL())
+ACTION = C(accept=E, discard=E, reject=E, count=F(), policer=F(), forwarding_class=F(), loss_priority=F(LOSS),
+           dscp=F(), traffic_class=F(), next=F(),
+           three_color_policer=C(single_rate=F(), two_rate=F()))
+RATE = C(bare="rate", percent=F(PERCENT), rate=F(), remainder=E, exact=E, temporal=F())
 
 SCHEMA = C(
     class_of_service=C(
-        classifiers=C(dscp=L(**FAMILY_CLASSIFIER), dscp_ipv6=L(**FAMILY_CLASSIFIER),
-                      inet_precedence=L(**FAMILY_CLASSIFIER)),
+        classifiers=C(dscp=FAMILY_CLASSIFIER, dscp_ipv6=FAMILY_CLASSIFIER, inet_precedence=FAMILY_CLASSIFIER),
         code_point_aliases=C(dscp=L(block=True, bare="bits"), dscp_ipv6=L(block=True, bare="bits"),
                              inet_precedence=L(block=True, bare="bits")),
         drop_profiles=L(block=True, fill_level=L(drop_probability=F(PERCENT)),
@@ -95,11 +95,11 @@ SCHEMA = C(
                      unit=L(scheduler_map=F(), shaping_rate=F(), forwarding_class=F(),
                             classifiers=C(dscp=L(), dscp_ipv6=L(), inet_precedence=L()),
                             rewrite_rules=C(dscp=L(), dscp_ipv6=L(), inet_precedence=L()))),
-        rewrite_rules=C(dscp=L(**FAMILY_REWRITE), dscp_ipv6=L(**FAMILY_REWRITE), inet_precedence=L(**FAMILY_REWRITE)),
+        rewrite_rules=C(dscp=FAMILY_REWRITE, dscp_ipv6=FAMILY_REWRITE, inet_precedence=FAMILY_REWRITE),
         scheduler_maps=L(block=True, forwarding_class=L(scheduler=F())),
-        schedulers=L(block=True, transmit_rate=C(bare="rate", **RATE), shaping_rate=C(bare="rate", **RATE),
-                     buffer_size=C(bare="rate", **RATE), priority=F(PRIORITY), excess_priority=F(PRIORITY),
-                     excess_rate=C(bare="rate", **RATE), explicit_congestion_notification=E,
+        schedulers=L(block=True, transmit_rate=RATE, shaping_rate=RATE,
+                     buffer_size=RATE, priority=F(PRIORITY), excess_priority=F(PRIORITY),
+                     excess_rate=RATE, explicit_congestion_notification=E,
                      drop_profile_map=L(named_keys=("loss-priority", "protocol"), loss_priority=F(LOSS_ANY),
                                         protocol=F(), drop_profile=F())),
         host_outbound_traffic=C(forwarding_class=F(), dscp_code_point=F()),
@@ -115,7 +115,7 @@ SCHEMA = C(
             two_rate=C(color_blind=E, color_aware=E, committed_information_rate=F(), committed_burst_size=F(),
                        peak_information_rate=F(), peak_burst_size=F()),
             action=C(loss_priority=L(then=C(discard=E)))),
-        family=L(filter=L(interface_specific=E, term=L(from_=C(**MATCH), then=C(**ACTION)))),
+        family=L(filter=L(interface_specific=E, term=L(from_=MATCH, then=ACTION))),
     ),
     interfaces=L(block=True, unit=L(family=L(filter=C(input=F(), output=F(), input_list=LL(),
                                                       output_list=LL())))),
@@ -153,7 +153,7 @@ def _fill(el: etree._Element, node: Node, words: list, children: list[Stmt] | No
         word = words[i]
         key = word if isinstance(word, str) else None
         child = node.children.get(key) if key else None
-        if child is None:
+        if child is None or key is None:  # (a child implies a key)
             if node.bare and key is not None:
                 _sub(el, node.bare, key)
                 i += 1

@@ -76,7 +76,7 @@ class LinuxDriver(Driver):
             cmd = ["sh", "-s"]
         try:
             proc = subprocess.run(cmd, input=program, capture_output=True, text=True,
-                                  timeout=self.options.rpc_timeout)
+                                  timeout=self.options.rpc_timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PushError(stage, f"{stage}: {redact(str(exc))}") from None
         if check and proc.returncode != 0:
@@ -124,7 +124,8 @@ class LinuxDriver(Driver):
     def _apply_program(self, iface: str, batch: str, script: str, record: bool) -> str:
         q = shlex.quote(iface)
         prog = ("set -u\nD=$(mktemp -d) || exit 2\ntrap 'rm -rf \"$D\"' EXIT\n" + _heredoc(f"{iface}.tc", batch)
-                + _heredoc(f"{iface}.sh", script) + f"QOSC_BATCH=\"$D/{iface}.tc\" sh \"$D/{iface}.sh\" {q} || exit $?\n")
+                + _heredoc(f"{iface}.sh", script)
+                + f"QOSC_BATCH=\"$D/{iface}.tc\" sh \"$D/{iface}.sh\" {q} || exit $?\n")
         if record:
             prog += (f"S={STATE}; mkdir -p \"$S\" && cp \"$D/{iface}.tc\" \"$S/{self.job.device}.{iface}.tc\" && "
                      f"{{ DEV={q}; {SHOW}; }} > \"$S/{self.job.device}.{iface}.state\"\n")
@@ -153,7 +154,7 @@ class LinuxDriver(Driver):
         return f"previous batch re-applied on {', '.join(back)}" if back else ""
 
     def verify(self) -> None:
-        for iface, st in self.state.items():
+        for iface in self.state:
             after = self._sh("verify", self._snapshot_program(iface)).stdout
             if "qdisc" not in after:
                 raise PushError("verify", f"no qdisc on {iface} after the apply")

@@ -21,6 +21,7 @@ commit that is never confirmed.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import math
@@ -111,7 +112,7 @@ class NetconfDriver(Driver):
                 key_filename=c.key_file, allow_agent=True, look_for_keys=c.key_file is None,
                 hostkey_verify=c.verify_host_key, hostkey_b64=key.get_base64() if key else None,
                 timeout=self.options.connect_timeout, manager_params={"timeout": self.options.rpc_timeout})
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
             raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: "
                             f"{redact(str(exc) or type(exc).__name__)}") from None
         self.m.raise_mode = RaiseMode.ERRORS
@@ -266,7 +267,5 @@ class NetconfDriver(Driver):
             self.locked = False
         finally:
             if self.m.connected:
-                try:
+                with contextlib.suppress(Exception):  # closing is best effort: the session may be gone already
                     self.m.close_session()
-                except Exception:
-                    pass

@@ -22,7 +22,7 @@ from typing import TextIO
 from qosc import api
 from qosc.diagnostics import Diagnostic, error
 from qosc.push import credentials as creds
-from qosc.push.base import File, Job, Result, Status, push_one
+from qosc.push.base import Driver, File, Job, Result, Status, push_one
 from qosc.push.credentials import redact
 
 # target name -> (module, driver class, default port)
@@ -70,10 +70,8 @@ def plan(policies: Sequence[str], devices: Sequence[str] = ()) -> tuple[list[Job
             files = tuple(File(o.path.split("/", 1)[1], o.text) for o in outputs)
             jobs.append(Job(device.name, getattr(device, "platform", ""), target.name,
                             getattr(device, "address", None), files, result.policy.name))
-    for name in devices:
-        if name not in seen:
-            diagnostics.append(error("QOS102", f"device {name} is not in any of the policies, or has no target "
-                                     "qosc can push", None))
+    diagnostics.extend(error("QOS102", f"device {name} is not in any of the policies, or has no target "
+                             "qosc can push", None) for name in devices if name not in seen)
     return jobs, diagnostics
 
 
@@ -119,7 +117,7 @@ def label(result: Result) -> str:
 
 
 def run(jobs: Sequence[Job], options: Options, stderr: TextIO = sys.stderr,
-        make_driver: Callable[[Job, Options], object] = driver_for) -> list[Result]:
+        make_driver: Callable[[Job, Options], Driver] = driver_for) -> list[Result]:
     progress = Progress(len(jobs), stderr, options.progress)
     results: list[Result] = []
 
@@ -127,7 +125,7 @@ def run(jobs: Sequence[Job], options: Options, stderr: TextIO = sys.stderr,
         start = time.monotonic()
         try:
             driver = make_driver(job, options)
-        except Exception as exc:  # bad credentials settings, missing library
+        except Exception as exc:  # noqa: BLE001 - bad credentials settings, missing library: a failed result
             res = Result(job.device, job.target, Status.FAILED, not options.commit, stage="open",
                          error=redact(str(exc)))
         else:

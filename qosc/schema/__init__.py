@@ -10,9 +10,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
@@ -108,7 +109,8 @@ def _diagnostics_for(err: ValidationError, locate: Any) -> Iterator[Diagnostic]:
                     _hint_from(err))
         return
     if kind == "propertyNames":
-        yield error("QOS013", f"invalid name {err.instance!r} in {_where(path)}", locate(path + [str(err.instance)], key=True),
+        yield error("QOS013", f"invalid name {err.instance!r} in {_where(path)}",
+                    locate(path + [str(err.instance)], key=True),
                     "names start with a letter and use letters, digits, '.', '_' or '-'")
         return
     if kind == "enum":
@@ -160,7 +162,7 @@ def _errors(tree: object) -> Iterator[ValidationError]:
     interface body is checked once, with its errors re-rooted at each use.
     """
     devices = tree.get("devices") if isinstance(tree, dict) else None
-    if not isinstance(devices, dict):
+    if not isinstance(tree, dict) or not isinstance(devices, dict):
         yield from _validator().iter_errors(tree)
         return
     bodies: list[tuple[list[str | int], object]] = []
@@ -171,7 +173,7 @@ def _errors(tree: object) -> Iterator[ValidationError]:
             pattern = _interface_name_pattern()
             odd = [n for n in ifaces if not isinstance(n, str) or not pattern.match(n)]
             keep = odd or list(ifaces)[:1]
-            stub_devices[dname] = {**device, "interfaces": dict.fromkeys(keep, {})}
+            stub_devices[dname] = {**device, "interfaces": {name: {} for name in keep}}
             bodies.extend((["devices", dname, "interfaces", iname], body) for iname, body in ifaces.items())
         else:
             stub_devices[dname] = device

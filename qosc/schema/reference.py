@@ -45,9 +45,8 @@ def _section(title: str, node: dict[str, Any], out: list[str], seen: set[str]) -
         if isinstance(child, dict) and child.get("properties"):
             suffix = ".NAME" if child is not sub else ""
             nested.append((f"{title}.{key}{suffix}" if title != "policy" else f"{key}{suffix}", child))
-        for alt in sub.get("oneOf", []):
-            if alt.get("properties"):
-                nested.append((f"{title}.{key}" if title != "policy" else key, alt))
+        nested.extend((f"{title}.{key}" if title != "policy" else key, alt)
+                      for alt in sub.get("oneOf", []) if alt.get("properties"))
         items = sub.get("items")
         if isinstance(items, dict) and items.get("properties"):
             nested.append((f"{title}.{key}[]" if title != "policy" else f"{key}[]", items))

@@ -19,9 +19,9 @@ All arithmetic is exact (integers and Fractions); only display rounds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator
 
 from qosc.model import Action, Device, Interface, Kind, Policer, Policy, Service
 from qosc.units import Percent, format_rate, format_size
@@ -128,7 +128,8 @@ def _bucket(policy: Policy, service: Service, p: Policer) -> tuple[int | None, i
             return None, p.cir, f"{p.name}: red traffic stays in the queue, so no bucket bounds it"
         if exceed:
             total = p.cbs + (p.ebs or 0)
-            return total, p.cir, f"CBS + EBS of {p.name} = {fmt_size(p.cbs)} + {fmt_size(p.ebs or 0)} = {fmt_size(total)}"
+            return (total, p.cir,
+                    f"CBS + EBS of {p.name} = {fmt_size(p.cbs)} + {fmt_size(p.ebs or 0)} = {fmt_size(total)}")
         return (p.cbs if conform else 0), p.cir, f"CBS of {p.name} = {fmt_size(p.cbs)}"
     if exceed:
         return None, p.cir, f"{p.name}: excess traffic stays in the queue, so no bucket bounds it"
@@ -197,7 +198,8 @@ def find_hop(policy: Policy, label: str) -> tuple[Device | None, Interface | Non
     return best, None
 
 
-def _min_rate(service: Service, owner: Service, iface: Interface) -> tuple[str | None, int | None, str | None, str | None]:
+def _min_rate(service: Service, owner: Service,
+              iface: Interface) -> tuple[str | None, int | None, str | None, str | None]:
     """(share text, minimum rate, formula, note) of the owner's queue on an interface."""
     q = owner.queue
     link = iface.rate
@@ -234,7 +236,8 @@ def _scheduling(policy: Policy, owner: Service, iface: Interface) -> tuple[str, 
     strict = sorted(n for n, o in others.items() if o.queue.strict)
     if owner.queue.strict:
         if strict:
-            return "strict priority", f"shares strict priority with {', '.join(strict)}, whose bursts are not bounded here"
+            return ("strict priority",
+                    f"shares strict priority with {', '.join(strict)}, whose bursts are not bounded here")
         return "strict priority", None
     if strict:
         return "WRR", f"the strict-priority queue of {', '.join(strict)} is served first"
@@ -301,7 +304,7 @@ class Derived:
     @property
     def rate_hops(self) -> tuple[Hop, ...]:
         """Where a declared rate must hold: the path when declared, else every interface carrying the service."""
-        return self.path if self.path else self.interfaces
+        return self.path or self.interfaces
 
     @property
     def min_rate(self) -> tuple[int | None, Hop | None]:

@@ -234,7 +234,8 @@ def _chart(policy: Policy, service: Service, group: list[tuple[str, Interface]])
     names = [label for label, _ in group]
     title = names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more alike"
     rest = max(0.0, 100.0 - x)
-    note = None if mine else f"{service.name} is not scheduled on {'this interface' if len(group) == 1 else 'these interfaces'}"
+    where = "this interface" if len(group) == 1 else "these interfaces"
+    note = None if mine else f"{service.name} is not scheduled on {where}"
     return Chart(title, names, fmt_rate(link) if link else "unknown speed", segments, round(rest, 4),
                  round(CHART_X0 + x * CHART_SCALE, 2), 84 + 22 * len(segments), f"{rest:.4g}%",
                  round(rest * CHART_SCALE, 2), 70 + 22 * len(segments), 58 + 22 * len(segments), note)
@@ -307,11 +308,11 @@ def _end_to_end(service: Service, derived: Derived, findings: list[Diagnostic]) 
         else:
             scope = "" if derived.path_delay_complete else (
                 f" (over {len(derived.delay_hops)} of {len(derived.path)} hops; the others have no bound)")
-            for label, declared, code in (("delay", sls.delay_us if sls else None, "QOS162"),
-                                          ("IPDV", sls.ipdv_us if sls else None, "QOS166")):
+            for label, bound, code in (("delay", sls.delay_us if sls else None, "QOS162"),
+                                       ("IPDV", sls.ipdv_us if sls else None, "QOS166")):
                 verdict = "-"
-                if declared is not None:
-                    verdict = f"declared {fmt_time(declared)}: " + (f"NOT supported ({code})" if code in codes
+                if bound is not None:
+                    verdict = f"declared {fmt_time(bound)}: " + (f"NOT supported ({code})" if code in codes
                                                                     else "supported" if derived.path_delay_complete
                                                                     else "not contradicted on the bounded hops")
                 rows.append({"bound": f"queueing {label} bound, sum along the path{scope}",

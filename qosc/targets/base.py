@@ -6,8 +6,9 @@ core never imports a target by name, so adding one touches nothing here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from qosc.diagnostics import Diagnostic
 from qosc.model import Device, Policy

@@ -28,14 +28,24 @@ platform's command table (qosc.targets.cisco_modes).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from qosc.model import Device, Interface, Policer, Policy, Role
 from qosc.platforms import Platform
-from qosc.targets.cisco_target import CiscoTarget
-from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
-                                       policer_users, rule_acls, unique_names)
+from qosc.targets.cisco_common import (
+    Command,
+    Findings,
+    check_policer,
+    chunks,
+    device_services,
+    ios_dscp,
+    policer_users,
+    rule_acls,
+    unique_names,
+)
 from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.cisco_target import CiscoTarget
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 _BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
@@ -97,7 +107,8 @@ class CatalystLowering:
         return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
 
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        policy, classes = self.policy, []
+        policy = self.policy
+        classes: list[dict[str, Any]] = []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()
         policer_users(policy, iface, rules, self.found)
@@ -151,7 +162,8 @@ class CatalystLowering:
             if s.queue.ecn:
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which PFC QoS WRED cannot mark",
                                  s.where.at("queue.ecn"), "remove queue.ecn on catalyst6500 devices")
-        interfaces, ins = [], []
+        interfaces: list[dict[str, Any]] = []
+        ins = []
         for iface in device.interfaces:
             if not IFNAME.fullmatch(iface.name):
                 self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
@@ -177,10 +189,10 @@ class CatalystLowering:
         for p in policy.policers:
             if p.name in used:
                 check_policer(p, self.found, self.platform.name)
-        edge = [(iface, c) for iface, c in zip(device.interfaces, ins) if c]
+        edge = [(iface, c) for iface, c in zip(device.interfaces, ins, strict=True) if c]
         names = unique_names(f"{policy.name}-in", [c for _, c in edge], [i.name for i, _ in edge])
         policy_maps: dict[str, dict[str, Any]] = {}
-        for (iface, classes), name in zip(edge, names):
+        for (iface, classes), name in zip(edge, names, strict=True):
             policy_maps.setdefault(name, {"name": name, "classes": classes})
             entry = interfaces[list(device.interfaces).index(iface)]
             entry["commands"].insert(1 if entry["commands"][:1] == [["mls", "qos", "trust", "dscp"]] else 0,

@@ -10,8 +10,9 @@ matched from a class-map by name.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
@@ -222,7 +223,7 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
                     f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
                     rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
         return []
-    entries = []
+    entries: list[Command] = []
     for proto in protocols:
         word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)
         for src in sources or ["any"]:

@@ -30,9 +30,10 @@ SelfCheckError, as does a dangling or duplicated name.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from qosc.platforms import get as get_platform
 from qosc.targets.base import SelfCheckError

@@ -40,10 +40,23 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
 from qosc.platforms import Platform
+from qosc.targets.cisco_common import (
+    Command,
+    Findings,
+    check_policer,
+    chunks,
+    device_services,
+    ios_dscp,
+    is_integral,
+    members,
+    mqc_police,
+    percent_text,
+    policer_users,
+    rule_acls,
+    share_percent,
+    unique_names,
+)
 from qosc.units import format_rate
-from qosc.targets.cisco_common import (Command, Findings, check_policer, chunks, device_services, ios_dscp,
-                                       is_integral, members, mqc_police, percent_text, policer_users,
-                                       rule_acls, share_percent, unique_names)
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 
@@ -182,7 +195,7 @@ class MqcLowering:
 
     def strict_cap(self, s: Service, iface: Interface) -> int | None:
         cap = resolve_rate(s.queue.rate_cap, iface.rate)
-        if cap is None and s.queue.rate_cap is None and s.policer in self.policy.policer_map:
+        if cap is None and s.queue.rate_cap is None and s.policer is not None and s.policer in self.policy.policer_map:
             cap = self.policy.policer_map[s.policer].cir
         if cap is None and s.queue.rate_cap is not None:
             self.found.error("QOS121", f"strict-priority service '{s.name}' rate cap "
@@ -270,7 +283,8 @@ class MqcLowering:
         return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
 
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        policy, classes = self.policy, []
+        policy = self.policy
+        classes: list[dict[str, Any]] = []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()
         policer_users(policy, iface, rules, self.found)
@@ -330,13 +344,13 @@ class MqcLowering:
                 check_policer(p, self.found, self.platform.name)
         names = [i.name for i in device.interfaces]
         out_names = unique_names(f"{policy.name}-out", outs, names)
-        edge = [(i.name, c) for i, c in zip(device.interfaces, ins) if c]
+        edge = [(i.name, c) for i, c in zip(device.interfaces, ins, strict=True) if c]
         in_names = dict(zip([n for n, _ in edge], unique_names(f"{policy.name}-in", [c for _, c in edge],
-                                                               [n for n, _ in edge])))
+                                                               [n for n, _ in edge]), strict=True))
         policy_maps: dict[str, dict[str, Any]] = {}
         interfaces = []
         reservable = self.d["reservable"]
-        for iface, classes, total, out_name in zip(device.interfaces, outs, totals, out_names):
+        for iface, classes, total, out_name in zip(device.interfaces, outs, totals, out_names, strict=True):
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []
             if total > reservable["default"] + 1e-9:

@@ -36,7 +36,8 @@ priority queue, drop modes).  The queue-mapping rule:
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.model import Interface, Kind, Policy, Service
@@ -77,7 +78,7 @@ def dscp_to_cos(policy: Policy, services: tuple[Service, ...], cos: Mapping[str,
     fallback = 0
     if default is not None and cos.get(default.name):
         fallback = min(cos[default.name].values())
-    out = {x: fallback for x in range(64)}
+    out = dict.fromkeys(range(64), fallback)
     for s in services:
         for x in s.dscp:
             if x >> 3 in cos.get(s.name, {}):
@@ -198,7 +199,7 @@ class PortPlan:
         unused = n - len(self.wrr)
         pcts = [share_percent(s, self.iface) for s in self.wrr]
         bufs = []
-        for s, pct in zip(self.wrr, pcts):
+        for s, pct in zip(self.wrr, pcts, strict=True):
             buf = s.queue.buffer
             bufs.append(buf.percent.value if buf is not None and buf.percent is not None else (pct or 0.0))
         weights = _weights(pcts) + [1] * unused
@@ -222,16 +223,16 @@ class PortPlan:
         home = home or (1, 1)
         by_slot: dict[tuple[int | str, int], list[int]] = {}
         for c in range(8):
-            s = claimants.get(c)
-            slot = (self.queue_of(s) if s is not None else None) or home
+            claimant = claimants.get(c)
+            slot = (self.queue_of(claimant) if claimant is not None else None) or home
             by_slot.setdefault(slot, []).append(c)
-        for (q, t), cos in sorted(by_slot.items(), key=lambda kv: (kv[0][0] == "pq", str(kv[0]))):
-            if q == "pq":
+        for (queue, t), cos in sorted(by_slot.items(), key=lambda kv: (kv[0][0] == "pq", str(kv[0]))):
+            if queue == "pq":
                 cmds += [["priority-queue", "cos-map", 1, *part] for part in chunks(cos, 8)]
                 plan.append({"queue": "pq", "services": [self.pq.name] if self.pq else [], "cos": {1: cos}})
             else:
-                cmds += [["wrr-queue", "cos-map", q, t, *part] for part in chunks(cos, 8)]
-                plan[int(q) - 1]["cos"].setdefault(t, []).extend(cos)
+                cmds += [["wrr-queue", "cos-map", queue, t, *part] for part in chunks(cos, 8)]
+                plan[int(queue) - 1]["cos"].setdefault(t, []).extend(cos)
         return cmds, plan
 
 

@@ -6,7 +6,8 @@ and the mode-structure check of qosc.targets.cisco_modes are the same for all.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, format_text
 from qosc.model import Device, Policy

@@ -73,7 +73,8 @@ Policers: two-colour `policer` (`then discard`, or a re-mark expressed as
 `three-color-policer` (single-rate/two-rate, colour-blind unless color-aware),
 red discarded with `action loss-priority high then discard` when violate is
 drop.  A three-colour policer that drops both yellow and red traffic is the
-two-colour policer at CIR/CBS, and is written as one (so it works on M-series).  JUNOS colours are loss priorities (green low, yellow medium-high, red
+two-colour policer at CIR/CBS, and is written as one (so it works on M-series).
+JUNOS colours are loss priorities (green low, yellow medium-high, red
 high), so an AF re-mark such as conform af21 / exceed af22 / violate af23 is
 realised by those loss priorities plus the rewrite rule (af21/af22/af23 for
 low/medium-high/high).  A re-mark that the rewrite rule cannot produce is
@@ -92,7 +93,7 @@ generic checks.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.model import Device, Policy

@@ -269,6 +269,7 @@ def _three_colour(plan: Plan, edge: Edge, p: Policer, fc: str, mark: int | None)
     mode = "two-rate" if p.algorithm == "trtcm" else "single-rate"
     name = jname(p.name)
     if name not in edge.tcms:
+        rates: tuple[tuple[str, int | None], ...]
         if mode == "two-rate":
             rates = (("committed-information-rate", p.cir), ("committed-burst-size", p.cbs),
                      ("peak-information-rate", p.pir), ("peak-burst-size", p.pbs))

@@ -38,7 +38,7 @@ class DropProfileIR:
 
     @property
     def points(self) -> tuple[tuple[str, str], ...]:
-        return tuple(zip(self.fills, self.probabilities))
+        return tuple(zip(self.fills, self.probabilities, strict=True))
 
 
 @dataclass(frozen=True)
@@ -112,13 +112,14 @@ def lower(policy: Policy, device: Device, plan: Plan | None = None) -> JunosIR:
     aliases = sorted({(code_name(plan, c), dscp_mod.bits(c)) for c in list(plan.codes) + list(plan.rewrite.values())
                       if code_name(plan, c) not in plan.x["dscp_aliases"] and not code_name(plan, c).isdigit()})
     by_fc: dict[str, dict[str, list[str]]] = {}
-    for code, (fc, lp) in sorted(plan.codes.items(), key=lambda kv: (order[kv[1][0]], lp_order.index(kv[1][1]))):
-        by_fc.setdefault(fc, {}).setdefault(lp, []).append(code_name(plan, code))
+    for code, (fc_name, lp) in sorted(plan.codes.items(), key=lambda kv: (order[kv[1][0]], lp_order.index(kv[1][1]))):
+        by_fc.setdefault(fc_name, {}).setdefault(lp, []).append(code_name(plan, code))
     classifier_entries = tuple(ClassifierEntry(fc, tuple((lp, tuple(v)) for lp, v in lps.items()))
                                for fc, lps in sorted(by_fc.items(), key=lambda kv: order[kv[0]]))
     rewrites: dict[str, list[tuple[str, str]]] = {}
-    for (fc, lp), code in sorted(plan.rewrite.items(), key=lambda kv: (order[kv[0][0]], lp_order.index(kv[0][1]))):
-        rewrites.setdefault(fc, []).append((lp, code_name(plan, code)))
+    for (fc_name, lp), code in sorted(plan.rewrite.items(),
+                                      key=lambda kv: (order[kv[0][0]], lp_order.index(kv[0][1]))):
+        rewrites.setdefault(fc_name, []).append((lp, code_name(plan, code)))
     rewrite_entries = tuple(ClassifierEntry(fc, tuple((lp, (c,)) for lp, c in v)) for fc, v in rewrites.items())
 
     used = {name for maps in plan.drop_maps.values() for _, name in maps}

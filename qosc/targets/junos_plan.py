@@ -9,8 +9,9 @@ The rules themselves are explained in qosc/targets/junos.py.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
@@ -67,7 +68,7 @@ class Plan:
     rewrite: dict[tuple[str, str], int] = field(default_factory=dict)
     drop_maps: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Forwarding class -> [(loss priority or 'any', drop profile)]."""
-    schedulers: dict[str, "SchedulerSpec"] = field(default_factory=dict)
+    schedulers: dict[str, SchedulerSpec] = field(default_factory=dict)
     edge: Any = None
     """The edge conditioning (filters, policers): a junos_edge.Edge."""
     problems: list[Problem] = field(default_factory=list)
@@ -118,7 +119,7 @@ def analyse(policy: Policy, device: Device) -> Plan:
     _drop_maps(plan)
     _schedulers(plan)
     _uncarried(plan)
-    from qosc.targets.junos_edge import plan_edge  # noqa: PLC0415 (the edge part builds on this plan)
+    from qosc.targets.junos_edge import plan_edge  # not at the top: the edge part builds on this plan
     plan.edge = plan_edge(plan)
     return plan
 

@@ -11,14 +11,14 @@ name defined in the same text, and identical statements in both formats.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping, Sequence
 
 from qosc.targets.base import SelfCheckError
 
 Statement = tuple[str, ...]
 
-_TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\]"#]+|\S', re.S)
+_TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\]"#]+|\S', re.DOTALL)
 _LIST = "\0list"
 
 
@@ -266,9 +266,11 @@ _DEFINES = (  # (pattern, index of the defined name, kind)
 )
 _REFERS = (  # (pattern, index of the referenced name, kind)
     ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
-    ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-points *", 9, "code point"),
+    ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-points *", 9,
+     "code point"),
     ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
-    ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-point *", 9, "code point"),
+    ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-point *", 9,
+     "code point"),
     ("class-of-service schedulers * drop-profile-map loss-priority * protocol * drop-profile *", 9, "drop profile"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 4, "forwarding class"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 6, "scheduler"),

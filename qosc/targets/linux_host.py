@@ -15,11 +15,22 @@ Outputs (under linux-host/ in the output directory):
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from qosc.diagnostics import Diagnostic
-from qosc.hosts import (HEADROOM, STOCK_RMEM, STOCK_WMEM, TXQUEUELEN_MAX, TXQUEUELEN_MIN, TXQUEUELEN_PER_GBIT, Host,
-                        Triple, mbit, plan)
+from qosc.hosts import (
+    HEADROOM,
+    STOCK_RMEM,
+    STOCK_WMEM,
+    TXQUEUELEN_MAX,
+    TXQUEUELEN_MIN,
+    TXQUEUELEN_PER_GBIT,
+    Host,
+    Triple,
+    mbit,
+    plan,
+)
 from qosc.model import Policy
 from qosc.render import render
 from qosc.targets.base import Output, SelfCheckError

@@ -226,8 +226,8 @@ def _red(s: Service, thresholds: tuple[float, float, float], limit: int, fr: int
             f"bandwidth {tc_rate(min(link, RED_BANDWIDTH_MAX))}{' ecn' if s.queue.ecn else ''}")
     note = f"red from drop profile {name} ({lo_pct:g}%..{hi_pct:g}% of {limit} bytes, p {prob_pct:g}%)"
     if several:
-        note += "; Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), " \
-                "so the low-precedence profile serves every drop precedence"
+        note += ("; Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), "
+                 "so the low-precedence profile serves every drop precedence")
     return text, "red", note
 
 

@@ -196,7 +196,8 @@ def _classify(d: Path, lines: list[str], commands: int, action_kinds: list[str])
         main, acts = kinds(command)
         missing: tuple[str, ...] = ()
         if any(p in message for p in MISSING_KIND):
-            if "qdisc kind" in message or "Unknown qdisc" in message or "classifier" in message or "Unknown filter" in message:
+            if ("qdisc kind" in message or "Unknown qdisc" in message or "classifier" in message
+                    or "Unknown filter" in message):
                 missing = (main,)
             else:
                 missing = tuple(a for a in dict.fromkeys(acts) if a in unavailable or a not in PROBES)

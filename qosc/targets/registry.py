@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 import qosc.targets
 from qosc.targets.base import Target

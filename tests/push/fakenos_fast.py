@@ -9,6 +9,7 @@ Importing this module installs them.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import socket
 import threading
@@ -18,10 +19,8 @@ from fakenos.plugins.servers import ssh_server_paramiko as fakessh
 
 
 def _send(channel, data: bytes) -> None:
-    try:
+    with contextlib.suppress(OSError, EOFError, paramiko.SSHException):
         channel.sendall(data)
-    except (OSError, EOFError, paramiko.SSHException):
-        pass
 
 
 def _fast_channel_to_shell_tap(channel_stdio, shell_stdin, shell_replied_event, run_srv):
@@ -103,10 +102,8 @@ _connection_function = fakessh.ParamikoSshServer.connection_function
 
 def _nodelay_connection_function(self, client, is_running):
     """Echo and prompt are separate small writes: without TCP_NODELAY, Nagle holds the prompt ~40 ms."""
-    try:
+    with contextlib.suppress(OSError):
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except OSError:
-        pass
     return _connection_function(self, client, is_running)
 
 

@@ -128,4 +128,4 @@ def qosc(*args: str, env: dict | None = None, timeout: float = 300, cwd: Path = 
     base["PYTHONPATH"] = str(ROOT) + os.pathsep + base.get("PYTHONPATH", "")
     base.update(env or {})
     return subprocess.run([*(wrap or []), sys.executable, "-m", "qosc", *args], env=base, capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
+                          text=True, timeout=timeout, cwd=cwd, check=False)

@@ -28,6 +28,7 @@ import io
 import re
 import threading
 import time
+from typing import ClassVar
 
 import paramiko
 from fakenos import FakeNOS
@@ -91,7 +92,7 @@ def parse(text: str) -> Node:
     stack = [(-1, root)]
     for raw in text.splitlines():
         if not raw.strip() or raw.strip().startswith("!") or raw.strip() in ("end", "Building configuration...") \
-                or raw.startswith("Current configuration") or raw.startswith("hostname "):
+                or raw.startswith(("Current configuration", "hostname ")):
             continue
         depth = len(raw) - len(raw.lstrip(" "))
         while stack[-1][0] >= depth:
@@ -124,7 +125,7 @@ class Device:
 class IosShell(CMDShell):
     """FakeNOS's shell with the IOS config modes (one per SSH session)."""
 
-    devices: dict[str, Device] = {}
+    devices: ClassVar[dict[str, Device]] = {}  # every session of the simulator sees the same devices
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -250,7 +251,7 @@ class IosShell(CMDShell):
             return ""
         words = text.split()
         mode = self.mode
-        for m, pattern, sub in ENTERS:  # a top-level command leaves any sub-mode, as on IOS
+        for m, pattern, _sub in ENTERS:  # a top-level command leaves any sub-mode, as on IOS
             if m == "config" and mode != "config" and pattern.match(text):
                 self.path, mode = [], "config"
         if words[0] not in MODES[mode][1] or (dev.reject and dev.reject.search(text)):

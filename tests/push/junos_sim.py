@@ -146,7 +146,7 @@ class JunosMethods:
             try:
                 new = parse(text)
             except JunosSyntaxError as exc:
-                raise ncerror.RPCServerError(rpc, "protocol", "invalid-value", message=f"syntax error: {exc}")
+                raise ncerror.RPCServerError(rpc, "protocol", "invalid-value", message=f"syntax error: {exc}") from exc
             action = el.get("action", "merge")
             if action == "override":
                 self.sim.candidate = [_strip(copy.deepcopy(s)) for s in new]

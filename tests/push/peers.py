@@ -13,6 +13,7 @@ CI=true and skips it with the reason on a developer machine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import shutil
@@ -143,9 +144,11 @@ class NetconfdPeer:
         (self.dir / "data").mkdir(parents=True, exist_ok=True)  # netconfd saves running here on commit
         log = self.dir / "netconfd.log"
         self.proc = subprocess.Popen(
-            [netconfd, f"--module={self.yang}", "--no-startup", f"--port={self.sshd.port}", f"--ncxserver-sockname={self.sock}",
+            [netconfd, f"--module={self.yang}", "--no-startup", f"--port={self.sshd.port}",
+             f"--ncxserver-sockname={self.sock}",
              f"--superuser={self.sshd.user}", "--access-control=off", "--target=candidate",
-             "--with-startup=false", "--with-validate=true", f"--log={log}", "--log-level=" + os.environ.get("QOSC_TEST_NETCONFD_LOG", "warn"),
+             "--with-startup=false", "--with-validate=true", f"--log={log}",
+             "--log-level=" + os.environ.get("QOSC_TEST_NETCONFD_LOG", "warn"),
              f"--yuma-home={self.dir}", f"--runpath={self.dir}"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir)
         deadline = time.monotonic() + 10
@@ -227,10 +230,8 @@ class FaultProxy:
             return
         finally:
             for sock in (client, server):
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 sock.close()
 
     def close(self) -> None:

@@ -134,7 +134,6 @@ def _unshare_commands() -> list[list[str]]:
 
 
 SCRATCH_DEV = "qosc0"
-_DEV = re.compile(r"^(\s*\S+\s+\S+\s+dev\s+)\S+", re.MULTILINE)
 
 
 def run(batch: str, dev: str) -> Report:
@@ -142,11 +141,17 @@ def run(batch: str, dev: str) -> Report:
     commands = sum(1 for ln in batch.splitlines() if ln.strip())
     if os.environ.get("QOSC_TC_SELFCHECK", "1").lower() in ("0", "off", "no", "false"):
         return Report("disabled", commands, reason="disabled by QOSC_TC_SELFCHECK=0")
-    missing_tools = [t for t in ("unshare", "ip", "tc") if shutil.which(t) is None]
+    missing_tools = _missing_tools(os.environ.get("PATH", ""))
     if missing_tools:
         return _no_netns(commands, f"no netns ({', '.join(missing_tools)} not found)")
-    canonical = _DEV.sub(lambda m: m[1] + SCRATCH_DEV, batch)
+    canonical = batch.replace(f" dev {dev} ", f" dev {SCRATCH_DEV} ")  # (a device the batch names otherwise fails)
     return _check(canonical, tuple(tuple(c) for c in _unshare_commands()), _in_ci())
+
+
+@lru_cache(maxsize=8)
+def _missing_tools(path: str) -> tuple[str, ...]:
+    """The tools the check needs that are not on `path` (looked up once per PATH: every render asks)."""
+    return tuple(t for t in ("unshare", "ip", "tc") if shutil.which(t, path=path) is None)
 
 
 @lru_cache(maxsize=1024)

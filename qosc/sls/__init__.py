@@ -6,6 +6,8 @@
   against them.
 - qosc.sls.document: one SLS per service with the TEQUILA parameters
   (domain.md 5), as plain data.
+  Its table rows and sentences are in qosc.sls.rows, its per-interface
+  bandwidth charts in qosc.sls.charts.
 - qosc.sls.render: that document as Markdown (for pull requests) or as one
   self-contained HTML file with an inline SVG bandwidth chart per interface.
 """

@@ -27,7 +27,6 @@ platform's command table (qosc.targets.cisco_modes).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,30 +35,27 @@ from qosc.platforms import Platform
 from qosc.targets.cisco_common import (
     Command,
     Findings,
+    IosLowering,
     check_policer,
     chunks,
     device_services,
     ios_dscp,
     policer_users,
-    rule_acls,
     unique_names,
 )
 from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
 from qosc.targets.cisco_target import CiscoTarget
 
-IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 _BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
 
 
-class CatalystLowering:
+class CatalystLowering(IosLowering):
+    interface_example = "GigabitEthernet1/1"
+
     def __init__(self, policy: Policy, device: Device, platform: Platform):
-        self.policy, self.device, self.platform = policy, device, platform
-        self.found = Findings()
-        self.acls: dict[str, dict[str, Any]] = {}
-        self.class_maps: dict[str, dict[str, Any]] = {}
+        super().__init__(policy, device, platform)
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
         self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
-        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
         types = self.platform.extra["port_types"]
@@ -98,14 +94,6 @@ class CatalystLowering:
                                      "let both policers remark the same code point alike")
         return cmd
 
-    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        """The input policy classes of an edge interface, lowered once per settings.
-
-        Its side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
-        name, so the first interface of given settings makes all of them.
-        """
-        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
-
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
         classes: list[dict[str, Any]] = []
@@ -114,14 +102,11 @@ class CatalystLowering:
         policer_users(policy, iface, rules, self.found)
         for r in rules:
             service = policy.service_map.get(r.service)
-            acls = rule_acls(classifier.name, r, self.found) if service and classifier else []
-            if not acls or service is None or classifier is None:
+            if service is None or classifier is None:
                 continue
-            for acl in acls:
-                self.acls.setdefault(acl["name"], acl)
-            name = f"{classifier.name}-{r.name}"
-            self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
-                                              "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
+            name = self.rule_class(classifier, r)
+            if name is None:
+                continue
             mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else 0)
             cmds: list[Command] = [["set", "ip", "dscp", ios_dscp(mark)]]
             pol = policy.policer_map.get(r.policer or service.policer or "")
@@ -165,9 +150,7 @@ class CatalystLowering:
         interfaces: list[dict[str, Any]] = []
         ins = []
         for iface in device.interfaces:
-            if not IFNAME.fullmatch(iface.name):
-                self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
-                                 iface.where.loc, "write it as IOS does, e.g. GigabitEthernet1/1")
+            self.check_interface_name(iface)
             spec = self.port_spec(iface)
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []

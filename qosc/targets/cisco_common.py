@@ -10,13 +10,15 @@ matched from a class-map by name.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
-from qosc.model import Device, Interface, Policer, Policy, Rule, Service, rate_percent
+from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
+from qosc.platforms import Platform
 from qosc.units import Percent
 
 Command = list[Any]
@@ -252,3 +254,50 @@ def rule_acls(classifier: str, rule: Rule, found: Findings) -> list[dict[str, An
 
 def percent_text(value: object) -> str:
     return f"{value.value:g}%" if isinstance(value, Percent) else str(value)
+
+
+# -- what both lowerings keep per device ----------------------------------------
+
+IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
+
+
+class IosLowering:
+    """One Cisco device on its way to IR: findings, ACLs and class-maps by name, input classes per settings."""
+
+    interface_example = "GigabitEthernet0/0/0"
+    """How this platform names an interface, for the hint of a name IOS would refuse."""
+
+    def __init__(self, policy: Policy, device: Device, platform: Platform) -> None:
+        self.policy, self.device, self.platform = policy, device, platform
+        self.found = Findings()
+        self.acls: dict[str, dict[str, Any]] = {}
+        self.class_maps: dict[str, dict[str, Any]] = {}
+        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
+
+    def check_interface_name(self, iface: Interface) -> None:
+        if not IFNAME.fullmatch(iface.name):
+            self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
+                             iface.where.loc, f"write it as IOS does, e.g. {self.interface_example}")
+
+    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        """The input classes of an edge interface, lowered once per settings.
+
+        Their side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
+        name, so the first interface of given settings makes all of them.
+        """
+        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
+
+    def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def rule_class(self, classifier: Classifier, rule: Rule) -> str | None:
+        """The class-map of a classifier rule, its ACLs and class-map kept by name; None if it has no ACL."""
+        acls = rule_acls(classifier.name, rule, self.found)
+        if not acls:
+            return None
+        for acl in acls:
+            self.acls.setdefault(acl["name"], acl)
+        name = f"{classifier.name}-{rule.name}"
+        self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
+                                          "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
+        return name

@@ -34,7 +34,6 @@ Rules (the dialect comes from platform data ``extra``: ``match``, ``priority``,
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from qosc import dscp as dscp_mod
@@ -43,6 +42,7 @@ from qosc.platforms import Platform
 from qosc.targets.cisco_common import (
     Command,
     Findings,
+    IosLowering,
     check_policer,
     chunks,
     device_services,
@@ -52,25 +52,18 @@ from qosc.targets.cisco_common import (
     mqc_police,
     percent_text,
     policer_users,
-    rule_acls,
     share_percent,
     unique_names,
 )
 from qosc.units import format_rate
 
-IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 
-
-class MqcLowering:
+class MqcLowering(IosLowering):
     def __init__(self, policy: Policy, device: Device, platform: Platform):
-        self.policy, self.device, self.platform = policy, device, platform
+        super().__init__(policy, device, platform)
         self.d = platform.extra
-        self.found = Findings()
-        self.class_maps: dict[str, dict[str, Any]] = {}
-        self.acls: dict[str, dict[str, Any]] = {}
         self.by_precedence = self.d.get("match") == "precedence"
         self._egress: dict[Any, Any] = {}  # interface settings -> (egress classes, diagnostics)
-        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
 
     # -- class-maps -----------------------------------------------------------
     def class_dscps(self, owner: Service) -> list[int]:
@@ -116,9 +109,7 @@ class MqcLowering:
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which {self.platform.name} "
                                  "(IOS 12.0S) cannot mark", s.where.at("queue.ecn"), "remove queue.ecn")
         for iface in self.device.interfaces:
-            if not IFNAME.fullmatch(iface.name):
-                self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
-                                 iface.where.loc, "write it as IOS does, e.g. GigabitEthernet0/0/0")
+            self.check_interface_name(iface)
 
     # -- egress -----------------------------------------------------------------
     def queue_limit(self, s: Service, iface: Interface) -> int | None:
@@ -273,15 +264,7 @@ class MqcLowering:
             classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
         return classes, total
 
-    # -- ingress ----------------------------------------------------------------
-    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        """The input classes of an edge interface, lowered once per settings.
-
-        Its side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
-        name, so the first interface of given settings makes all of them.
-        """
-        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
-
+    # -- ingress (see IosLowering.ingress) ----------------------------------------
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
         classes: list[dict[str, Any]] = []
@@ -293,14 +276,9 @@ class MqcLowering:
             if service is None or classifier is None:
                 continue
             mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else 0)
-            acls = rule_acls(classifier.name, r, self.found)
-            if not acls:
+            name = self.rule_class(classifier, r)
+            if name is None:
                 continue
-            for acl in acls:
-                self.acls.setdefault(acl["name"], acl)
-            name = f"{classifier.name}-{r.name}"
-            self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
-                                              "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
             pol = policy.policer_map.get(r.policer or service.policer or "")
             cmds = [mqc_police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})

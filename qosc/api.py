@@ -6,6 +6,7 @@ scripts, editors and tests get the same answers as the command line.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,9 +282,7 @@ def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Se
 
 def note_diagnostics(notes: Iterable[tuple[str, str]]) -> list[Diagnostic]:
     """One QOS104 info per distinct (target, note) of rendered files, with how many files it was given for."""
-    counts: dict[tuple[str, str], int] = {}
-    for key in notes:
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter(notes)
     return [Diagnostic("QOS104", Severity.INFO, f"{target}: {note} ({n} file{'s' if n != 1 else ''})", None)
             for (target, note), n in sorted(counts.items())]
 

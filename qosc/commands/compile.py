@@ -54,7 +54,7 @@ class _Plan:
         self.render = False
         self.checks: list[Diagnostic] = []
         self.problems: list[Diagnostic] = []
-        self.notes: list[tuple[str, str]] = []  # (target, note) of the files rendered now, see Output.notes
+        self.notes: list[tuple[str, str]] = []  # (target, note) of its files (rendered now or cached), see Output.notes
         self.outputs: list[str] = []  # the files it produces (rendered now or intact from the cache)
 
 

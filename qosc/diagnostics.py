@@ -60,13 +60,6 @@ def warning(code: str, message: str, location: Location | None = None, hint: str
     return Diagnostic(code, Severity.WARNING, message, location, hint)
 
 
-class QoscError(Exception):
-    """Raised by a stage that cannot go on; carries the diagnostics that explain why."""
-
-    def __init__(self, diagnostics: Iterable[Diagnostic]):
-        self.diagnostics = list(diagnostics)
-        super().__init__("; ".join(d.message for d in self.diagnostics))
-
 
 def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:
     """True when the run must fail: any error, or any warning under --strict."""

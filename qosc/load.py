@@ -5,7 +5,7 @@ column, so the loader keeps source marks on every mapping key, value and list
 item (MDict / MList).  It refuses anything that is not plain data (tags),
 anything ambiguous (duplicate keys, a name defined in two files) and anything
 that could exhaust the machine (size, depth, alias bombs), always as
-QoscError diagnostics and never as a traceback.  Schema validation is not done
+InputError diagnostics and never as a traceback.  Schema validation is not done
 here; see qosc.schema.
 """
 
@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 import yaml
 
-from .diagnostics import Location, QoscError, error
+from .diagnostics import Location, error
+from .errors import InputError
 from .yamlsafe import Limits, MDict, MList, build, syntax_error
 
 __all__ = ["Limits", "MDict", "MList", "load_file", "load_policy", "load_text", "locate"]
@@ -32,7 +33,7 @@ def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
                     Location(filename, 1, 1))
     try:
         return build(text, filename, limits)
-    except QoscError:
+    except InputError:
         raise
     except yaml.YAMLError as exc:
         raise syntax_error(exc, filename, text) from None
@@ -97,8 +98,8 @@ def locate(tree: object, path: Sequence[str | int], key: bool = False) -> Locati
 # --- reading ---------------------------------------------------------------
 
 
-def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> QoscError:
-    return QoscError([error(code, message, loc, hint)])
+def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> InputError:
+    return InputError([error(code, message, loc, hint)])
 
 
 def _why(exc: Exception) -> str:

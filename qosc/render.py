@@ -16,9 +16,9 @@ from typing import Any
 
 import jinja2
 
+from qosc.errors import UnsafeValue
 
-class UnsafeValue(ValueError):
-    """A value that would break out of its line in the generated config."""
+__all__ = ["UnsafeValue", "quoted", "render", "safe"]
 
 
 def safe(value: Any) -> str:

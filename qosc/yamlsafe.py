@@ -13,8 +13,6 @@ microseconds rather than after composing.
 from __future__ import annotations
 
 import gc
-import math
-import re
 from dataclasses import dataclass
 
 import yaml
@@ -30,7 +28,9 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from .diagnostics import Location, QoscError, error
+from .diagnostics import Location, error
+from .errors import InputError
+from .yamlscalars import MERGE, OutOfRange, resolve_plain
 
 try:  # libyaml is a hard requirement for speed; the pure parser is a fallback.
     from yaml._yaml import CParser as _Parser
@@ -66,104 +66,6 @@ class Limits:
     max_include_depth: int = 16
 
 
-# PyYAML's YAML 1.1 safe resolution, minus timestamps and '=' (they stay
-# strings), plus YAML 1.2 exponents without a dot or sign (1e9) so that
-# '1e400' is a number and therefore reported as out of range.
-_BOOL = {
-    "yes": True, "Yes": True, "YES": True, "true": True, "True": True, "TRUE": True,
-    "on": True, "On": True, "ON": True, "no": False, "No": False, "NO": False,
-    "false": False, "False": False, "FALSE": False, "off": False, "Off": False, "OFF": False,
-}
-_NULL = frozenset(("", "~", "null", "Null", "NULL"))
-_NUMERIC_START = frozenset("-+0123456789.")
-_INT = re.compile(
-    r"[-+]?(?:0b[0-1_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)"
-)
-_FLOAT = re.compile(
-    r"[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+"
-    r"|\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*"
-    r"|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN)"
-)
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-MERGE = object()  # marker for the '<<' merge key
-
-
-class _OutOfRange(Exception):
-    """A numeric scalar that no router config could hold."""
-
-
-def _to_int(text: str) -> int:
-    """PyYAML's int rules, but bounded so huge literals cannot stall or overflow."""
-    v = text.replace("_", "")
-    sign = -1 if v[0] == "-" else 1
-    if v[0] in "+-":
-        v = v[1:]
-    if ":" in v:
-        n = 0
-        for part in v.split(":"):
-            if len(part) > 20:
-                raise _OutOfRange
-            n = n * 60 + int(part)
-            if n > 2**64:
-                raise _OutOfRange
-    else:
-        base, digits = 10, v
-        if v.startswith("0b"):
-            base, digits = 2, v[2:]
-        elif v.startswith("0x"):
-            base, digits = 16, v[2:]
-        elif len(v) > 1 and v[0] == "0":
-            base = 8
-        if len(digits.lstrip("0")) > 64:  # >2**63 in any base; also dodges int-max-str-digits
-            raise _OutOfRange
-        n = int(digits, base)  # ValueError for '0x_': resolve_plain keeps it a string
-    n *= sign
-    if not INT_MIN <= n <= INT_MAX:
-        raise _OutOfRange
-    return n
-
-
-def _to_float(text: str) -> float:
-    v = text.replace("_", "").lower()
-    sign = -1.0 if v[0] == "-" else 1.0
-    if v[0] in "+-":
-        v = v[1:]
-    if ":" in v:
-        n = 0.0
-        for part in v.split(":"):
-            n = n * 60 + float(part)
-        f = sign * n
-    else:
-        if v in (".inf", ".nan"):
-            raise _OutOfRange
-        f = sign * float(v)  # may overflow to inf ('1e400'), refused below
-    if not math.isfinite(f):
-        raise _OutOfRange
-    return f
-
-
-def resolve_plain(text: str) -> object:
-    """Value of an untagged plain scalar under (bounded) YAML 1.1 safe rules."""
-    if text in _NULL:
-        return None
-    c = text[0]
-    if c in _NUMERIC_START:
-        if _FLOAT.fullmatch(text):
-            return _to_float(text)
-        if _INT.fullmatch(text):
-            try:
-                return _to_int(text)
-            except ValueError:
-                return text
-        return text
-    b = _BOOL.get(text)
-    if b is not None:
-        return b
-    if text == "<<":
-        return MERGE
-    return text
-
-
 class _Frame:
     """An open mapping or sequence while its events stream in."""
 
@@ -181,11 +83,11 @@ class _Frame:
         self.merges: list[tuple[object, Location]] | None = None
 
 
-def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> QoscError:
-    return QoscError([error(code, message, loc, hint)])
+def _fail(code: str, message: str, loc: Location | None, hint: str | None = None) -> InputError:
+    return InputError([error(code, message, loc, hint)])
 
 
-def _tag_error(tag: str, loc: Location) -> QoscError:
+def _tag_error(tag: str, loc: Location) -> InputError:
     if tag.startswith("tag:yaml.org,2002:"):
         tag = "!!" + tag[len("tag:yaml.org,2002:"):]
     return _fail("QOS002", f"YAML tags are not allowed in a policy (found '{tag}')", loc,
@@ -264,7 +166,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
                 if value is cache:
                     try:
                         value = resolve_plain(text)
-                    except _OutOfRange:
+                    except OutOfRange:
                         raise _fail("QOS009", f"number out of range: {text[:40]}", loc,
                                     "integers must fit in 64 bits and floats must be finite") from None
                     if len(cache) < 100_000:
@@ -397,7 +299,7 @@ def _apply_merges(frame: _Frame) -> None:
                     obj.value_locs[k] = src.value_locs[k]
 
 
-def syntax_error(exc: yaml.YAMLError, fname: str, text: str) -> QoscError:
+def syntax_error(exc: yaml.YAMLError, fname: str, text: str) -> InputError:
     """Turn a PyYAML/libyaml error into QOS001 at the problem mark."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)

@@ -13,13 +13,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qosc.diagnostics import Location, QoscError
+from qosc.diagnostics import Location
+from qosc.errors import InputError
 from qosc.load import Limits, MDict, MList, load_file, load_policy, load_text, locate
 
 
 def fail(text: str, limits: Limits = Limits(), name: str = "p.yaml") -> tuple[str, str, str]:
     """(code, 'file:line:col', message) of the single diagnostic load_text raises."""
-    with pytest.raises(QoscError) as info:
+    with pytest.raises(InputError) as info:
         load_text(text, name, limits)
     assert len(info.value.diagnostics) == 1
     d = info.value.diagnostics[0]
@@ -27,7 +28,7 @@ def fail(text: str, limits: Limits = Limits(), name: str = "p.yaml") -> tuple[st
 
 
 def fail_path(fn, path) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
-    with pytest.raises(QoscError) as info:
+    with pytest.raises(InputError) as info:
         fn(path)
     d = info.value.diagnostics[0]
     return d.code, str(d.location), d.message
@@ -111,7 +112,7 @@ def test_syntax_error() -> None:
     ],
 )
 def test_tags_refused(text: str, where: str, shown: str) -> None:
-    with pytest.raises(QoscError) as info:
+    with pytest.raises(InputError) as info:
         load_text(text, "p.yaml")
     d = info.value.diagnostics[0]
     assert (d.code, str(d.location)) == ("QOS002", where)
@@ -352,7 +353,7 @@ def test_large_policy_loads_quickly() -> None:
     assert locate(tree, ["devices", "r01999", "interfaces", "et17", "rate"]) == Location("big.yaml", 42002, 32)
 
 
-# --- properties: nothing but QoscError, ever -------------------------------------
+# --- properties: nothing but InputError, ever -------------------------------------
 
 FRAGMENTS = [
     "a", "b", "key", "1", "-1", "1e400", "9" * 30, "0x", "0b_", ".inf", "~", "null", "yes", "2002-12-14",
@@ -366,7 +367,7 @@ FRAGMENTS = [
 def assert_only_qosc_error(text: str, limits: Limits = Limits()) -> None:
     try:
         tree = load_text(text, "h.yaml", limits)
-    except QoscError as exc:
+    except InputError as exc:
         assert exc.diagnostics and all(d.code.startswith("QOS") for d in exc.diagnostics)
     else:
         assert isinstance(tree, MDict)
@@ -394,7 +395,7 @@ def test_arbitrary_bytes_in_files_only_raise_qosc_error(tmp_path: Path, data: by
     for fn in (load_file, load_policy):
         try:
             fn(path)
-        except QoscError as exc:
+        except InputError as exc:
             assert exc.diagnostics
 
 

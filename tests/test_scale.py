@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from qosc import api, cache
+from qosc import api, cache, pipeline
 from qosc.cli import main
-from qosc.diagnostics import QoscError
+from qosc.errors import InputError
 from qosc.load import load_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,10 +122,10 @@ def test_parallel_error_in_a_worker_reaches_the_caller(network: Path, monkeypatc
     pairs = api.select(result.policy)  # type: ignore[arg-type]
     target = pairs[-1][0]
 
-    def broken(policy: object, device: object) -> list[object]:
+    def broken(lowered: object) -> list[object]:
         raise ZeroDivisionError("deliberate")
 
-    monkeypatch.setattr(target, "outputs", broken)
+    monkeypatch.setattr(target, "render", broken)
     with pytest.raises(ZeroDivisionError):
         api.render_outputs(result.policy, pairs, jobs=2)
 
@@ -153,7 +153,7 @@ def test_schema_in_parallel_with_build_reports_like_serial(tmp_path: Path, bad: 
     def crash(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a build that chokes on a tree the schema refuses")
 
-    monkeypatch.setattr(api, "build", crash)
+    monkeypatch.setattr(pipeline.validation, "build", crash)
     again, _, _ = api.validate_stages(path, jobs=2)
     assert again.diagnostics == both.diagnostics  # what the build raised is not the user's problem
     path.write_text(generate(1100, interfaces=1))
@@ -391,7 +391,7 @@ def test_segmentation_refuses_what_it_cannot_cut_safely(text: str) -> None:
     if segs is not None:
         try:
             tree = load_text(text, "p.yaml")
-        except QoscError:
+        except InputError:
             return
         assert not cache._agrees(tree, segs)
 

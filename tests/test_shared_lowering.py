@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from qosc import api
+from qosc import api, pipeline
 from qosc.model import Interface
 from qosc.targets import cisco_mqc
-from qosc.targets.base import check_and_outputs
 from qosc.targets.registry import for_platform
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,10 +36,10 @@ def compile_all(path: Path) -> tuple[dict[str, str], list[str]]:
     diags: list[str] = []
     for unit, platform in api.all_units(policy):
         for target in for_platform(platform):
-            found, renderer = check_and_outputs(target, policy, unit)
+            found, lowered = pipeline.lower(target, policy, unit)
             diags += [f"{d.code} {d.severity} {d.message} {d.location}" for d in found]
             if not any(d.is_error for d in found):
-                outputs, problems = api.render_one(policy, target, unit, renderer)
+                outputs, problems = pipeline.render(target, policy, unit, lowered)
                 assert not problems, problems
                 files.update((o.path, o.text) for o in outputs)
     return files, diags
@@ -113,9 +112,9 @@ def test_each_settings_is_lowered_once_per_device(tmp_path: Path, monkeypatch: p
     assert policy is not None
     device = policy.device_map["r00001.example.net"]
     (target,) = for_platform(device.platform)
-    _found, renderer = check_and_outputs(target, policy, device)
+    _found, lowered = pipeline.lower(target, policy, device)
     assert len(device.interfaces) == 16
     assert len({i.settings() for i in device.interfaces}) == 3
     assert len(calls) == 3, calls
-    (out,) = renderer()
+    (out,), _ = pipeline.render(target, policy, device, lowered)
     assert out.text.count("service-policy output") == 16

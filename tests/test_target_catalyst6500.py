@@ -18,7 +18,7 @@ from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = targets()["catalyst6500"]
+TARGET = targets()["catalyst6500"].old  # type: ignore[attr-defined]
 
 
 def compile_device(policy: Policy, device: str = "cat6500-1") -> str:

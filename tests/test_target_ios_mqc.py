@@ -18,7 +18,7 @@ from qosc.targets.cisco_common import line
 from qosc.targets.registry import targets
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = targets()["ios-mqc"]
+TARGET = targets()["ios-mqc"].old  # type: ignore[attr-defined]
 
 
 def compile_device(policy: Policy, device: str) -> str:

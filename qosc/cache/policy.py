@@ -15,7 +15,8 @@ from qosc import load
 from qosc.cache.records import IF_FIELDS, _decode, _encode, _Source, decode_diags, encode_diags
 from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, segment, tree_fingerprint
 from qosc.cache.store import FORMAT, Store
-from qosc.diagnostics import Diagnostic, QoscError
+from qosc.diagnostics import Diagnostic
+from qosc.errors import InputError
 from qosc.model import Device
 
 
@@ -23,7 +24,7 @@ def read_policy(path: str) -> str | None:
     """The text of a policy file as load_policy reads it, or None (the full path reports why)."""
     try:
         return load._decode(load._read_bounded(path, load.Limits()), path)
-    except (OSError, ValueError, QoscError):
+    except (OSError, ValueError, InputError):
         return None
 
 
@@ -83,7 +84,7 @@ class PolicyCache:
                 pos = s.end
         try:
             tree = load.load_text("".join(parts) + text[pos:], self.policy)
-        except QoscError:
+        except InputError:
             return None
         if not _agrees(tree, segs, {k[2:] for k in keep}):
             return None

@@ -1,40 +1,34 @@
-"""QOS090-QOS095: does the policy fit the box?  Generic, driven by platform data.
+"""QOS091-QOS095: does the policy fit the box?  Generic, driven by platform data.
 
-Targets add their own finer checks; this one needs only the numbers in
-qosc/platforms/*.json, so a new platform gets these diagnostics for free.
+Targets add their own finer checks; this one needs only the numbers every
+platform file states (qosc.targets.platform.Platform), so a new platform
+gets these diagnostics for free.  (QOS090, a field a target does not
+support, is reported by the pipeline with the target checks.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Device, Policy
-from qosc.platforms import Platform, get
+from qosc.targets.registry import for_platform, platform
 from qosc.units import format_rate, format_size
-
-
-def queue_count(platform: Platform, port_type: str | None) -> int:
-    """Queues available on a port: the port type's where the platform has several."""
-    types = platform.extra.get("port_types", {})
-    chosen = port_type or platform.extra.get("default_port_type")
-    if chosen in types:
-        spec = types[chosen]
-        return int(spec["queues"]) + (1 if spec.get("priority_queue") else 0)
-    return platform.queues
 
 
 def check_devices(policy: Policy) -> Iterator[Diagnostic]:
     for device in policy.devices:
-        platform = get(device.platform)
-        if platform is not None:
-            yield from _device(policy, device, platform)
+        data = platform(device.platform)
+        served = for_platform(device.platform)
+        if data is not None and served and hasattr(data, "queues"):
+            yield from _device(policy, device, data, served[0])
 
 
-def _device(policy: Policy, device: Device, platform: Platform) -> Iterator[Diagnostic]:
+def _device(policy: Policy, device: Device, platform: Any, target: Any) -> Iterator[Diagnostic]:
     for iface in device.interfaces:
         own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
-        available = queue_count(platform, iface.port_type)
+        available = target.queues(platform, iface)
         if len(own) > available and platform.queue_overflow == "reject":
             yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues "
                         f"({', '.join(s.name for s in own)}) "

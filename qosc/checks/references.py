@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.model import Policy
-from qosc.platforms import platform_names
+from qosc.targets.registry import device_platform_names
 
 
 def undefined(code: str, what: str, name: str, defined: Iterable[str], user: str,
@@ -71,7 +71,7 @@ def check_profiles_and_classifiers(policy: Policy) -> Iterator[Diagnostic]:
 
 
 def check_platforms(policy: Policy) -> Iterator[Diagnostic]:
-    known = platform_names()
+    known = device_platform_names()
     for d in policy.devices:
         if d.platform not in known:
             yield undefined("QOS025", "platform", d.platform, known, f"device '{d.name}'", d.where.at("platform"))

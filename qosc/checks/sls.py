@@ -1,4 +1,4 @@
-"""QOS160-QOS169: declared SLS targets against the bounds the configuration supports (domain.md 5).
+"""QOS16x: declared SLS targets against the bounds the configuration supports (domain.md 5).
 
 A declared target (`sls:` of a service) is a promise to a customer or a
 neighbouring domain; the bounds come from qosc.sls.bounds (share x link rate,

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from qosc import api, cache
+from qosc import cache, pipeline
 from qosc.commands._common import add_report_options, report, status
-from qosc.diagnostics import Diagnostic, error, has_errors
+from qosc.diagnostics import Diagnostic, has_errors
 from qosc.emit import Transaction, stage
 from qosc.targets.registry import for_platform
 
@@ -39,6 +39,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
                      help="validate and render everything again, and leave no cache behind")
     cmd.add_argument("--cache-dir", metavar="DIR",
                      help="where the incremental cache lives (default $QOSC_CACHE_DIR, else ~/.cache/qosc)")
+    cmd.add_argument("--verify", action="store_true",
+                     help="also run the targets' checks that depend on this machine (e.g. load every tc batch into "
+                     "a network namespace) and report what they found (QOS104); the files do not change")
     cmd.add_argument("-q", "--quiet", action="store_true", help="do not list written files")
     add_report_options(cmd)
     return cmd
@@ -47,7 +50,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
 class _Plan:
     """One policy on its way through the compile."""
 
-    def __init__(self, path: str, store: cache.PolicyCache, result: api.Result, targets_ok: bool) -> None:
+    def __init__(self, path: str, store: cache.PolicyCache, result: pipeline.Result, targets_ok: bool) -> None:
         self.path, self.store, self.result, self.targets_ok = path, store, result, targets_ok
         self.devices: list[str] = []
         self.skip = False  # --device names none of its devices
@@ -76,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else cache.default_dir()
-    known_targets = api.known_targets()
-    unknown = [t for t in args.target if t not in known_targets]
+    unknown = pipeline.unknown_targets(args.target)
     for path in args.policies:
         store = cache.PolicyCache(path, args.output, cache_dir, args.jobs)
         store.watch(background=args.jobs != 1)  # stat the cached outputs on another CPU meanwhile
@@ -94,28 +96,28 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
 
     # Every (target, unit) is checked, as validate does; the selected ones are
     # rendered too, unless the cache has them and their files are intact.
-    work: list[tuple[_Plan, api.Unit, bool, str | None, Any]] = []
+    work: list[tuple[_Plan, pipeline.Unit, bool, str | None, Any]] = []
     for plan in plans:
         policy = plan.result.policy
         if policy is None or not plan.targets_ok:
             continue
-        for unit, platform in api.all_units(policy):
+        for unit, platform in pipeline.all_units(policy):
             for target in for_platform(platform):
                 selected = plan.render and (not args.target or target.name in args.target) and (
                     not plan.devices or unit.name in plan.devices)
                 key = plan.store.key(target.name, unit)
                 hit = plan.store.lookup(key)
                 intact = hit is not None and selected and plan.store.intact(hit[1])
-                work.append((plan, api.Unit(policy, target, unit, check=hit is None, render=selected and not intact),
-                             selected, key, hit))
+                todo = pipeline.Unit(policy, target, unit, check=hit is None, render=selected and not intact)
+                work.append((plan, todo, selected, key, hit))
 
     root = str(Path(args.output).absolute())
     owners: dict[str, str] = {}
     files_out = changed = 0
     failure: BaseException | None = None
     with Transaction(root, journal_dir=str(cache_dir) if cache_dir else None) as tx:
-        results = api.check_and_render([w[1] for w in work], args.jobs,
-                                       sink=lambda out: stage(root, out.path, out.text, tx.journal))
+        results = pipeline.process([w[1] for w in work], args.jobs,
+                                   sink=lambda out: stage(root, out.path, out.text, tx.journal), verify=args.verify)
         for (plan, unit, selected, key, hit), res in zip(work, results, strict=True):
             for staged in res.files or ():
                 tx.adopt(staged)  # first of all: whatever happens next, it is cleaned up
@@ -142,14 +144,13 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             raise failure
         diagnostics = []
         for plan in plans:  # as api.compile_policy: a policy with a rendering problem produces nothing
-            diagnostics.extend(_diagnostics(plan, unknown, known_targets))
+            diagnostics.extend(_diagnostics(plan, unknown))
             for rel in plan.outputs if not plan.problems else ():
                 if rel in owners:
-                    diagnostics.append(error("QOS103", f"{plan.path} and {owners[rel]} both produce {rel}", None,
-                                             "device names must be unique across the compiled policies"))
+                    diagnostics.append(pipeline.duplicate(f"file {rel}", owners[rel], plan.path))
                 owners[rel] = plan.path
             files_out += len(plan.outputs)
-        diagnostics += _missing_devices(args.device, owners)
+        diagnostics += pipeline.missing_devices(args.device, _compiled_units(args.device, owners))
         report(diagnostics, args.format)
         code = status(diagnostics, args.strict)
         if code:
@@ -169,18 +170,16 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
     return 0
 
 
-def _diagnostics(plan: _Plan, unknown: list[str], known_targets: list[str]) -> list[Diagnostic]:
-    """What api.validate and api.compile_policy report for this policy."""
+def _diagnostics(plan: _Plan, unknown: list[Diagnostic]) -> list[Diagnostic]:
+    """What pipeline.validate and pipeline.compile_policies report for this policy."""
     found = list(plan.result.diagnostics)
     if plan.result.policy is not None:
         found = sorted(set(found + plan.checks), key=Diagnostic.sort_key)
         if unknown and not plan.skip and not has_errors(found):
-            found.append(error("QOS101", f"unknown target {', '.join(unknown)}", None,
-                               f"targets: {', '.join(known_targets) or 'none registered'}"))
-    return found + plan.problems + api.note_diagnostics(plan.notes)
+            found.extend(unknown)
+    return found + plan.problems + pipeline.note_diagnostics(plan.notes)
 
 
-def _missing_devices(wanted: list[str], owners: dict[str, str]) -> list[Diagnostic]:
-    return [error("QOS102", f"device {name} was not compiled (not in any policy, or no target "
-                  "selected serves its platform)", None)
-            for name in wanted if not any(f"/{name}." in p or f"/{name}/" in p for p in owners)]
+def _compiled_units(wanted: list[str], owners: dict[str, str]) -> list[str]:
+    """The wanted devices some written file belongs to (target/<device>.<suffix> or target/<host>/<file>)."""
+    return [name for name in wanted if any(f"/{name}." in p or f"/{name}/" in p for p in owners)]

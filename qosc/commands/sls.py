@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from qosc import api
+from qosc import pipeline
 from qosc.commands._common import report
 from qosc.diagnostics import Diagnostic, error, has_errors
 from qosc.emit import emit
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from qosc.sls.document import services_for
     from qosc.sls.render import outputs
 
-    result = api.validate(args.policy)
+    result = pipeline.validate(args.policy)
     diagnostics = list(result.diagnostics)
     blocking = [d for d in diagnostics if d.is_error and not _sls_code(d)]
     if result.policy is None or blocking:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from qosc.platforms import platforms
-from qosc.targets.registry import targets
+from qosc.targets.registry import platforms, targets
 
 
 def register(sub: Any) -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from qosc import api
+from qosc import pipeline
 from qosc.commands._common import add_report_options, report, status
 
 
@@ -21,6 +21,6 @@ def register(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     diagnostics = []
     for path in args.policies:
-        diagnostics.extend(api.validate(path).diagnostics)
+        diagnostics.extend(pipeline.validate(path).diagnostics)
     report(diagnostics, args.format)
     return status(diagnostics, args.strict)

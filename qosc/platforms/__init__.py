@@ -14,14 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Range:
-    low: int
-    high: int
-
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and self.low <= value <= self.high
+from qosc.targets.platform import Range
 
 
 @dataclass(frozen=True)

@@ -22,24 +22,16 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from qosc.errors import PushError, RolledBack
+
+__all__ = ["Driver", "File", "Job", "PushError", "Result", "RolledBack", "Status", "push_one"]
+
 
 class Status(str, enum.Enum):
     UNCHANGED = "unchanged"
     CHANGED = "changed"
     FAILED = "failed"
     ROLLED_BACK = "rolled back"
-
-
-class PushError(Exception):
-    """A push step failed on a device.  `stage` is where (open, load, compare, commit, verify, confirm...)."""
-
-    def __init__(self, stage: str, message: str):
-        self.stage = stage
-        super().__init__(message)
-
-
-class RolledBack(PushError):
-    """The step failed and the driver has already restored the previous configuration."""
 
 
 @dataclass(frozen=True)

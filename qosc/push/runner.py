@@ -19,13 +19,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import TextIO
 
-from qosc import api
-from qosc.diagnostics import Diagnostic, error
+from qosc import pipeline
+from qosc.diagnostics import Diagnostic
 from qosc.push import credentials as creds
 from qosc.push.base import Driver, File, Job, Result, Status, push_one
 from qosc.push.credentials import redact
+from qosc.targets.base import Target
+from qosc.targets.registry import targets
 
-# target name -> (module, driver class, default port)
+# target name -> (module, driver class, default port) of targets that do not state their driver yet
 DRIVERS: dict[str, tuple[str, str, int]] = {
     "junos": ("qosc.push.netconf", "NetconfDriver", 830),
     "ios-mqc": ("qosc.push.ios", "IosDriver", 22),
@@ -47,36 +49,30 @@ class Options:
 
 def plan(policies: Sequence[str], devices: Sequence[str] = ()) -> tuple[list[Job], list[Diagnostic]]:
     """Jobs for every pushable (target, device) of the policies; diagnostics when any policy has errors."""
+    compiled = pipeline.compile_policies(policies, devices=devices, targets_filter=lambda t: driver_spec(t) is not None)
     jobs: list[Job] = []
-    diagnostics: list[Diagnostic] = []
-    seen: set[str] = set()
-    for path in policies:
-        result = api.validate(path)
-        diagnostics.extend(result.diagnostics)
-        if not result.ok or result.policy is None:
-            continue
-        for target, device in api.select(result.policy, (), devices):
-            if target.name not in DRIVERS:
-                continue
-            outputs, diags = api.render_outputs(result.policy, [(target, device)])
-            diagnostics.extend(diags)
-            if diags:
-                continue
-            if device.name in seen:
-                diagnostics.append(error("QOS103", f"device {device.name} is in more than one policy", None,
-                                         "device names must be unique across the pushed policies"))
-                continue
-            seen.add(device.name)
-            files = tuple(File(o.path.split("/", 1)[1], o.text) for o in outputs)
-            jobs.append(Job(device.name, getattr(device, "platform", ""), target.name,
-                            getattr(device, "address", None), files, result.policy.name))
-    diagnostics.extend(error("QOS102", f"device {name} is not in any of the policies, or has no target "
-                             "qosc can push", None) for name in devices if name not in seen)
-    return jobs, diagnostics
+    if not compiled.ok:
+        return jobs, compiled.diagnostics
+    for unit in compiled.units:
+        files = tuple(File(o.path.split("/", 1)[1], o.text) for o in unit.outputs)
+        jobs.append(Job(unit.unit.name, getattr(unit.unit, "platform", ""), unit.target.name,
+                        getattr(unit.unit, "address", None), files, unit.policy.name))
+    return jobs, compiled.diagnostics
+
+
+def driver_spec(target: Target) -> tuple[str, str, int] | None:
+    """(module, class, default port) of a target's push driver, or None when it has none."""
+    if target.driver:
+        module, _, cls = target.driver.partition(":")
+        return module, cls, target.default_port
+    return DRIVERS.get(target.name)
 
 
 def driver_for(job: Job, options: Options):
-    module, cls, port = DRIVERS[job.target]
+    spec = driver_spec(targets()[job.target])
+    if spec is None:
+        raise ValueError(f"target {job.target} has no push driver")
+    module, cls, port = spec
     credentials = creds.lookup(job.device, job.address, port, verify_host_key=not options.insecure_skip_hostkey)
     return getattr(importlib.import_module(module), cls)(job, credentials, options)
 

@@ -60,3 +60,37 @@ def markdown() -> str:
     out: list[str] = []
     _section("policy", schema(), out, set())
     return "\n".join(out).rstrip() + "\n"
+
+
+def codes_markdown() -> str:
+    """The table of diagnostic codes, from the registry (core codes and every target's)."""
+    from qosc.codes import readme_table
+    from qosc.targets.registry import all_codes
+    return readme_table(all_codes()) + "\n"
+
+
+def support_markdown() -> str:
+    """Which target renders which policy field: 'yes', or '-' (set on one of its devices: QOS090)."""
+    from qosc.fields import fields
+    from qosc.targets.registry import targets
+    names = list(targets())
+    out = ["| field | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for f in fields():
+        if f.consumer != "target":
+            continue
+        cells = []
+        for name in names:
+            target = targets()[name]
+            scope = "hosts" if f.path.startswith("hosts.") else "devices"
+            if target.serves != scope:
+                cells.append(" ")
+                continue
+            data = [d for d in target.platform_data.values() if d is not None]
+            ok = [target.supports(f.path, d) for d in data]
+            cells.append("yes" if all(ok) else "-" if not any(ok) else "some platforms")
+        out.append(f"| `{f.path}` | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+SECTIONS = {"POLICY REFERENCE": markdown, "CODES": codes_markdown, "SUPPORT": support_markdown}
+"""README sections generated from data: marker name -> generator (scripts/update-readme-reference)."""

@@ -1,65 +1,142 @@
-"""What a target is: lower the model for one device to plain data, render it, self-check it.
+"""The target contract: what a target is, what it says it supports, and how the pipeline drives it.
 
-A target module defines `TARGET = SomeTarget()`; the registry finds it.  The
-core never imports a target by name, so adding one touches nothing here.
+A target is one package, `qosc/targets/<name>/`, whose `__init__` defines
+`TARGET`, an instance of a `Target` subclass that states:
+
+- `name`, `description`, and its platforms: typed platform data
+  (`platform_class`, loaded and validated from the package's
+  `platforms/*.json` by qosc.targets.platform);
+- `fields`: the policy fields it renders (schema paths, see qosc.fields).
+  Any other target field set on something a device uses is reported by the
+  core as QOS090 at the field's line; nothing is dropped without a word;
+- `codes`: the diagnostic codes its lowering reports (qosc.codes.Code);
+- `lower(policy, unit, platform)`: the statement trees (qosc.tree) of one
+  device or host, and the capability diagnostics found on the way;
+- `formats`: mechanical serializers of those trees, one per output file
+  suffix; `grammar`: the dialect's grammar the trees are checked against
+  before anything is serialized;
+- `driver`: its push driver ("module:Class", imported only by push);
+- `verify(outputs)`: an optional check on this machine (e.g. loading tc
+  batches into a network namespace), run only when asked (`--verify`),
+  whose findings are reported, never written into a file.
+
+The core never imports a target by name: the registry finds the packages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import abc
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import cached_property
+from typing import Any, ClassVar
 
-from qosc.diagnostics import Diagnostic
-from qosc.model import Device, Policy
+from qosc.codes import Code
+from qosc.diagnostics import Diagnostic, Location
+from qosc.errors import TargetBug
+from qosc.errors import TargetBug as SelfCheckError
+from qosc.grammar import Grammar
+from qosc.model import Interface, Policy
+from qosc.targets.platform import Platform, PlatformBase, load_platforms
+from qosc.tree import Document, Origin, Rendered, locate
+
+__all__ = ["Format", "Lowered", "Output", "Platform", "PlatformBase", "Renderer", "SelfCheckError", "Target",
+           "TargetBug"]
 
 
 @dataclass(frozen=True)
 class Output:
-    """One generated file: a path relative to the output directory and its text.
+    """One generated file: a path relative to the output directory, its text, and where its lines come from.
 
-    `notes` say what the target checked while rendering it that depends on the
-    machine rather than the policy (e.g. which tc modules this kernel could
-    load); they are reported by the compile, never written into the file, so
-    the file is the same on every machine.
+    `notes` say what an explicit verification found on this machine; they
+    are reported, never written into the file, so the file is the same on
+    every machine.  `origins` is the source map: the policy origin of each
+    line (1-based line i -> origins[i-1]), empty for files without one.
     """
 
     path: str
     text: str
     notes: tuple[str, ...] = field(default=(), compare=False)
+    origins: tuple[Origin | None, ...] = field(default=(), compare=False, repr=False)
 
+    def origin(self, line: int) -> Location | None:
+        if 1 <= line <= len(self.origins):
+            return locate(self.origins[line - 1])
+        return None
 
-class SelfCheckError(Exception):
-    """A rendered config failed the target's own structural check: a qosc bug, never the user's."""
-
-
-class Target(Protocol):
-    name: str
-    platforms: tuple[str, ...]
-    description: str
-
-    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
-        """Target-specific capability diagnostics, at the policy's own lines."""
-        ...
-
-    def outputs(self, policy: Policy, device: Device) -> list[Output]:
-        """Lower, render and self-check every file for one device (only called on a clean policy)."""
-        ...
+    def resolved(self) -> Output:
+        """The same output with its source map looked up (safe to send to another process)."""
+        return Output(self.path, self.text, self.notes, tuple(locate(o) for o in self.origins))
 
 
 Renderer = Callable[[], list[Output]]
-"""Renders one device's files when called (may raise UnsafeValue or SelfCheckError, as outputs() does)."""
 
 
-def check_and_outputs(target: Target, policy: Policy, device: Device) -> tuple[list[Diagnostic], Renderer]:
-    """The target's diagnostics for a device and a renderer of its files.
+@dataclass(frozen=True)
+class Format:
+    """One output format of a dialect: the file suffix and the serializer that writes a document in it."""
 
-    A target whose check and outputs start from the same expensive lowering
-    defines `check_and_outputs` itself and lowers once; any other target gets
-    check() now and outputs() when the renderer is called.
-    """
-    both = getattr(target, "check_and_outputs", None)
-    if both is not None:
-        found, renderer = both(policy, device)
-        return list(found), renderer
-    return list(target.check(policy, device)), lambda: target.outputs(policy, device)
+    dialect: str
+    suffix: str
+    serialize: Callable[[Document], Rendered]
+
+
+@dataclass
+class Lowered:
+    """What lowering one device or host gives: its statement trees and the diagnostics found on the way."""
+
+    documents: list[Document] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    data: Any = None
+    """Whatever else the target's render() needs (e.g. the plan its prose files are written from)."""
+
+
+class Target(abc.ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    package: ClassVar[str]
+    """The target's package (its platforms/ and templates/ live there)."""
+    platform_class: ClassVar[type[PlatformBase]] = Platform
+    serves: ClassVar[str] = "devices"
+    """'devices' (policy.devices, by platform) or 'hosts' (policy.hosts, by Host.target_platform)."""
+    fields: ClassVar[frozenset[str]] = frozenset()
+    codes: ClassVar[tuple[Code, ...]] = ()
+    formats: ClassVar[tuple[Format, ...]] = ()
+    """Serializers, by document dialect: every document is written in each format of its dialect."""
+    grammars: ClassVar[tuple[Grammar, ...]] = ()
+    """The grammar of each dialect the target lowers to; every document is checked by its dialect's."""
+    driver: ClassVar[str | None] = None
+    default_port: ClassVar[int] = 22
+
+    @cached_property
+    def platform_data(self) -> Mapping[str, PlatformBase]:
+        return load_platforms(self.platform_class, self.package)
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(self.platform_data)
+
+    def supports(self, field_path: str, platform: PlatformBase) -> bool:
+        """Whether the target renders a policy field on this platform (default: it is in `fields`)."""
+        return field_path in self.fields
+
+    def queues(self, platform: Platform, interface: Interface) -> int:
+        """Queues available on an interface (the generic QOS091 check); a target with port types overrides it."""
+        return platform.queues
+
+    @abc.abstractmethod
+    def lower(self, policy: Policy, unit: Any, platform: PlatformBase) -> Lowered:
+        """The statement trees of one device (or host) and the capability diagnostics of its lowering."""
+
+    def render(self, lowered: Lowered) -> list[Output]:
+        """Every file of a lowering: each document in each format (a target with prose files adds them)."""
+        out = []
+        for doc in lowered.documents:
+            for fmt in (f for f in self.formats if f.dialect == doc.dialect):
+                rendered = fmt.serialize(doc)
+                out.append(Output(doc.stem + fmt.suffix, rendered.text, origins=rendered.origins))
+        return out
+
+    def verify(self, outputs: Sequence[Output]) -> list[Output]:
+        """Checks that depend on this machine, run only on request: the outputs with what was found as notes."""
+        return list(outputs)

@@ -2,7 +2,7 @@
 
 `analyse(policy, device)` numbers the queues, gives every code point a
 forwarding class and loss priority, derives the DSCP rewrite rule, and
-collects the target's own problems (QOS110-QOS119) at the policy's lines.
+collects the target's own problems (QOS11x) at the policy's lines.
 The rules themselves are explained in qosc/targets/junos.py.
 """
 

@@ -8,7 +8,9 @@
 set -e
 
 # eth0: 2000 packets per Gbit/s x 1 Gbit/s (source: 2000 at 1 Gbit/s avoided send stalls)
+# campus uplink
 ip link set dev eth0 txqueuelen 2000
 
 # eth1: 2000 packets per Gbit/s x 10 Gbit/s (source: 2000 at 1 Gbit/s avoided send stalls), clamped to 1000..10000
+# data transfer network
 ip link set dev eth1 txqueuelen 10000

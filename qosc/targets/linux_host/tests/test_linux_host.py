@@ -27,13 +27,13 @@ from pathlib import Path
 
 import pytest
 
-from qosc import api
+from qosc import api, tree
 from qosc.hosts import cap_for
-from qosc.targets.base import SelfCheckError
-from qosc.targets.linux_host import self_check
+from qosc.targets.linux_host.grammar import SHELL, SYSCTL
 from qosc.targets.registry import targets
+from qosc.tree import Document, group, integer, kw, size, stmt
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 POLICY = ROOT / "policies" / "grid-hosts.yaml"
 SE1 = "linux-host/se1.grid.example/"
 SE2 = "linux-host/se2.grid.example/"
@@ -74,7 +74,7 @@ def test_golden_grid_hosts(golden) -> None:  # type: ignore[no-untyped-def]
     assert sorted(files) == [SE1 + "99-qosc-tcp.conf", SE1 + "txqueuelen.sh", SE2 + "99-qosc-tcp.conf",
                              SE2 + "txqueuelen.sh"]
     for path, text in files.items():
-        golden(path, text)
+        golden(path.split("/", 1)[1], text)
 
 
 def test_measured_paths_get_their_windows_from_the_dropin() -> None:
@@ -139,15 +139,37 @@ def test_txqueuelen_script() -> None:
     assert script.startswith("#!/bin/sh\n") and "\nset -e\n" in script
 
 
-def test_self_check_rejects_foreign_lines() -> None:
-    good = "#!/bin/sh\nset -e\nip link set dev eth0 txqueuelen 2000\n"
-    self_check("# c\nnet.ipv4.tcp_rmem = 4096 131072 6291456\nnet.core.default_qdisc = fq\n", good)
-    with pytest.raises(SelfCheckError):
-        self_check("net.ipv4.tcp_rmem = 4096 131072 6291456\nreboot\n", good)
-    with pytest.raises(SelfCheckError):
-        self_check("net.ipv4.tcp_rmem = 6291456 131072 4096\n", good)
-    with pytest.raises(SelfCheckError):
-        self_check("", good + "rm -rf /\n")
+def _sysctl(*statements) -> Document:  # type: ignore[no-untyped-def]
+    return Document("h/99-qosc-tcp", "sysctl", tuple(statements))
+
+
+def _triple(a: int, b: int, c: int):  # type: ignore[no-untyped-def]
+    return group((size(a), size(b), size(c)))
+
+
+def test_grammar_accepts_what_the_target_writes_and_refuses_the_rest() -> None:
+    good = _sysctl(stmt(kw("net.ipv4.tcp_rmem"), _triple(4096, 131072, 6291456)),
+                   stmt(kw("net.core.default_qdisc"), tree.name("fq")), stmt(kw("net.core.rmem_max"), size(2304)))
+    assert SYSCTL.check(good) == []
+    refused = {
+        "unknown key": _sysctl(stmt(kw("kernel.panic"), size(1))),
+        "out of order": _sysctl(stmt(kw("net.ipv4.tcp_rmem"), _triple(6291456, 131072, 4096))),
+        "below SOCK_MIN_RCVBUF": _sysctl(stmt(kw("net.core.rmem_max"), size(2303))),
+        "above INT_MAX": _sysctl(stmt(kw("net.core.wmem_max"), size(2**31))),
+        "two values": _sysctl(stmt(kw("net.ipv4.tcp_wmem"), size(1), size(2))),
+        "set twice": _sysctl(stmt(kw("net.core.rmem_max"), size(4096)), stmt(kw("net.core.rmem_max"), size(8192))),
+    }
+    for why, doc in refused.items():
+        found = SYSCTL.check(doc)
+        assert found, why
+        assert all(v.source is not None or "not a sysctl.d statement" in v.message for v in found), why
+    script = Document("h/txqueuelen", "sh", (stmt("set", "-e"), stmt("ip", "link", "set", "dev", tree.name("eth0"),
+                                                                        "txqueuelen", integer(2000))))
+    assert SHELL.check(script) == []
+    for bad in (stmt("rm", "-rf", "/"), stmt("ip", "link", "set", "dev", tree.name("a/b"), "txqueuelen", integer(1)),
+                stmt("ip", "link", "set", "dev", tree.name("averyveryverylongname"), "txqueuelen", integer(1)),
+                stmt("ip", "link", "set", "dev", tree.name("eth0"), "txqueuelen", integer(-1))):
+        assert SHELL.check(Document("h/txqueuelen", "sh", (bad,))), bad
 
 
 def test_cli_compile_writes_an_executable_script(tmp_path: Path) -> None:
@@ -335,12 +357,10 @@ def test_txqueuelen_script_in_a_network_namespace(netns: str, tmp_path: Path) ->
 def test_fixture_fails_loudly_in_ci(tmp_path: Path) -> None:
     """With CI=true and no way to create a namespace, the real-kernel tests fail instead of skipping."""
     test = tmp_path / "test_ci.py"
-    test.write_text(textwrap.dedent(f"""\
-        import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        import test_target_linux_host as t
+    test.write_text(textwrap.dedent("""\
+        import qosc.targets.linux_host.tests.test_linux_host as t
         t._unavailable = lambda: "simulated: no network namespaces"
-        from test_target_linux_host import netns  # noqa: F401
+        from qosc.targets.linux_host.tests.test_linux_host import netns  # noqa: F401
 
         def test_needs_ns(netns):
             pass

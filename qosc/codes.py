@@ -1,0 +1,151 @@
+"""The registry of diagnostic codes: code, stage, severity, summary.  The README table is generated from it.
+
+Core codes live here; a target declares its own in its package (`Target.codes`)
+and the registry of targets adds them (qosc.targets.registry.all_codes), so a
+new target touches nothing here.  A test keeps every code used in the source
+registered, every registered code used, and the README table in sync.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    stage: str
+    severity: str  # "error", "warning", "info", or "error|warning" where the finding decides
+    summary: str
+    owner: str = "core"
+    """'core', or the target that reports it."""
+
+
+def _c(code: str, stage: str, severity: str, summary: str, owner: str = "core") -> Code:
+    return Code(code, stage, severity, summary, owner)
+
+
+_LOAD, _SCHEMA, _REFS, _DSCP, _CAP = "load", "schema", "references", "dscp", "capacity"
+_LBE, _POL, _DROP, _ROLES, _PLAT = "lbe", "policers", "drop profiles", "roles", "platform"
+_COMPILE, _HOSTS, _SLS = "compile", "hosts", "sls"
+
+CORE: tuple[Code, ...] = (
+    _c("QOS001", _LOAD, "error", "YAML syntax error, a non-string mapping key, or an undefined alias"),
+    _c("QOS002", _LOAD, "error", "YAML tag (refused: a policy is plain data)"),
+    _c("QOS003", _LOAD, "error", "alias bomb or recursive alias"),
+    _c("QOS004", _LOAD, "error", "nesting deeper than the loader's limit"),
+    _c("QOS005", _LOAD, "error", "duplicate key in a mapping"),
+    _c("QOS006", _LOAD, "error", "file or included file cannot be read"),
+    _c("QOS007", _LOAD, "error", "include cycle, or one name defined by two files"),
+    _c("QOS008", _LOAD, "error", "file too large, not UTF-8, or (diff --base) a revision that cannot be read"),
+    _c("QOS009", _LOAD, "error", "number out of range (64-bit integers, finite floats)"),
+    _c("QOS010", _SCHEMA, "error", "unknown key (with a did-you-mean hint)"),
+    _c("QOS011", _SCHEMA, "error", "wrong type"),
+    _c("QOS012", _SCHEMA, "error", "missing required key"),
+    _c("QOS013", _SCHEMA, "error", "bad value (name, enumeration, pattern, range)"),
+    _c("QOS014", _SCHEMA, "error", "bad unit or quantity (rate, size, time, percentage)"),
+    _c("QOS015", _SCHEMA, "error", "bad prefix, port or protocol"),
+    _c("QOS020", _REFS, "error", "undefined service"),
+    _c("QOS021", _REFS, "error", "undefined drop profile"),
+    _c("QOS022", _REFS, "error", "undefined policer"),
+    _c("QOS023", _REFS, "error", "undefined profile"),
+    _c("QOS024", _REFS, "error", "undefined classifier"),
+    _c("QOS025", _REFS, "error", "unknown platform"),
+    _c("QOS030", _DSCP, "error", "invalid DSCP"),
+    _c("QOS031", _DSCP, "error", "code point claimed by two services"),
+    _c("QOS032", _DSCP, "error", "no default service"),
+    _c("QOS033", _DSCP, "error", "two default services"),
+    _c("QOS034", _DSCP, "error", "service without DSCP"),
+    _c("QOS035", _DSCP, "error", "rule marking a DSCP that is not its service's"),
+    _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
+    _c("QOS041", _CAP, "error", "absolute rate on an interface without speed"),
+    _c("QOS042", _CAP, "error", "strict priority without cap or policer"),
+    _c("QOS043", _CAP, "error", "ceiling below share"),
+    _c("QOS044", _CAP, "error", "rate cap below share"),
+    _c("QOS050", _LBE, "error", "LBE priority not strictly below best effort"),
+    _c("QOS051", _LBE, "error", "LBE share above best effort's"),
+    _c("QOS052", _LBE, "error", "LBE in a shared queue"),
+    _c("QOS053", _LBE, "warning", "LBE share above 5%"),
+    _c("QOS054", _LBE, "warning", "scavenger code point (cs1, le) not declared LBE"),
+    _c("QOS060", _POL, "error", "policer burst below one MTU"),
+    _c("QOS061", _POL, "error", "PIR below CIR"),
+    _c("QOS062", _POL, "error", "PBS below CBS"),
+    _c("QOS063", _POL, "warning", "TCP burst below CIR x RTT"),
+    _c("QOS064", _POL, "error", "violate action on a two-colour policer"),
+    _c("QOS065", _POL, "warning", "remark to a DSCP no service claims"),
+    _c("QOS070", _DROP, "error", "drop profile value outside 0..100"),
+    _c("QOS071", _DROP, "error", "drop profile not monotonic"),
+    _c("QOS072", _DROP, "warning", "drop profile unused"),
+    _c("QOS080", _ROLES, "error", "transparent interface that would remark"),
+    _c("QOS081", _ROLES, "warning", "edge interface without classifier that trusts nothing"),
+    _c("QOS082", _ROLES, "error", "classifier on a core interface"),
+    _c("QOS090", _PLAT, "error", "a policy field is set that the target of a device using it does not support"),
+    _c("QOS091", _PLAT, "error", "more queues than the platform (or port type) has"),
+    _c("QOS092", _PLAT, "error", "priority level the platform lacks"),
+    _c("QOS093", _PLAT, "error", "more strict-priority queues than the platform allows"),
+    _c("QOS094", _PLAT, "error", "zero share on a platform that cannot schedule it"),
+    _c("QOS095", _PLAT, "error", "policer rate or burst outside the platform's range"),
+    _c("QOS100", _COMPILE, "error", "a value that would inject a config line"),
+    _c("QOS101", _COMPILE, "error", "unknown target"),
+    _c("QOS102", _COMPILE, "error", "a selected device is not compiled (in no policy, or no selected target serves "
+       "it)"),
+    _c("QOS103", _COMPILE, "error", "two policies produce the same device or file"),
+    _c("QOS104", _COMPILE, "info", "what an explicit verification (--verify) found on this machine; never written "
+       "into the files"),
+    _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
+    _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),
+    _c("QOS152", _HOSTS, "warning", "buffer override below the path's bandwidth-delay product"),
+    _c("QOS153", _HOSTS, "error", "sysctl value the kernel refuses"),
+    _c("QOS154", _HOSTS, "error", "buffer triple not ordered min <= default <= max"),
+    _c("QOS155", _HOSTS, "warning", "service rate no declared host can reach"),
+    _c("QOS156", _HOSTS, "error", "path rate above the host's interface speed"),
+    _c("QOS157", _HOSTS, "warning", "current buffers cap TCP on a path"),
+    _c("QOS158", _HOSTS, "error", "path names an unknown service"),
+    _c("QOS159", _HOSTS, "warning", "host with neither paths nor overrides"),
+    _c("QOS160", _SLS, "error", "sls.path hop names no device or interface"),
+    _c("QOS161", _SLS, "error", "declared rate above the minimum rate along the path"),
+    _c("QOS162", _SLS, "error", "declared delay below the derived per-hop queueing bound"),
+    _c("QOS163", _SLS, "warning", "a path hop does not schedule the service"),
+    _c("QOS164", _SLS, "error", "declared rate above the edge policer's CIR"),
+    _c("QOS165", _SLS, "warning", "LBE service with declared guarantees"),
+    _c("QOS166", _SLS, "error", "declared IPDV below the derived bound"),
+    _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
+       "bug, reported at the policy line the statement came from)"),
+)
+
+# Codes of targets still being moved into their packages (each target package will declare its own).
+_J, _I, _L = "junos", "ios", "linux-tc"
+LEGACY_TARGETS: tuple[Code, ...] = (
+    _c("QOS110", "junos", "error", "strict priority on a platform without strict-high (M-series)", _J),
+    _c("QOS111", "junos", "error", "three-colour policer on a platform without tricolor marking (M-series)", _J),
+    _c("QOS112", "junos", "error", "queue cap the platform cannot express", _J),
+    _c("QOS113", "junos", "error", "value JUNOS does not take", _J),
+    _c("QOS114", "junos", "error", "classification or re-mark JUNOS cannot realise", _J),
+    _c("QOS115", "junos", "warning", "code points sharing a class and loss priority are rewritten", _J),
+    _c("QOS116", "junos", "warning", "service the device does not schedule is queued and marked as the default", _J),
+    _c("QOS117", "junos", "error", "names that collide once made JUNOS-safe", _J),
+    _c("QOS118", "junos", "error", "more queues on a device than the platform has", _J),
+    _c("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _I),
+    _c("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _I),
+    _c("QOS122", "ios", "warning", "Catalyst queues by CoS: services sharing a precedence share a queue", _I),
+    _c("QOS123", "ios", "error", "ECN on a release without it", _I),
+    _c("QOS124", "ios", "warning", "one policer shared by several classes polices each class separately", _I),
+    _c("QOS125", "ios", "error", "more WRR queues than the port type has", _I),
+    _c("QOS126", "ios", "error", "precedence clash without a free CoS", _I),
+    _c("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _I),
+    _c("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _I),
+    _c("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _I),
+    _c("QOS140", "linux-tc", "error", "not a Linux interface name", _L),
+    _c("QOS141", "linux-tc", "error", "interface without speed", _L),
+    _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),
+    _c("QOS143", "linux-tc", "warning", "per-precedence drop profiles on a single RED queue", _L),
+)
+
+
+def readme_table(codes: tuple[Code, ...]) -> str:
+    """The Markdown table of codes (the README's copy is generated from this)."""
+    rows = ["| code | stage | severity | summary |", "|---|---|---|---|"]
+    for c in sorted(codes, key=lambda c: c.code):
+        stage = c.stage if c.owner in ("core", c.stage) else f"{c.stage} ({c.owner})"
+        rows.append(f"| {c.code} | {stage} | {c.severity} | {c.summary} |")
+    return "\n".join(rows)

@@ -27,7 +27,7 @@ def _c(code: str, stage: str, severity: str, summary: str, owner: str = "core") 
 
 _LOAD, _SCHEMA, _REFS, _DSCP, _CAP = "load", "schema", "references", "dscp", "capacity"
 _LBE, _POL, _DROP, _ROLES, _PLAT = "lbe", "policers", "drop profiles", "roles", "platform"
-_COMPILE, _HOSTS, _SLS = "compile", "hosts", "sls"
+_COMPILE, _HOSTS, _SLS, _READ = "compile", "hosts", "sls", "read back"
 
 CORE: tuple[Code, ...] = (
     _c("QOS001", _LOAD, "error", "YAML syntax error, a non-string mapping key, or an undefined alias"),
@@ -109,6 +109,13 @@ CORE: tuple[Code, ...] = (
     _c("QOS164", _SLS, "error", "declared rate above the edge policer's CIR"),
     _c("QOS165", _SLS, "warning", "LBE service with declared guarantees"),
     _c("QOS166", _SLS, "error", "declared IPDV below the derived bound"),
+    _c("QOS170", _READ, "error", "qosc cannot read this platform's configurations back (yet)"),
+    _c("QOS171", _READ, "error", "equiv: an interface of one configuration has no partner in the other"),
+    _c("QOS172", _READ, "warning", "import: a statement the policy language cannot represent (kept out, reported)"),
+    _c("QOS173", _READ, "warning", "import: devices or interfaces disagree; the value taken is named"),
+    _c("QOS176", _READ, "error", "verify: the device does not do what the policy says (drift)"),
+    _c("QOS177", _READ, "error", "equiv: the two configurations behave differently"),
+    _c("QOS178", _READ, "warning", "verify: a qosc-owned object the policy no longer produces (stale)"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

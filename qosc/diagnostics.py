@@ -74,20 +74,21 @@ def format_text(d: Diagnostic) -> str:
     return text
 
 
-def format_json(d: Diagnostic) -> str:
+def json_object(d: Diagnostic) -> dict[str, object]:
     loc = d.location
-    return json.dumps(
-        {
-            "code": d.code,
-            "severity": d.severity.value,
-            "message": d.message,
-            "file": loc.file if loc else None,
-            "line": loc.line if loc else None,
-            "column": loc.column if loc else None,
-            "hint": d.hint,
-        },
-        sort_keys=True,
-    )
+    return {
+        "code": d.code,
+        "severity": d.severity.value,
+        "message": d.message,
+        "file": loc.file if loc else None,
+        "line": loc.line if loc else None,
+        "column": loc.column if loc else None,
+        "hint": d.hint,
+    }
+
+
+def format_json(d: Diagnostic) -> str:
+    return json.dumps(json_object(d), sort_keys=True)
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:

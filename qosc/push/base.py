@@ -114,6 +114,12 @@ class Driver(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def running_config(self) -> str:
+        """Read-only: connect and return the running configuration of what qosc owns on the device (no lock,
+        no change), as the device shows it, for `qosc verify --from-device`.  Drivers that can implement it."""
+        raise NotImplementedError(f"the {self.method or type(self).__name__} driver cannot read the running "
+                                  "configuration yet")
+
     def verify(self) -> None:  # noqa: B027 - optional step, a no-op unless the driver can check
         """Check the committed state matches what was loaded (raise PushError otherwise).  Optional."""
 

@@ -16,6 +16,9 @@ A target is one package, `qosc/targets/<name>/`, whose `__init__` defines
   suffix; `grammar`: the dialect's grammar the trees are checked against
   before anything is serialized;
 - `driver`: its push driver ("module:Class", imported only by push);
+- `parse(text, source, platform)` and `interpret(document, platform)`: reading a
+  configuration back into the same statement tree and then into vendor-neutral
+  behaviour (qosc.behaviour), for `qosc import`, `verify` and `equiv`;
 - `verify(outputs)`: an optional check on this machine (e.g. loading tc
   batches into a network namespace), run only when asked (`--verify`),
   whose findings are reported, never written into a file.
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
+from qosc.behaviour.model import Device as Behaviour
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, Location
 from qosc.errors import TargetBug
@@ -136,6 +140,28 @@ class Target(abc.ABC):
                 rendered = fmt.serialize(doc)
                 out.append(Output(doc.stem + fmt.suffix, rendered.text, origins=rendered.origins))
         return out
+
+    reads: ClassVar[tuple[str, ...]] = ()
+    """The configuration formats `parse` reads (e.g. 'conf', 'set', 'xml'); empty: the target cannot read back."""
+
+    def parse(self, text: str, source: str, platform: PlatformBase, fmt: str | None = None) -> Document:
+        """A configuration (as the device shows it) as a statement tree; origins are `source`:line:column.
+
+        Statements outside what qosc owns are kept as they are (words, children,
+        origin) so nothing is lost; raises InputError with located diagnostics
+        on text the dialect cannot be read as.
+        """
+        raise NotImplementedError(f"target {self.name} cannot read configurations back")
+
+    def interpret(self, document: Document, platform: PlatformBase) -> tuple[Behaviour, list[Diagnostic]]:
+        """What a configuration does (qosc.behaviour), and the problems found on the way (dangling
+        references, overlapping classifiers, statements the policy language cannot represent), located
+        at the configuration's lines."""
+        raise NotImplementedError(f"target {self.name} cannot read configurations back")
+
+    def sniff(self, text: str) -> str | None:
+        """The format of a configuration text if it is this target's (for import without --platform)."""
+        return None
 
     def verify(self, outputs: Sequence[Output]) -> list[Output]:
         """Checks that depend on this machine, run only on request: the outputs with what was found as notes."""

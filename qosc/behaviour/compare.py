@@ -1,0 +1,244 @@
+"""Compare two behaviours in the policy's own terms: what verify reports as drift and equiv as difference.
+
+Classes are matched by the code points they carry, never by their names
+(forwarding class, class-map and HTB class names differ between vendors):
+the class the expected side gives a service is matched to the class the
+other side classifies most of that service's code points into.  Then:
+
+- every one of the 64 code points, IPv4 and IPv6: classified into the matched class;
+- per class: guaranteed share (within rounding), strictness, cap, ceiling, the order of priorities among
+  the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
+  drop precedence (sampled every 5 % of fill), ECN, buffer;
+- how declared code points leave (rewrite); at edges: the rules in order (matches, marks, policer
+  envelopes within rounding) and the mark of unmatched traffic;
+- (verify) qosc-owned objects the policy no longer produces: stale.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from qosc import dscp as dscp_mod
+from qosc.behaviour.model import FAMILIES, Class, Device, Envelope, Interface, Rule
+from qosc.diagnostics import Location
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    share: float = 0.5
+    """Percentage points a share, cap or ceiling may differ by (vendors round to whole percent or kbit/s)."""
+    rate: float = 0.01
+    """Relative difference allowed in policer rates and bursts."""
+    curve: float = 2.0
+    """Percentage points a drop curve may differ by at any sampled fill level."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    device: str
+    interface: str
+    subject: str
+    """The service (or class, or 'DSCP 8') the finding is about."""
+    what: str
+    expected: str
+    found: str
+    expected_at: Location | None = None
+    found_at: Location | None = None
+
+    @property
+    def message(self) -> str:
+        where = f"{self.device}:{self.interface}" if self.interface else self.device
+        return f"{where}: {self.subject}: {self.what} {self.expected} expected, {self.found} found"
+
+
+def _name(code: int) -> str:
+    label = dscp_mod.name(code)
+    return f"DSCP {code}" + (f" ({label})" if not label.isdigit() else "")
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}%"
+    return str(value)
+
+
+class _Pair:
+    """One interface on both sides, with the class matching."""
+
+    def __init__(self, device: str, a: Interface, b: Interface, tol: Tolerance) -> None:
+        self.device, self.a, self.b, self.tol = device, a, b, tol
+        self.found: list[Finding] = []
+        self.match = self._matching()
+        self.back = {v: k for k, v in self.match.items() if v is not None}
+
+    def _matching(self) -> dict[str, str | None]:
+        """Each class of `a` -> the class of `b` carrying most of its code points (both families), one to one
+        where the overlaps allow: the largest overlaps are paired first."""
+        overlap: Counter[tuple[str, str]] = Counter()
+        for fam in range(len(FAMILIES)):
+            for code in range(64):
+                x, y = self.a.classify[fam][code], self.b.classify[fam][code]
+                if x is not None and y is not None:
+                    overlap[(x, y)] += 1
+        match: dict[str, str | None] = {}
+        taken: set[str] = set()
+        for (x, y), _ in sorted(overlap.items(), key=lambda kv: (-kv[1], kv[0])):
+            if x not in match and y not in taken:
+                match[x] = y
+                taken.add(y)
+        for cls in self.a.classes:  # no class of its own left: the one that carries most of its code points
+            if cls.name not in match:
+                best = [(n, y) for (x, y), n in overlap.items() if x == cls.name]
+                match[cls.name] = max(best)[1] if best else None
+        return match
+
+    def add(self, subject: str, what: str, expected: object, found: object, a_at: Location | None = None,
+            b_at: Location | None = None) -> None:
+        self.found.append(Finding(self.device, self.a.name, subject, what, _fmt(expected), _fmt(found), a_at, b_at))
+
+    def label(self, b_class: str | None) -> str:
+        """A class of the other side, named as this side knows it."""
+        if b_class is None:
+            return "no class"
+        return self.back.get(b_class, b_class)
+
+    def classification(self) -> None:
+        for fam, family in enumerate(FAMILIES):
+            for code in range(64):
+                want, got = self.a.classify[fam][code], self.b.classify[fam][code]
+                if want is None or got is None:
+                    continue
+                if self.match.get(want) != got:
+                    suffix = " (IPv6)" if family == "inet6" else ""
+                    self.add(_name(code) + suffix, "classified to", want, self.label(got),
+                             self._at(self.a, want), self._at(self.b, got))
+
+    @staticmethod
+    def _at(iface: Interface, name: str | None) -> Location | None:
+        cls = iface.class_named(name)
+        return cls.origin if cls is not None else iface.origin
+
+    def classes(self) -> None:
+        pairs: list[tuple[Class, Class]] = []
+        for cls in self.a.classes:
+            other = self.b.class_named(self.match.get(cls.name))
+            if other is None:
+                self.add(cls.name, "class", "a queue of its own", "none", cls.origin, self.b.origin)
+                continue
+            pairs.append((cls, other))
+            self._attributes(cls, other)
+        ranked = [(x, y) for x, y in pairs if not x.strict and x.priority is not None and y.priority is not None]
+        for x1, y1 in ranked:
+            for x2, y2 in ranked:
+                assert x1.priority is not None and x2.priority is not None
+                assert y1.priority is not None and y2.priority is not None
+                if x1.priority > x2.priority and not y1.priority > y2.priority:
+                    self.add(x1.name, f"priority relative to {x2.name}:", "higher", "not higher", x1.origin,
+                             y1.origin)
+
+    def _attributes(self, x: Class, y: Class) -> None:
+        tol = self.tol
+        for what, want, got in (("share", x.share, y.share), ("rate cap", x.cap, y.cap),
+                                ("ceiling", x.ceiling, y.ceiling)):
+            if want is None and got is None:
+                continue
+            if want is None or got is None or abs(want - got) > tol.share:
+                self.add(x.name, what, want, got, x.origin, y.origin)
+        if x.strict != y.strict:
+            self.add(x.name, "strict priority", x.strict, y.strict, x.origin, y.origin)
+        if x.ecn != y.ecn:
+            self.add(x.name, "ECN", x.ecn, y.ecn, x.origin, y.origin)
+        single = {level for level, _ in x.drop} <= {0} and {level for level, _ in y.drop} <= {0}
+        for precedence in (1,) if single else (1, 2, 3):
+            which = "" if single else f" (precedence {precedence})"
+            cx, cy = x.curve(precedence), y.curve(precedence)
+            if cx is None and cy is None:
+                continue
+            if cx is None or cy is None:
+                self.add(x.name, f"drop curve{which}", "a curve" if cx else "tail drop",
+                         "a curve" if cy else "tail drop", x.origin, y.origin)
+                continue
+            gaps = [abs(a - b) for a, b in zip(cx.samples(), cy.samples(), strict=True)]
+            worst = gaps.index(max(gaps))
+            if gaps[worst] > tol.curve:
+                self.add(x.name, f"drop probability at {worst * 5}% fill{which}", cx.samples()[worst],
+                         cy.samples()[worst], x.origin, y.origin)
+
+    def rewrite(self) -> None:
+        for fam, family in enumerate(FAMILIES):
+            for code in range(64):
+                want, got = self.a.rewrite[fam][code], self.b.rewrite[fam][code]
+                if want is not None and got is not None and want != got:
+                    suffix = " (IPv6)" if family == "inet6" else ""
+                    self.add(_name(code) + suffix, "leaves marked", _name(want), _name(got), self.a.origin,
+                             self.b.origin)
+
+    def edge(self) -> None:
+        if self.a.unmatched_mark != self.b.unmatched_mark and None not in (self.a.trust, self.b.trust):
+            self.add("unmatched traffic", "marked", self.a.unmatched_mark, self.b.unmatched_mark, self.a.origin,
+                     self.b.origin)
+        for i, want in enumerate(self.a.rules):
+            got = self.b.rules[i] if i < len(self.b.rules) else None
+            if got is None:
+                self.add(f"rule {want.name}", "rule", "present", "missing", want.origin, self.b.origin)
+                continue
+            self._rule(want, got)
+        for got in self.b.rules[len(self.a.rules):]:
+            self.add(f"rule {got.name}", "rule", "absent", "present", self.a.origin, got.origin)
+
+    def _rule(self, want: Rule, got: Rule) -> None:
+        for what in ("sources", "destinations", "protocols", "source_ports", "destination_ports", "match_dscp"):
+            a, b = getattr(want, what), getattr(got, what)
+            if sorted(a) != sorted(b):
+                self.add(f"rule {want.name}", f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
+                         got.origin)
+        if want.mark != got.mark:
+            self.add(f"rule {want.name}", "marks", want.mark, got.mark, want.origin, got.origin)
+        self._envelope(want, want.policer, got.policer, got)
+
+    def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:
+        subject = f"rule {want_rule.name} policer"
+        if a is None or b is None:
+            if a is not b:
+                self.add(subject, "policer", "present" if a else "none", "present" if b else "none",
+                         want_rule.origin, got_rule.origin)
+            return
+        for what in ("cir", "cbs", "pir", "pbs", "ebs"):
+            x, y = getattr(a, what), getattr(b, what)
+            if x is None and y is None:
+                continue
+            if x is None or y is None or abs(x - y) > self.tol.rate * max(x, y):
+                self.add(subject, what, x, y, want_rule.origin, got_rule.origin)
+        for what in ("conform", "exceed", "violate"):
+            x, y = getattr(a, what), getattr(b, what)
+            if x != y and not (what == "violate" and None in (x, y)):
+                self.add(subject, f"{what} action", x, y, want_rule.origin, got_rule.origin)
+
+
+def compare(expected: Device, found: Device, tolerance: Tolerance | None = None) -> list[Finding]:
+    """Every way `found` behaves differently from `expected` (empty when they are equivalent)."""
+    tol = tolerance or Tolerance()
+    findings: list[Finding] = []
+    for a in expected.interfaces:
+        b = found.interface(a.name, a.unit)
+        if b is None:
+            findings.append(Finding(expected.name, a.name, "interface", "QoS", "configured", "none", a.origin,
+                                    found.origin))
+            continue
+        pair = _Pair(expected.name, a, b, tol)
+        pair.classification()
+        pair.classes()
+        pair.rewrite()
+        pair.edge()
+        findings.extend(pair.found)
+    return findings
+
+
+def stale(compiled: Device, running: Device) -> list[Finding]:
+    """qosc-owned objects on the device that the policy no longer produces."""
+    produced = {(kind, name) for kind, name, _ in compiled.owned}
+    return [Finding(running.name, "", f"{kind} {name}", "stale object:", "absent", "present", None, where)
+            for kind, name, where in running.owned if (kind, name) not in produced]

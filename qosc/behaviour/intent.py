@@ -1,0 +1,125 @@
+"""What a policy says a device should do: its behaviour straight from the model, without any target.
+
+This is the reference verify and the round-trip tests compare a device
+against, so it reads the policy's semantics, not any vendor's:
+
+- classes are queues: a service and those that share its queue (queue.shared-with) are one class, named
+  after the owner;
+- every code point of a service scheduled on the interface is classified into its class; every other code
+  point (undeclared, or of a service the interface does not schedule) into the default service's class;
+- declared code points of scheduled services leave the interface as they came (services keep their marks);
+  undeclared ones are not specified (targets differ, and the policy says nothing about them);
+  transparent interfaces keep every code point;
+- at edges, classifier rules mark the service's first code point (or set-dscp) and apply the rule's or the
+  service's policer; untrusted edges mark unmatched traffic as the default service.
+"""
+
+from __future__ import annotations
+
+from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
+from qosc.model import Action, DropProfile, Policer, Policy, Role, Service, rate_percent
+from qosc.model import Device as ModelDevice
+from qosc.model import Interface as ModelInterface
+from qosc.units import Percent
+
+
+def curve(profile: DropProfile) -> Curve:
+    if profile.red is not None:
+        low, high, p = profile.red
+        return Curve(((low, 0.0), (high, p)), interpolate=True, beyond=100.0)
+    return Curve(tuple(profile.points), interpolate=profile.interpolate)
+
+
+def action(a: Action | None) -> str | None:
+    if a is None:
+        return None
+    return f"dscp {a.dscp}" if a.kind == "remark" else a.kind
+
+
+def envelope(p: Policer) -> Envelope:
+    return Envelope(p.cir, p.cbs, p.pir, p.pbs, p.ebs, action(p.conform) or "transmit", action(p.exceed) or "drop",
+                    action(p.violate))
+
+
+def _pct(value: object, iface: ModelInterface) -> float | None:
+    if value is None:
+        return None
+    pct = rate_percent(value, iface.rate)  # type: ignore[arg-type]
+    return None if pct is None else round(pct, 6)
+
+
+def _buffer(s: Service) -> tuple[str, float] | None:
+    b = s.queue.buffer
+    if b is None:
+        return None
+    if b.percent is not None:
+        return ("percent", b.percent.value)
+    return ("us", float(b.time_us or 0))
+
+
+def _class(policy: Policy, owner: Service, iface: ModelInterface) -> Class:
+    q = owner.queue
+    drops: list[tuple[int, Curve]] = []
+    profiles = dict(owner.drop_profiles)
+    if profiles and len(set(profiles.values())) == 1 and set(profiles) == {1, 2, 3}:
+        d = policy.drop_profile_map.get(profiles[1])
+        drops = [(0, curve(d))] if d is not None else []
+    else:
+        drops = [(prec, curve(policy.drop_profile_map[name])) for prec, name in sorted(profiles.items())
+                 if name in policy.drop_profile_map]
+    ceiling = None if q.ceiling is None or q.ceiling == Percent(100.0) else _pct(q.ceiling, iface)
+    return Class(owner.name, share=_pct(q.share, iface), strict=q.strict, priority=int(q.priority),
+                 cap=_pct(q.rate_cap, iface), ceiling=ceiling, buffer=_buffer(owner), drop=tuple(drops),
+                 ecn=q.ecn, origin=owner.where.loc)
+
+
+def interface(policy: Policy, iface: ModelInterface) -> Interface:
+    scheduled = policy.services_on(iface)
+    owners: list[Service] = []
+    for s in scheduled:
+        owner = policy.queue_owner(s)
+        if owner not in owners:
+            owners.append(owner)
+    classes = tuple(_class(policy, o, iface) for o in owners)
+    default = policy.default_service
+    default_class = policy.queue_owner(default).name if default is not None and default in scheduled else None
+    classify = [default_class] * 64
+    declared: set[int] = set()
+    for s in scheduled:
+        for code in s.dscp:
+            classify[code] = policy.queue_owner(s).name
+            declared.add(code)
+    transparent = iface.role is Role.TRANSPARENT
+    rewrite = tuple(code if transparent or code in declared else None for code in range(64))
+    rules: list[Rule] = []
+    unmatched = None
+    trust = iface.trust != "none"
+    if iface.role is Role.EDGE:
+        classifier = policy.classifier_map.get(iface.classifier or "")
+        for r in classifier.rules if classifier else ():
+            service = policy.service_map.get(r.service)
+            mark = r.set_dscp if r.set_dscp is not None else (service.mark if service and service.dscp else None)
+            police = policy.policer_map.get(r.policer or (service.policer if service else None) or "")
+            rules.append(Rule(r.name, r.sources, r.destinations, r.protocols, r.source_ports, r.destination_ports,
+                              r.match_dscp, mark, envelope(police) if police else None, r.families,
+                              origin=r.where.loc))
+        if not trust and default is not None and default.dscp:
+            unmatched = default.mark
+        if trust:
+            for s in scheduled:
+                police = policy.policer_map.get(s.policer or "")
+                if police is not None and s.dscp:
+                    rules.append(Rule(f"police-{s.name}", match_dscp=s.dscp, mark=s.mark, policer=envelope(police),
+                                      origin=s.where.at("policer")))
+    both = tuple(classify)
+    options = (("port-type", iface.port_type),) if iface.port_type else ()
+    return Interface(iface.name, iface.unit, iface.role.value, iface.rate, iface.shape, classes, (both, both),
+                     (rewrite, rewrite), trust, tuple(rules), unmatched, options, origin=iface.where.loc)
+
+
+def device(policy: Policy, dev: ModelDevice) -> Device:
+    """The behaviour the policy asks of a device."""
+    return Device(dev.name, dev.platform, tuple(interface(policy, i) for i in dev.interfaces), origin=dev.where.loc)
+
+
+__all__ = ["FAMILIES", "curve", "device", "envelope", "interface"]

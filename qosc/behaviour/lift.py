@@ -1,0 +1,269 @@
+"""Lift behaviours read back from devices into one qosc policy (qosc import).
+
+Several devices import into one policy with shared services:
+
+- a service per set of code points that some class carries (classes of the same code points on several devices
+  or interfaces are one service, named after the first class met); the class most unclassified code points
+  fall into is the default service; kinds from the code points (ef: premium, cs1/le: lbe, cs6/cs7:
+  network-control, AF: assured, the default class: best-effort);
+- queue settings from the first interface that carries the service; any other interface whose class differs
+  (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
+  value kept;
+- drop profiles and policers deduplicated by value; edge rules become classifiers (one per distinct rule
+  list), interfaces keep their role and rate where the configuration says them.
+
+What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qosc import dscp as dscp_mod
+from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.diagnostics import Diagnostic, warning
+from qosc.units import format_rate, format_size
+
+_PRIORITY = {0: "low", 1: "medium-low", 2: "medium-high", 3: "high"}
+_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def _ident(text: str, fallback: str) -> str:
+    name = _NAME.sub("-", text).strip("-._")
+    if not name or not name[0].isalpha():
+        name = f"{fallback}-{name}" if name else fallback
+    return name[:63]
+
+
+def _pct(value: float) -> str:
+    return f"{value:g}%"
+
+
+def _kind(codes: frozenset[int], default: bool) -> str:
+    if default:
+        return "best-effort"
+    if 46 in codes:
+        return "premium"
+    if codes & {1, 8}:
+        return "lbe"
+    if codes & {48, 56}:
+        return "network-control"
+    if any(dscp_mod.af_class(c) for c in codes):
+        return "assured"
+    return "other"
+
+
+@dataclass
+class Lifted:
+    policy: dict[str, Any]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class _Lifter:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.services: dict[frozenset[int], dict[str, Any]] = {}
+        self.first: dict[frozenset[int], Class] = {}
+        self.service_names: dict[frozenset[int], str] = {}
+        self.curves: dict[Curve, str] = {}
+        self.policers: dict[Envelope, str] = {}
+        self.classifiers: dict[tuple[Rule, ...], str] = {}
+        self.classifier_bodies: dict[str, dict[str, Any]] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.default: frozenset[int] | None = None
+
+    # -- services -------------------------------------------------------------------------------------------
+    def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
+        return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
+
+    def service(self, iface: Interface, cls: Class, default: bool) -> str:
+        codes = frozenset(range(64)) if default else self.codes_of(iface, cls)
+        key = frozenset({-1}) if default else codes
+        if key not in self.services:
+            name = _ident(cls.name, "service")
+            taken = set(self.service_names.values())
+            n = 2
+            while name in taken:
+                name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
+            self.service_names[key] = name
+            self.first[key] = cls
+            self.services[key] = self._service_body(iface, cls, codes, default)
+        else:
+            self._agree(key, cls)
+        return self.service_names[key]
+
+    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": _kind(codes, default)}
+        if default:
+            body["default"] = True
+            declared = sorted(c for c in range(64) if iface.classify[0][c] == cls.name and iface.rewrite[0][c] == c)
+            body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
+        else:
+            body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+        queue: dict[str, Any] = {}
+        if cls.share is not None:
+            queue["share"] = _pct(cls.share)
+        if cls.priority is not None and not cls.strict:
+            queue["priority"] = _PRIORITY.get(cls.priority, "low")
+        if cls.strict:
+            queue["strict"] = True
+        if cls.cap is not None:
+            queue["rate-cap"] = _pct(cls.cap)
+        if cls.ceiling is not None:
+            queue["ceiling"] = _pct(cls.ceiling)
+        if cls.buffer is not None and cls.buffer[0] in ("percent", "us"):
+            queue["buffer"] = _pct(cls.buffer[1]) if cls.buffer[0] == "percent" else f"{int(cls.buffer[1])}us"
+        if cls.ecn:
+            queue["ecn"] = True
+        if queue:
+            body["queue"] = queue
+        drop = self._drop(cls)
+        if drop is not None:
+            body["drop-profile"] = drop
+        return body
+
+    def _drop(self, cls: Class) -> str | dict[str, str] | None:
+        if not cls.drop:
+            return None
+        names = {level: self._curve(curve) for level, curve in cls.drop}
+        if 0 in names:
+            return names[0]
+        return {label: names[level] for level, label in ((1, "low"), (2, "medium"), (3, "high")) if level in names}
+
+    def _curve(self, curve: Curve) -> str:
+        if curve not in self.curves:
+            self.curves[curve] = f"drop-{len(self.curves) + 1}"
+        return self.curves[curve]
+
+    def _agree(self, key: frozenset[int], cls: Class) -> None:
+        first = self.first[key]
+        for what in ("share", "priority", "strict", "cap", "ceiling", "drop", "ecn"):
+            if getattr(first, what) != getattr(cls, what):
+                self.diagnostics.append(warning(
+                    "QOS173", f"service '{self.service_names[key]}': {what} of class {cls.name} is "
+                    f"{getattr(cls, what)!r} here but {getattr(first, what)!r} where the service was first met; "
+                    "the policy keeps the first", cls.origin or first.origin,
+                    "split the service per site by hand, or make the devices agree"))
+
+    # -- edges ------------------------------------------------------------------------------------------------
+    def policer(self, env: Envelope, hint: str) -> str:
+        if env not in self.policers:
+            base = _ident(hint, "policer")
+            name, n = base, 2
+            while name in self.policers.values():
+                name, n = f"{base}-{n}", n + 1
+            self.policers[env] = name
+        return self.policers[env]
+
+    def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
+        rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
+        if not rules:
+            return None
+        if rules in self.classifiers:
+            return self.classifiers[rules]
+        name = _ident(f"{iface.name}-in", "classifier")
+        n = 2
+        while name in self.classifier_bodies:
+            name, n = f"{_ident(iface.name + '-in', 'classifier')}-{n}", n + 1
+        body = []
+        for r in rules:
+            item: dict[str, Any] = {"name": _ident(r.name, "rule")}
+            match = {key: value for key, value in (
+                ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
+                ("source-port", [_port(p) for p in r.source_ports]),
+                ("destination-port", [_port(p) for p in r.destination_ports]),
+                ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
+            if match:
+                item["match"] = match
+            service = service_of.get(r.mark) if r.mark is not None else None
+            if service is None:
+                self.diagnostics.append(warning("QOS172", f"rule {r.name} marks "
+                                                f"{'nothing' if r.mark is None else dscp_mod.name(r.mark)}, which "
+                                                "no imported service carries: the rule is left out", r.origin))
+                continue
+            item["service"] = service
+            if r.policer is not None:
+                item["policer"] = self.policer(r.policer, f"{r.name}-policer")
+            body.append(item)
+        self.classifiers[rules] = name
+        self.classifier_bodies[name] = {"rules": body}
+        return name
+
+
+def _profile(curve: Curve) -> dict[str, Any]:
+    """A RED ramp (0 at min, p at max, everything dropped above) as min/max/max-probability, else points."""
+    pts = curve.points
+    if curve.beyond == 100.0 and len(pts) == 2 and pts[0][1] == 0 and curve.interpolate:
+        return {"min": pts[0][0], "max": pts[1][0], "max-probability": pts[1][1]}
+    body: dict[str, Any] = {"points": [list(p) for p in pts]}
+    if curve.interpolate:
+        body["interpolate"] = True
+    return body
+
+
+def _port(p: tuple[int, int]) -> int | str:
+    return p[0] if p[0] == p[1] else f"{p[0]}-{p[1]}"
+
+
+def _envelope(env: Envelope) -> dict[str, Any]:
+    body: dict[str, Any] = {"cir": format_rate(env.cir), "cbs": format_size(env.cbs)}
+    for key, value in (("pir", env.pir), ("pbs", env.pbs), ("ebs", env.ebs)):
+        if value is not None:
+            body[key] = format_rate(value) if key == "pir" else format_size(value)
+    for key, action in (("conform", env.conform), ("exceed", env.exceed), ("violate", env.violate)):
+        if action is None:
+            continue
+        body[key] = dscp_mod.name(int(action.split()[1])) if action.startswith("dscp ") else action
+    return body
+
+
+def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
+    """One policy for all the devices (see the module doc)."""
+    lifter = _Lifter(name)
+    out_devices: dict[str, Any] = {}
+    for device in devices:
+        interfaces: dict[str, Any] = {}
+        for iface in device.interfaces:
+            counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
+            default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
+            carried: list[str] = []
+            service_of: dict[int, str] = {}
+            for cls in iface.classes:
+                service = lifter.service(iface, cls, cls.name == default_name)
+                carried.append(service)
+                for code in lifter.codes_of(iface, cls):
+                    service_of[code] = service
+            body: dict[str, Any] = {}
+            if iface.role is not None:
+                body["role"] = iface.role
+            if iface.rate is not None:
+                body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
+            if iface.unit:
+                body["unit"] = iface.unit
+            classifier = lifter.classifier(iface, service_of)
+            if classifier is not None:
+                body["classifier"] = classifier
+            if iface.trust is not None and iface.role == "edge":
+                body["trust"] = "dscp" if iface.trust else "none"
+            body.update(dict(iface.options))
+            body["services"] = carried
+            interfaces[iface.name if not iface.unit else f"{iface.name}"] = body
+        out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
+    services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
+    every = set(services)
+    for dev in out_devices.values():
+        for body in dev["interfaces"].values():
+            if set(body["services"]) == every:
+                del body["services"]
+    policy: dict[str, Any] = {"qosc": 1, "name": name, "services": services}
+    if lifter.curves:
+        policy["drop-profiles"] = {n: _profile(c) for c, n in lifter.curves.items()}
+    if lifter.policers:
+        policy["policers"] = {n: _envelope(e) for e, n in lifter.policers.items()}
+    if lifter.classifier_bodies:
+        policy["classifiers"] = lifter.classifier_bodies
+    policy["devices"] = out_devices
+    return Lifted(policy, lifter.diagnostics)

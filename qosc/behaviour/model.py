@@ -1,0 +1,159 @@
+"""What a device does with packets, in vendor-neutral terms: the common ground of verify, equiv and import.
+
+A policy says what every interface should do (qosc.behaviour.intent); a
+configuration read back says what it does (each target's interpreter, from
+the statement tree its parser builds).  Both become the same frozen data:
+
+- per interface: the classes (queues) with the code points classified into
+  each, for IPv4 and IPv6 separately and for all 64 code points; guaranteed
+  share, strictness, priority rank, cap, ceiling, buffer, drop curves per
+  drop precedence, ECN; how each declared code point leaves the interface
+  (rewrite); and at edges, the classification rules with their marks and
+  policer envelopes;
+- rates in bit/s, shares and caps in percent of the interface rate (None
+  when the configuration gives no way to know them), curves as (fill %,
+  drop %) points.
+
+Every part keeps where it came from: a policy location for intent, a
+configuration file:line for what was read back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qosc.diagnostics import Location
+
+FAMILIES = ("inet", "inet6")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A drop curve: (fill %, drop %) points in ascending fill; linear between points, or a step curve.
+
+    Below the first point nothing is dropped early; past the last point the
+    drop probability is `beyond` (RED drops everything above its maximum
+    threshold: 100), else the last point's.
+    """
+
+    points: tuple[tuple[float, float], ...]
+    interpolate: bool = True
+    beyond: float | None = None
+
+    def at(self, fill: float) -> float:
+        """Drop probability (%) at a queue fill level (%)."""
+        if not self.points or fill < self.points[0][0]:
+            return 0.0
+        if fill > self.points[-1][0]:
+            return self.points[-1][1] if self.beyond is None else self.beyond
+        for (f0, p0), (f1, p1) in zip(self.points, self.points[1:], strict=False):
+            if f0 <= fill < f1:
+                return p0 + (p1 - p0) * (fill - f0) / (f1 - f0) if self.interpolate else p0
+        return self.points[-1][1]
+
+    def samples(self, step: float = 5.0) -> tuple[float, ...]:
+        return tuple(self.at(i * step) for i in range(int(100 / step) + 1))
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A policer: committed (and peak or excess) rate and bursts, and what happens to each colour."""
+
+    cir: int
+    cbs: int
+    pir: int | None = None
+    pbs: int | None = None
+    ebs: int | None = None
+    conform: str = "transmit"
+    """'transmit', 'drop', or 'dscp N' (re-mark and transmit)."""
+    exceed: str = "drop"
+    violate: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An edge classification rule: what it matches, the code point it marks, the policer it applies."""
+
+    name: str
+    sources: tuple[str, ...] = ()
+    destinations: tuple[str, ...] = ()
+    protocols: tuple[str, ...] = ()
+    source_ports: tuple[tuple[int, int], ...] = ()
+    destination_ports: tuple[tuple[int, int], ...] = ()
+    match_dscp: tuple[int, ...] = ()
+    mark: int | None = None
+    policer: Envelope | None = None
+    families: tuple[str, ...] = FAMILIES
+    origin: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Class:
+    """One class (queue) of an interface."""
+
+    name: str
+    """The name on the device (forwarding class, class-map, HTB class), or the policy's service name."""
+    share: float | None = None
+    """Guaranteed share, percent of the interface rate."""
+    strict: bool = False
+    priority: int | None = None
+    """Rank for excess bandwidth, higher is served first (policy: low 0 .. high 3)."""
+    cap: float | None = None
+    """Hard cap, percent of the interface rate."""
+    ceiling: float | None = None
+    """How far it may borrow, percent of the interface rate (None: the whole link)."""
+    buffer: tuple[str, float] | None = None
+    """('percent', value) or ('us', microseconds) or ('bytes', n) or ('packets', n)."""
+    drop: tuple[tuple[int, Curve], ...] = ()
+    """(drop precedence 1..3, curve); one entry with precedence 0 for every precedence."""
+    ecn: bool = False
+    queue: int | None = None
+    origin: Location | None = field(default=None, compare=False)
+
+    def curve(self, precedence: int) -> Curve | None:
+        for level, curve in self.drop:
+            if level in (0, precedence):
+                return curve
+        return None
+
+
+@dataclass(frozen=True)
+class Interface:
+    name: str
+    unit: int = 0
+    role: str | None = None
+    """'edge', 'core', 'transparent', or None when the configuration does not say."""
+    rate: int | None = None
+    """The egress rate the shares are of (the shaper if any, else the link speed), when known."""
+    shape: int | None = None
+    classes: tuple[Class, ...] = ()
+    classify: tuple[tuple[str | None, ...], tuple[str | None, ...]] = ((None,) * 64, (None,) * 64)
+    """Class name per code point 0..63, for IPv4 and for IPv6 (None: not known, e.g. no classifier)."""
+    rewrite: tuple[tuple[int | None, ...], tuple[int | None, ...]] = ((None,) * 64, (None,) * 64)
+    """Code point each code point leaves with (None: not specified, e.g. undeclared code points)."""
+    trust: bool | None = None
+    rules: tuple[Rule, ...] = ()
+    unmatched_mark: int | None = None
+    """At an untrusted edge: the code point unclassified traffic is marked with."""
+    options: tuple[tuple[str, str], ...] = ()
+    """Target-specific interface settings of the policy language (e.g. ('port-type', '1p7q8t'))."""
+    origin: Location | None = field(default=None, compare=False)
+
+    def class_named(self, name: str | None) -> Class | None:
+        return next((c for c in self.classes if c.name == name), None)
+
+    def class_of(self, dscp: int, family: str = "inet") -> Class | None:
+        return self.class_named(self.classify[FAMILIES.index(family)][dscp])
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    platform: str | None = None
+    interfaces: tuple[Interface, ...] = ()
+    owned: tuple[tuple[str, str, Location | None], ...] = ()
+    """(kind, name, where) of every qosc-owned object found (for stale-object reports)."""
+    origin: Location | None = field(default=None, compare=False)
+
+    def interface(self, name: str, unit: int = 0) -> Interface | None:
+        return next((i for i in self.interfaces if i.name == name and i.unit == unit), None)

@@ -1,0 +1,171 @@
+"""Reading configurations back: parse + interpret with the device's target, and the verify and equiv flows.
+
+`read()` turns a configuration text into behaviour with the target of its
+platform (its parser builds the same statement tree the serializers write,
+its interpreter says what that tree does).  `verify()` compares what each
+device runs with what the policy compiles to; `equiv()` compares two
+configurations, of the same vendor or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from qosc import pipeline
+from qosc.behaviour import intent
+from qosc.behaviour.compare import Finding, Tolerance, compare, stale
+from qosc.behaviour.model import Device
+from qosc.diagnostics import Diagnostic, error
+from qosc.errors import InputError
+from qosc.model import Device as ModelDevice
+from qosc.model import Policy
+from qosc.targets.base import Target
+from qosc.targets.platform import PlatformBase
+from qosc.targets.registry import for_platform, platform, platforms, targets
+
+
+@dataclass
+class Read:
+    """One configuration read back: its behaviour (None when it could not be read) and what was found."""
+
+    source: str
+    behaviour: Device | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def reader(platform_name: str) -> tuple[Target, PlatformBase] | None:
+    """The target that reads configurations of a platform (the first of its targets that can)."""
+    data = platform(platform_name)
+    if data is None:
+        return None
+    for target in for_platform(platform_name):
+        if target.reads:
+            return target, data
+    return None
+
+
+def sniff(text: str) -> list[tuple[str, str]]:
+    """(platform, format) pairs whose target recognises the text, for import without --platform."""
+    found: list[tuple[str, str]] = []
+    for target in targets().values():
+        fmt = target.sniff(text)
+        if fmt is not None:
+            found.extend((name, fmt) for name in target.platforms)
+    return found
+
+
+def read(text: str, source: str, platform_name: str, name: str | None = None, fmt: str | None = None) -> Read:
+    """Parse and interpret one configuration as a device of `platform_name` (named `name`, else after the file)."""
+    pair = reader(platform_name)
+    if pair is None:
+        known = ", ".join(p for p in platforms() if reader(p) is not None) or "none yet"
+        return Read(source, None, [error("QOS170", f"qosc cannot read {platform_name} configurations back",
+                                         None, f"platforms that can: {known}")])
+    target, data = pair
+    try:
+        document = target.parse(text, source, data, fmt)
+    except InputError as exc:
+        return Read(source, None, exc.diagnostics)
+    device, diagnostics = target.interpret(document, data)
+    if name is not None and device.name != name:
+        device = replace(device, name=name)
+    return Read(source, device, diagnostics)
+
+
+def read_file(path: str, platform_name: str, name: str | None = None, fmt: str | None = None) -> Read:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Read(path, None, [error("QOS006", f"cannot read configuration {path}: {exc}", None)])
+    return read(text, path, platform_name, name or Path(path).name.split(".")[0], fmt)
+
+
+@dataclass
+class Verified:
+    """verify's result: per device the differences between what it runs and what the policy compiles to."""
+
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
+
+    @property
+    def drift(self) -> bool:
+        return bool(self.findings)
+
+
+def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str] | None = None,
+           tolerance: Tolerance | None = None) -> Verified:
+    """Compare each device's configuration (a file, or text read from the device) with the policy.
+
+    `configs`: device name -> configuration file; `texts`: device name ->
+    configuration text already read (e.g. from the device by its push driver).
+    """
+    out = Verified()
+    result = pipeline.validate(policy_path)
+    out.diagnostics.extend(result.diagnostics)
+    if not result.ok or result.policy is None:
+        return out
+    policy = result.policy
+    wanted = {**{d: ("file", p) for d, p in configs.items()}, **{d: ("text", t) for d, t in (texts or {}).items()}}
+    for name, (kind, value) in wanted.items():
+        dev = policy.device_map.get(name)
+        if dev is None:
+            out.diagnostics.append(error("QOS102", f"device {name} is not in {policy_path}", None,
+                                         f"devices: {', '.join(policy.device_map)}"))
+            continue
+        found = read_file(value, dev.platform, name) if kind == "file" else read(value, f"{name} (running)",
+                                                                                 dev.platform, name)
+        out.diagnostics.extend(found.diagnostics)
+        if found.behaviour is None:
+            continue
+        out.devices.append(name)
+        out.findings.extend(compare(intent.device(policy, dev), found.behaviour, tolerance))
+        out.findings.extend(_stale(policy, dev, found.behaviour))
+    return out
+
+
+def _stale(policy: Policy, dev: ModelDevice, running: Device) -> list[Finding]:
+    """Objects qosc owns on the device that the policy's own compile does not produce."""
+    pair = reader(dev.platform)
+    if pair is None:
+        return []
+    target, data = pair
+    _, lowered = pipeline.lower(target, policy, dev)
+    if lowered is None:
+        return []
+    owned = [o for doc in lowered.documents for o in target.interpret(doc, data)[0].owned]
+    return stale(replace(running, owned=tuple(owned)), running)
+
+
+def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,
+          tolerance: Tolerance | None = None) -> tuple[list[Finding], list[Diagnostic]]:
+    """Every difference in behaviour between two configurations read back (both directions).
+
+    Interfaces are paired by name and unit; `interfaces` maps names of `a` to
+    names of `b` where they differ (a migration to another vendor renames
+    every port).  An interface of either side without a partner is reported.
+    """
+    if a.behaviour is None or b.behaviour is None:
+        return [], []
+    mapping = dict(interfaces or {})
+    back = {v: k for k, v in mapping.items()}
+    left = replace(a.behaviour, name=a.source)
+    right = replace(b.behaviour, name=a.source, interfaces=tuple(
+        replace(i, name=back.get(i.name, i.name)) for i in b.behaviour.interfaces))
+    problems = []
+    names_a = {(i.name, i.unit) for i in left.interfaces}
+    names_b = {(i.name, i.unit) for i in right.interfaces}
+    for name, unit in sorted(names_a ^ names_b):
+        side = a.source if (name, unit) in names_a else b.source
+        problems.append(error("QOS171", f"interface {name} unit {unit} of {side} has no partner on the other side",
+                              None, "pair interfaces of different names with --map A_NAME=B_NAME"))
+    common = names_a & names_b
+    left = replace(left, interfaces=tuple(i for i in left.interfaces if (i.name, i.unit) in common))
+    right = replace(right, interfaces=tuple(i for i in right.interfaces if (i.name, i.unit) in common))
+    forward = compare(left, right, tolerance)
+    backward = compare(right, left, tolerance)
+    seen = {(f.interface, f.subject, f.what) for f in forward}
+    return forward + [f for f in backward if f.what == "class" and (f.interface, f.subject, f.what) not in seen], \
+        problems

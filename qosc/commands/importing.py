@@ -1,0 +1,78 @@
+"""qosc import CONFIG... -o policy.yaml: lift devices' QoS configurations into one qosc policy.
+
+Each CONFIG is [PLATFORM:]FILE (the device is named after the file, or
+PLATFORM:FILE@DEVICE).  The configurations are read back by their targets
+and lifted together (qosc.behaviour.lift): services shared by code points,
+queue settings, drop profiles, policers, classifiers, interface roles.
+Every statement the policy language cannot represent, every ambiguity and
+every semantic problem found on the way (dangling references, overlapping
+classifiers) is reported at its configuration line; the written policy is
+then validated like any other.  Exit 0 when a policy was written (warnings
+allowed), 1 when a configuration could not be read or the policy has errors,
+2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from qosc import pipeline
+from qosc.behaviour.lift import lift
+from qosc.commands._common import add_report_options, report
+from qosc.commands.equiv import side
+from qosc.diagnostics import Diagnostic, has_errors
+from qosc.emit import write_atomic
+
+
+def register(sub: Any) -> argparse.ArgumentParser:
+    cmd = sub.add_parser("import", help="lift devices' QoS configurations into a qosc policy",
+                         description="Read configurations back (CONFIG is [PLATFORM:]FILE[@DEVICE]) and write one "
+                         "policy with shared services; report, at its configuration line, everything the policy "
+                         "language cannot represent or that is ambiguous.")
+    cmd.add_argument("configs", nargs="+", metavar="CONFIG")
+    cmd.add_argument("-o", "--output", required=True, metavar="POLICY", help="the policy file to write")
+    cmd.add_argument("--name", default=None, help="name of the policy (default: the output file's stem)")
+    add_report_options(cmd)
+    return cmd
+
+
+def run(args: argparse.Namespace) -> int:
+    diagnostics: list[Diagnostic] = []
+    devices = []
+    for spec in args.configs:
+        path_spec, at, device = spec.rpartition("@")
+        if not at:
+            path_spec, device = spec, ""
+        read, found = side(path_spec)
+        diagnostics += found
+        if read is None or read.behaviour is None:
+            continue
+        behaviour = read.behaviour
+        if device:
+            behaviour = replace(behaviour, name=device)
+        devices.append(behaviour)
+    if has_errors(diagnostics) or not devices:
+        report(diagnostics, args.format)
+        return 1
+    out = Path(args.output)
+    lifted = lift(devices, args.name or out.stem)
+    diagnostics += lifted.diagnostics
+    text = "# Imported by qosc from " + ", ".join(args.configs) + "\n" + yaml.safe_dump(
+        lifted.policy, sort_keys=False, allow_unicode=True)
+    try:
+        write_atomic(out, text)
+    except OSError as exc:
+        print(f"qosc import: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    checked = pipeline.validate(out)
+    diagnostics += checked.diagnostics
+    report(diagnostics, args.format)
+    print(f"qosc import: {len(devices)} device(s) into {out}: {len(lifted.policy['services'])} services",
+          file=sys.stderr)
+    return 1 if has_errors(checked.diagnostics, args.strict) else 0

@@ -121,17 +121,8 @@ CORE: tuple[Code, ...] = (
 )
 
 # Codes of targets still being moved into their packages (each target package will declare its own).
-_J, _I, _L = "junos", "ios", "linux-tc"
+_I, _L = "ios", "linux-tc"
 LEGACY_TARGETS: tuple[Code, ...] = (
-    _c("QOS110", "junos", "error", "strict priority on a platform without strict-high (M-series)", _J),
-    _c("QOS111", "junos", "error", "three-colour policer on a platform without tricolor marking (M-series)", _J),
-    _c("QOS112", "junos", "error", "queue cap the platform cannot express", _J),
-    _c("QOS113", "junos", "error", "value JUNOS does not take", _J),
-    _c("QOS114", "junos", "error", "classification or re-mark JUNOS cannot realise", _J),
-    _c("QOS115", "junos", "warning", "code points sharing a class and loss priority are rewritten", _J),
-    _c("QOS116", "junos", "warning", "service the device does not schedule is queued and marked as the default", _J),
-    _c("QOS117", "junos", "error", "names that collide once made JUNOS-safe", _J),
-    _c("QOS118", "junos", "error", "more queues on a device than the platform has", _J),
     _c("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _I),
     _c("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _I),
     _c("QOS122", "ios", "warning", "Catalyst queues by CoS: services sharing a precedence share a queue", _I),

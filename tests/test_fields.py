@@ -206,9 +206,6 @@ TABLE: dict[str, Change] = {
 _DESCRIPTIONS = ("description", "devices.*.description", "services.*.description", "policers.*.description",
                  "drop-profiles.*.description", "classifiers.*.description", "classifiers.*.rules.*.description")
 KNOWN_SILENT: set[tuple[str, str]] = {
-    *(("junos", f) for f in ("classifiers.*.description", "classifiers.*.rules.*.description",
-                             "drop-profiles.*.description", "policers.*.description",
-                             "services.*.queue.aqm")),
     *((t, f) for t in ("ios-mqc", "catalyst6500") for f in (*_DESCRIPTIONS, "devices.*.interfaces.*.shape",
                                                              "devices.*.interfaces.*.unit",
                                                              "drop-profiles.*.interpolate", "services.*.queue.aqm",

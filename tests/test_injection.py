@@ -29,7 +29,7 @@ import pytest
 
 from qosc import api
 from qosc.diagnostics import Diagnostic
-from qosc.targets.junos_text import parse_conf, parse_set
+from qosc.targets.junos.tests.statements import parse_conf, parse_set
 
 BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 CORPUS = [

@@ -21,7 +21,7 @@ from push.peers import FaultProxy
 
 from qosc.push import runner
 from qosc.push.base import Status
-from qosc.push.junos_text import parse, serialise
+from qosc.targets.junos.push.text import parse, serialise
 
 
 def env_for(sim, tmp_path, port=None, known=None):

@@ -21,7 +21,7 @@ from push.peers import FaultProxy
 
 from qosc.push import runner
 from qosc.push.base import File, Job, Status, push_one
-from qosc.push.junos_xml import NAMESPACE, to_xml
+from qosc.targets.junos.push.xml import NAMESPACE, to_xml
 
 NC = "urn:ietf:params:xml:ns:netconf:base:1.0"
 SEED = """\
@@ -128,11 +128,11 @@ def job_from_text(text: str) -> Job:
 
 def driver(peer, job, port=None):
     from qosc.push.credentials import lookup
-    from qosc.push.netconf import NetconfDriver
+    from qosc.targets.junos.push.driver import JunosDriver
     creds = lookup(job.device, "127.0.0.1", port or peer.port)
     creds.username, creds.key_file, creds.known_hosts = peer.sshd.user, str(peer.sshd.client_key), \
         str(peer.sshd.known_hosts)
-    return NetconfDriver(job, creds, runner.Options(connect_timeout=10, rpc_timeout=20))
+    return JunosDriver(job, creds, runner.Options(connect_timeout=10, rpc_timeout=20))
 
 
 def test_server_validates_edit_config_against_the_yang_module(netconfd):

@@ -14,9 +14,9 @@ from push.lab import lab_policy
 from qosc import api
 from qosc.push import credentials, runner
 from qosc.push.base import Status
-from qosc.push.junos_text import for_load, parse, serialise
-from qosc.push.junos_xml import ConversionError, to_text, to_xml
-from qosc.push.junos_yang import yang_module
+from qosc.targets.junos.push.text import for_load, parse, serialise
+from qosc.targets.junos.push.xml import ConversionError, to_text, to_xml
+from qosc.targets.junos.push.yang import yang_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def junos_outputs():
 
 def test_yang_module_is_generated_from_the_schema():
     assert (ROOT / "yang" / "qosc-junos-qos.yang").read_text() == yang_module(), \
-        "run: python -m qosc.push.junos_yang > yang/qosc-junos-qos.yang"
+        "run: python -m qosc.targets.junos.push.yang > yang/qosc-junos-qos.yang"
 
 
 def test_every_reference_junos_output_converts_and_round_trips():

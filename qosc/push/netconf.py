@@ -10,7 +10,7 @@ JUNOS RPC path (the server advertises http://xml.juniper.net/netconf/junos/1.0):
     verification is undone with load-configuration rollback="1" and a commit.
 
 RFC 6241 path (:candidate and :confirmed-commit): lock candidate; edit-config of
-the qosc YANG subset (yang/qosc-junos-qos.yang; owned hierarchies
+the target's YANG module (the dialect's `yang`; owned hierarchies
 operation="replace", interface attachments merged); the diff of candidate
 against running as the server reports them (shown as JUNOS text); validate (:validate); commit
 confirmed with the timeout in seconds; get-config running to verify; commit
@@ -25,13 +25,12 @@ import contextlib
 import copy
 import difflib
 import math
+from typing import Any, ClassVar, Protocol
 
 from lxml import etree
 
 from qosc.push.base import Driver, PushError
 from qosc.push.credentials import redact
-from qosc.push.junos_text import JunosSyntaxError, for_load, parse, serialise
-from qosc.push.junos_xml import NAMESPACE, ConversionError, to_text, to_xml
 
 JUNOS_CAP = "http://xml.juniper.net/netconf/junos/1.0"
 BASE = "urn:ietf:params:netconf:"
@@ -60,8 +59,26 @@ def _find_text(reply_xml: str, local: str) -> str:
     return ""
 
 
+class Dialect(Protocol):
+    """What the driver needs of the configuration dialect (the target package provides it)."""
+
+    namespace: str
+    """The XML namespace of the YANG module the RFC 6241 path edits."""
+    yang: str
+    """Where that YANG module is (for the message when a server lacks it)."""
+    errors: tuple[type[Exception], ...]
+    """The exceptions a conversion raises on text it cannot convert."""
+
+    def for_load(self, text: str) -> str: ...
+    def to_xml(self, text: str) -> Any: ...
+    def to_text(self, config: Any) -> str: ...
+    def owned(self, text: str) -> str: ...
+
+
 class NetconfDriver(Driver):
-    """JUNOS devices over NETCONF."""
+    """JUNOS devices over NETCONF; a target package subclasses it with its `dialect`."""
+
+    dialect: ClassVar[Dialect]
 
     def __init__(self, job, credentials, options):
         super().__init__(job, credentials, options)
@@ -125,9 +142,9 @@ class NetconfDriver(Driver):
             if not self._cap("candidate") or not (self._cap("confirmed-commit")):
                 raise PushError("open", "server offers neither the JUNOS RPCs nor :candidate with "
                                 ":confirmed-commit; qosc will not push without a revertible commit")
-            if not any(NAMESPACE in cap for cap in self.caps):
-                raise PushError("open", f"server does not implement the qosc YANG module ({NAMESPACE}); "
-                                "load yang/qosc-junos-qos.yang into it")
+            if not any(self.dialect.namespace in cap for cap in self.caps):
+                raise PushError("open", f"server does not implement the qosc YANG module ({self.dialect.namespace}); "
+                                f"load {self.dialect.yang} into it")
             self.method = "netconf-rfc6241"
             self._call("lock", self.m.lock, target="candidate")
         self.locked = True
@@ -142,10 +159,10 @@ class NetconfDriver(Driver):
             raise PushError("load", f"no .conf file generated for {self.job.device}")
         try:
             if self.junos:
-                self.staged = for_load(conf.text)
+                self.staged = self.dialect.for_load(conf.text)
             else:
-                self.payload = to_xml(conf.text)
-        except (JunosSyntaxError, ConversionError) as exc:
+                self.payload = self.dialect.to_xml(conf.text)
+        except self.dialect.errors as exc:
             raise PushError("load", f"generated configuration cannot be loaded: {exc}") from None
         if self.junos:
             rpc = _el("load-configuration", action="replace", format="text")
@@ -165,19 +182,18 @@ class NetconfDriver(Driver):
                       format="text")
             text = _find_text(self._rpc(stage, rpc), "configuration-text")
             try:
-                return serialise([s for s in parse(text) if s.keyword in ("class-of-service", "firewall",
-                                                                          "interfaces")])
-            except JunosSyntaxError:
+                return self.dialect.owned(text)
+            except self.dialect.errors:
                 return text
         reply = self._call(stage, self.m.get_config, source=source,
-                           filter=("subtree", f'<configuration xmlns="{NAMESPACE}"/>'))
+                           filter=("subtree", f'<configuration xmlns="{self.dialect.namespace}"/>'))
         root = etree.fromstring(etree.tostring(reply.data_ele), etree.XMLParser(remove_blank_text=True))
-        conf = root.find(f"{{{NAMESPACE}}}configuration")
+        conf = root.find(f"{{{self.dialect.namespace}}}configuration")
         if conf is None or len(conf) == 0:
             self.snapshot[source] = None
             return ""
         clean = etree.fromstring(etree.tostring(conf))  # a standalone copy: only the namespaces it uses
-        etree.cleanup_namespaces(clean, top_nsmap={None: NAMESPACE})
+        etree.cleanup_namespaces(clean, top_nsmap={None: self.dialect.namespace})
         self.snapshot[source] = clean
         return etree.tostring(clean, pretty_print=True, encoding="unicode")
 
@@ -190,7 +206,8 @@ class NetconfDriver(Driver):
         self.candidate = self._get("candidate", "compare")
         if running == self.candidate:
             return ""
-        old, new = to_text(self.snapshot["running"]), to_text(self.snapshot["candidate"])  # read as JUNOS text
+        # read as JUNOS text
+        old, new = self.dialect.to_text(self.snapshot["running"]), self.dialect.to_text(self.snapshot["candidate"])
         return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
                                             f"{self.job.device} running", f"{self.job.device} candidate"))
 

@@ -36,7 +36,7 @@ from lxml import etree
 from netconf import error as ncerror
 from netconf import server as ncserver
 
-from qosc.push.junos_text import JunosSyntaxError, Stmt, parse, serialise
+from qosc.targets.junos.push.text import JunosSyntaxError, Stmt, parse, serialise
 
 JUNOS_CAP = "http://xml.juniper.net/netconf/junos/1.0"
 

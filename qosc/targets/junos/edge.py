@@ -11,12 +11,12 @@ points the rewrite rule gives those loss priorities.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.model import Action, Interface, Policer, Role, Rule, Service
-from qosc.targets.junos_plan import Plan, jname
+from qosc.targets.junos.plan import Plan, jname
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class Term:
     policer: str | None = None
     tcm: tuple[str, str] | None = None
     """(single-rate | two-rate, three-colour policer name)."""
+    origin: Location | None = None
+    """The policy line the term comes from (its rule, or the service it polices)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def _family(prefix: str) -> str:
 def filter_code(plan: Plan, code: int) -> str:
     """A DSCP as a firewall match value: a JUNOS keyword where one exists, else the number."""
     name = dscp_mod.name(code, "junos")
-    return name if name in plan.x["dscp_aliases"] and not name.startswith("nc") else str(code)
+    return name if name in plan.platform.dscp_aliases and not name.startswith("nc") else str(code)
 
 
 def plan_edge(plan: Plan) -> Edge:
@@ -128,7 +130,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
             while n in names:
                 n, i = f"{t.name}-{i}", i + 1
             names.add(n)
-            unique.append(Term(n, t.addresses, t.matches, t.fc, t.lp, t.policer, t.tcm))
+            unique.append(replace(t, name=n))
         edge.filters.append(Filter(family, name, tuple(unique)))
         made.append((family, name))
     return made
@@ -158,7 +160,7 @@ def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str)
         ("destination-port", tuple(_port(p) for p in rule.destination_ports)),
         (dscp_kw, tuple(filter_code(plan, c) for c in rule.match_dscp)),
     ) if v)
-    return Term(term.name, addresses, matches, term.fc, term.lp, term.policer, term.tcm)
+    return replace(term, addresses=addresses, matches=matches)
 
 
 def _port(p: tuple[int, int]) -> str:
@@ -172,8 +174,7 @@ def _police_terms(plan: Plan, edge: Edge, family: str) -> list[Term]:
     for s in plan.policy.services:
         if s.policer and s.name in plan.fc_of and s.dscp:
             t = _term(plan, edge, "police-" + jname(s.name), s, s.mark, s.policer, s.where.at("policer"))
-            terms.append(Term(t.name, (), ((kw, tuple(filter_code(plan, c) for c in s.dscp)),),
-                              None, None, t.policer, t.tcm))
+            terms.append(replace(t, matches=((kw, tuple(filter_code(plan, c) for c in s.dscp)),), fc=None, lp=None))
     return terms
 
 
@@ -188,20 +189,20 @@ def _term(plan: Plan, edge: Edge, name: str, service: Service, mark: int | None,
         where = plan.codes.get(mark or 0, (fc, "low"))
     p = plan.policy.policer_map.get(policer or "")
     if p is None:
-        return Term(name, fc=where[0], lp=where[1])
+        return Term(name, fc=where[0], lp=where[1], origin=loc)
     if p.colours == 2 or _drops_all_but_green(p):
         if p.conform.kind == "remark" and p.conform.dscp is not None:
             where = _remark(plan, p, "conform", p.conform.dscp) or where
-        return Term(name, fc=where[0], lp=where[1], policer=_two_colour(plan, edge, p))
-    if not plan.x["three_color_policers"]:
+        return Term(name, fc=where[0], lp=where[1], policer=_two_colour(plan, edge, p), origin=loc)
+    if not plan.platform.three_color_policers:
         if p.name not in edge.refused:
             edge.refused.add(p.name)
             plan.error("QOS111", f"policer '{p.name}' is three-colour, but {plan.platform.name} has no tricolor "
                        f"marking (device {plan.device.name}, edge interface)", p.where.at("pir", "ebs"),
                        "use a two-colour policer (cir, cbs, exceed) on this platform")
-        return Term(name, fc=where[0], lp=where[1])
+        return Term(name, fc=where[0], lp=where[1], origin=loc)
     mode = _three_colour(plan, edge, p, where[0], mark)
-    return Term(name, fc=where[0], tcm=(mode, jname(p.name)))
+    return Term(name, fc=where[0], tcm=(mode, jname(p.name)), origin=loc)
 
 
 def _drops_all_but_green(p: Policer) -> bool:
@@ -238,7 +239,8 @@ def _two_colour(plan: Plan, edge: Edge, p: Policer) -> str:
 
 
 def _three_colour(plan: Plan, edge: Edge, p: Policer, fc: str, mark: int | None) -> str:
-    colours = plan.x["colour_loss_priority"]
+    colours = plan.platform.colour_loss_priority
+    assert colours is not None, "three-colour policers only on platforms with colour loss priorities"
     violate = p.violate or Action("drop")
     for colour, label, action in (("green", "conform", p.conform), ("yellow", "exceed", p.exceed),
                                   ("red", "violate", violate)):

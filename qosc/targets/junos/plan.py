@@ -16,7 +16,7 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.model import Device, Kind, Policy, Role, Service
-from qosc.platforms import Platform, get
+from qosc.targets.junos.platform import JunosPlatform
 from qosc.units import Percent
 
 _BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -56,8 +56,7 @@ class ForwardingClass:
 class Plan:
     policy: Policy
     device: Device
-    platform: Platform
-    x: Mapping[str, Any]
+    platform: JunosPlatform
     classes: list[ForwardingClass] = field(default_factory=list)
     fc_of: dict[str, str] = field(default_factory=dict)
     """Service name -> forwarding class name (services carried on this device)."""
@@ -109,17 +108,14 @@ def _uniform(service: Service) -> bool:
     return not profiles or (set(profiles) == {1, 2, 3} and len(set(profiles.values())) == 1)
 
 
-def analyse(policy: Policy, device: Device) -> Plan:
-    platform = get(device.platform)
-    if platform is None:  # the generic QOS025 reports it; nothing to plan
-        raise ValueError(f"unknown platform {device.platform}")
-    plan = Plan(policy, device, platform, platform.extra)
+def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
+    plan = Plan(policy, device, platform)
     _queues(plan)
     _classify(plan)
     _drop_maps(plan)
     _schedulers(plan)
     _uncarried(plan)
-    from qosc.targets.junos_edge import plan_edge  # not at the top: the edge part builds on this plan
+    from qosc.targets.junos.edge import plan_edge  # not at the top: the edge part builds on this plan
     plan.edge = plan_edge(plan)
     return plan
 
@@ -166,8 +162,8 @@ def _queues(plan: Plan) -> None:
 
 def _classify(plan: Plan) -> None:
     """Loss priorities: AF drop precedence where it matters, else spread so each code point survives rewriting."""
-    prec_lp: Mapping[str, str] = plan.x["precedence_loss_priority"]
-    spread: list[str] = list(plan.x["spread_loss_priorities"])
+    prec_lp: Mapping[int, str] = plan.platform.precedence_loss_priority
+    spread: list[str] = list(plan.platform.spread_loss_priorities)
     for fc in plan.classes:
         codes: list[tuple[int, Service]] = []
         for s in fc.members:
@@ -175,7 +171,7 @@ def _classify(plan: Plan) -> None:
         any_af = any(dscp_mod.af_class(c) for c, _ in codes)
         for i, (c, _s) in enumerate(codes):
             if any_af or not _uniform(fc.owner):
-                lp = prec_lp[str(dscp_mod.drop_precedence(c))]
+                lp = prec_lp[dscp_mod.drop_precedence(c)]
             else:
                 lp = spread[i] if i < len(spread) else spread[0]
             plan.codes[c] = (fc.name, lp)
@@ -190,18 +186,18 @@ def _classify(plan: Plan) -> None:
                           f"{dscp_mod.name(kept, 'junos')}: the DSCP rewrite rule marks it "
                           f"{dscp_mod.name(kept, 'junos')} when it leaves {', '.join(plan.rewriting_interfaces())}",
                           s.where.at("dscp", "queue.shared-with"),
-                          f"{plan.platform.name} has loss priorities {', '.join(plan.x['loss_priorities'])} only; "
+                          f"{plan.platform.name} has loss priorities {', '.join(plan.platform.loss_priorities)} only; "
                           "give the code point its own service, or make those interfaces transparent")
     default_fc = plan.default_fc
     if default_fc is not None:
-        for c in plan.x["default_classifier_non_best_effort"]:
+        for c in plan.platform.default_classifier_non_best_effort:
             # JUNOS's default classifier sends these to assured-forwarding, expedited-forwarding or
             # network-control by name/queue; pin them to the default service unless a service claims them.
             plan.codes.setdefault(c, (default_fc, "low"))
 
 
 def _drop_maps(plan: Plan) -> None:
-    prec_lp: Mapping[str, str] = plan.x["precedence_loss_priority"]
+    prec_lp: Mapping[int, str] = plan.platform.precedence_loss_priority
     for fc in plan.classes:
         profiles = dict(fc.owner.drop_profiles)
         if not profiles:
@@ -211,16 +207,17 @@ def _drop_maps(plan: Plan) -> None:
             continue
         chosen: dict[str, str] = {}
         for prec in sorted(profiles):
-            lp = prec_lp[str(prec)]
+            lp = prec_lp[prec]
             if lp in chosen and chosen[lp] != profiles[prec]:
-                plan.warn("QOS115", f"{plan.platform.name} has loss priorities {', '.join(plan.x['loss_priorities'])}"
+                lps = ", ".join(plan.platform.loss_priorities)
+                plan.warn("QOS115", f"{plan.platform.name} has loss priorities {lps}"
                           f" only: drop precedences of service '{fc.owner.name}' share loss priority {lp}, which "
                           f"uses drop profile '{chosen[lp]}' (not '{profiles[prec]}') on {plan.device.name}",
                           fc.owner.where.at("drop-profile"), "use the same drop profile for medium and high, or "
                           "schedule the service on a platform with more loss priorities")
                 continue
             chosen[lp] = profiles[prec]
-        order = list(plan.x["loss_priorities"])
+        order = list(plan.platform.loss_priorities)
         plan.drop_maps[fc.name] = [(lp, jname(chosen[lp])) for lp in order if lp in chosen]
     used = {name for maps in plan.drop_maps.values() for _, name in maps}
     for d in plan.policy.drop_profiles:
@@ -274,7 +271,7 @@ def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
             plan.error("QOS113", f"service '{s.name}' {key} {value} is not a whole percentage, which JUNOS needs",
                        s.where.at(f"queue.{key}"), f"write {int(value.value)}% or {int(value.value) + 1}%")
         return ("percent", num(value.value))
-    low, high = plan.x["transmit_rate_bps"]
+    low, high = plan.platform.transmit_rate_bps.low, plan.platform.transmit_rate_bps.high
     if not low <= int(value) <= high:  # type: ignore[call-overload]
         plan.error("QOS113", f"service '{s.name}' {key} {value} bit/s is outside JUNOS's range {low}..{high} bit/s",
                    s.where.at(f"queue.{key}"))
@@ -292,9 +289,9 @@ def _schedulers(plan: Plan) -> None:
             transmit += ("exact",)
         elif caps:
             key, cap = caps[0]
-            if plan.x["queue_shaping"]:
+            if plan.platform.queue_shaping:
                 shaping = _rate(plan, s, key, cap)
-            elif not (q.strict and plan.x["strict_priority"] is None):  # else QOS110 says what to do
+            elif not (q.strict and plan.platform.strict_priority is None):  # else QOS110 says what to do
                 plan.error("QOS112", f"service '{s.name}' {key} {cap} differs from its share, but {plan.platform.name}"
                            " cannot shape a queue: only transmit-rate ... exact (cap = share) exists there",
                            s.where.at(f"queue.{key}"), f"set {key} equal to the share, or remove it")
@@ -302,14 +299,14 @@ def _schedulers(plan: Plan) -> None:
         if q.buffer is not None and q.buffer.percent is not None:
             buffer = _rate(plan, s, "buffer", q.buffer.percent)
         elif q.buffer is not None and q.buffer.time_us is not None:
-            limits = plan.x.get("buffer_temporal_us")
-            if limits and not limits[0] <= q.buffer.time_us <= limits[1]:
+            limits = plan.platform.buffer_temporal_us
+            if limits and q.buffer.time_us not in limits:
                 plan.error("QOS113", f"service '{s.name}' buffer {q.buffer.time_us}us is outside "
-                           f"{plan.platform.name}'s temporal buffer range {limits[0]}..{limits[1]}us",
+                           f"{plan.platform.name}'s temporal buffer range {limits.low}..{limits.high}us",
                            s.where.at("queue.buffer"), "use a shorter time or a percentage")
             buffer = ("temporal", str(q.buffer.time_us))
         if q.strict:
-            priority = plan.x["strict_priority"]
+            priority = plan.platform.strict_priority
             if priority is None:
                 plan.error("QOS110", f"service '{s.name}' is strict-priority, but {plan.platform.name} has no "
                            f"strict-high queue (device {plan.device.name})", s.where.at("queue.strict"),
@@ -317,5 +314,5 @@ def _schedulers(plan: Plan) -> None:
                            "(policer:) so that it cannot starve the other queues")
                 priority = "high"
         else:
-            priority = plan.x["scheduler_priorities"].get(q.priority.label, q.priority.label)
+            priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
         plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping)

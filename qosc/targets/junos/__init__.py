@@ -1,8 +1,13 @@
 """Juniper JUNOS target: class-of-service and firewall configuration for M-series and MX.
 
 Two files per device, `<device>.conf` (curly-brace hierarchy, for `load merge`)
-and `<device>.set` (set commands, for `load set`), rendered from one IR
-(`junos_ir.lower`) and read back by the self-check before anything is written.
+and `<device>.set` (set commands, for `load set`), both written by one walk of
+one statement tree (lower.py -> serialize.py), which the junos grammar
+(grammar.py) checks before anything is written.  Package layout: plan.py and
+edge.py (the per-device decisions), lower.py (plan -> statement tree),
+serialize.py, grammar.py and references.py (what the dialect accepts, with
+sources), platform.py and platforms/*.json (typed platform data), push/ (the
+NETCONF text and XML forms the push driver sends), tests/.
 
 How the policy becomes JUNOS (the rules a reviewer needs):
 
@@ -91,64 +96,73 @@ levels (QOS092), strict count (QOS093) and policer ranges (QOS095) are the
 generic checks.
 """
 
+
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import Any, ClassVar
 
+from qosc import fields as fields_mod
+from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, Severity
+from qosc.grammar import Grammar
 from qosc.model import Device, Policy
-from qosc.platforms import get
-from qosc.render import render
-from qosc.targets.base import Output, Renderer, SelfCheckError
-from qosc.targets.junos_ir import JunosIR, lower
-from qosc.targets.junos_plan import Plan, analyse, jname
-from qosc.targets.junos_text import self_check
+from qosc.targets.base import Format, Lowered, Target
+from qosc.targets.junos import serialize
+from qosc.targets.junos.grammar import GRAMMAR
+from qosc.targets.junos.lower import lower_device
+from qosc.targets.junos.plan import Plan, analyse, jname
+from qosc.targets.junos.platform import JunosPlatform
 
-__all__ = ["TARGET", "JunosTarget", "lower"]
+__all__ = ["CODES", "FIELDS", "TARGET", "JunosTarget"]
+
+_J = "junos"
+CODES: tuple[Code, ...] = (
+    Code("QOS110", _J, "error", "strict priority on a platform without strict-high (M-series)", _J),
+    Code("QOS111", _J, "error", "three-colour policer on a platform without tricolor marking (M-series)", _J),
+    Code("QOS112", _J, "error", "queue cap the platform cannot express", _J),
+    Code("QOS113", _J, "error", "value JUNOS does not take", _J),
+    Code("QOS114", _J, "error", "classification or re-mark JUNOS cannot realise", _J),
+    Code("QOS115", _J, "warning", "code points sharing a class and loss priority are rewritten", _J),
+    Code("QOS116", _J, "warning", "service the device does not schedule is queued and marked as the default", _J),
+    Code("QOS117", _J, "error", "names that collide once made JUNOS-safe", _J),
+    Code("QOS118", _J, "error", "more queues on a device than the platform has", _J),
+)
+
+NOT_RENDERED = frozenset({
+    # JUNOS has ECN marking only on some line cards (MX Trio: `explicit-congestion-notification` in a scheduler)
+    # and no per-queue choice of AQM algorithm; qosc renders neither, so the core reports QOS090 at the field.
+    "services.*.queue.ecn",
+    "services.*.queue.aqm",
+})
+# (`port-type` is read: a JUNOS platform has one port structure, the platform's own, so any value means it.)
+FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts.")) - NOT_RENDERED
 
 
-class JunosTarget:
+class JunosTarget(Target):
     name = "junos"
-    platforms = ("junos-m-series", "junos-mx")
     description = "Juniper JUNOS class-of-service and firewall (M-series 4 queues, MX 8 queues); .conf and .set"
+    package = __name__
+    platform_class = JunosPlatform
+    fields = FIELDS
+    codes = CODES
+    formats = (Format("junos", ".conf", serialize.curly), Format("junos", ".set", serialize.set_commands))
+    grammars: ClassVar[tuple[Grammar, ...]] = (GRAMMAR,)
+    driver = "qosc.targets.junos.push.driver:JunosDriver"
+    default_port = 830
 
-    def check(self, policy: Policy, device: Device) -> Iterable[Diagnostic]:
-        if get(device.platform) is None:
-            return []
-        return _diagnostics(policy, analyse(policy, device))
-
-    def outputs(self, policy: Policy, device: Device) -> list[Output]:
-        return self._outputs(device, lower(policy, device))
-
-    def check_and_outputs(self, policy: Policy, device: Device) -> tuple[list[Diagnostic], Renderer]:
-        """check() and a renderer of outputs() from one analysis of the device."""
-        if get(device.platform) is None:
-            return [], lambda: self.outputs(policy, device)
-        plan = analyse(policy, device)
-        return _diagnostics(policy, plan), lambda: self._outputs(device, lower(policy, device, plan))
-
-    def _outputs(self, device: Device, ir: JunosIR) -> list[Output]:
-        conf = render_conf(ir)
-        set_text = render_set(ir)
-        platform = get(device.platform)
-        if platform is None:
-            raise SelfCheckError(f"no platform data for {device.platform}")
-        self_check(conf, set_text, platform.extra)
-        return [Output(f"{device.name}.conf", conf), Output(f"{device.name}.set", set_text)]
+    def lower(self, policy: Policy, unit: Any, platform: Any) -> Lowered:
+        assert isinstance(platform, JunosPlatform)
+        plan = analyse(policy, unit, platform)
+        found = _diagnostics(policy, plan)
+        if any(d.severity is Severity.ERROR for d in found):
+            return Lowered(diagnostics=found, data=plan)
+        return Lowered(documents=[lower_device(policy, unit, plan)], diagnostics=found, data=plan)
 
 
 def _diagnostics(policy: Policy, plan: Plan) -> list[Diagnostic]:
     found = [Diagnostic(p.code, Severity(p.severity), p.message, p.location, p.hint) for p in plan.problems]
     found += _collisions(policy)
     return sorted(set(found), key=Diagnostic.sort_key)
-
-
-def render_conf(ir: JunosIR) -> str:
-    return render("junos", "junos.conf.j2", ir=ir)
-
-
-def render_set(ir: JunosIR) -> str:
-    return render("junos", "junos.set.j2", ir=ir)
 
 
 def _collisions(policy: Policy) -> list[Diagnostic]:
@@ -165,6 +179,11 @@ def _collisions(policy: Policy) -> list[Diagnostic]:
                                         "JUNOS names allow letters, digits, '-' and '_'; rename one"))
             seen.setdefault(key, item.name)
     return found
+
+
+def device_plan(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
+    """The per-device decisions (for tests and read-back)."""
+    return analyse(policy, device, platform)
 
 
 TARGET = JunosTarget()

@@ -1,6 +1,6 @@
 """Generate yang/qosc-junos-qos.yang from the schema in junos_xml.py.
 
-    python -m qosc.push.junos_yang > yang/qosc-junos-qos.yang
+    python -m qosc.targets.junos.push.yang > yang/qosc-junos-qos.yang
 
 (tests/test_push_unit.py fails when the committed module and the schema differ.)
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from qosc.push.junos_xml import MODULE, NAMESPACE, SCHEMA, Node
+from qosc.targets.junos.push.xml import MODULE, NAMESPACE, SCHEMA, Node
 
 
 def _yang(name: str, node: Node, depth: int, out: list[str]) -> None:
@@ -46,7 +46,7 @@ def yang_module() -> str:
            '  organization "qosc";',
            '  description', '    "The JUNOS configuration subset that qosc generates and pushes: class-of-service,',
            "     firewall policers and filters, interface filter attachments.  Generated from",
-           '     qosc/push/junos_xml.py SCHEMA by qosc/push/junos_yang.py; do not edit by hand.";', "",
+           '     qosc/targets/junos/push/xml.py SCHEMA by qosc/targets/junos/push/yang.py; do not edit by hand.";', "",
            "  revision 2024-01-01 { description \"Initial.\"; }", ""]
     body: list[str] = []
     _yang("configuration", SCHEMA, 1, body)

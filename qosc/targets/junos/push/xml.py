@@ -5,7 +5,7 @@ validate.  SCHEMA below describes the hierarchies qosc emits
 (class-of-service, firewall policers and filters, interface filter
 attachments) with JUNOS's XML conventions: a list entry's key is `<name>`, a
 `[ a b ]` value is a leaf-list, a flag (`exact;`) is an empty leaf.  The same
-SCHEMA generates yang/qosc-junos-qos.yang (qosc/push/junos_yang.py; a test
+SCHEMA generates yang/qosc-junos-qos.yang (qosc/targets/junos/push/yang.py; a test
 keeps the two in sync), so netconfd checks every edit-config against exactly
 what this converter produces.  `to_text()` turns the XML back into JUNOS text,
 so a person reads the RFC 6241 path's diff in the usual form.
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from qosc.push.junos_text import Stmt, parse, serialise
+from qosc.targets.junos.push.text import Stmt, parse, serialise
 
 NAMESPACE = "urn:qosc:params:xml:ns:yang:qosc-junos-qos"
 MODULE = "qosc-junos-qos"

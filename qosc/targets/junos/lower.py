@@ -1,0 +1,278 @@
+"""JUNOS target, part 3: lower a device's plan to its statement tree (qosc.tree).
+
+One Document per device (dialect "junos"): the `class-of-service`,
+`firewall` and `interfaces` hierarchies, every statement with its origin in
+the policy.  The serializers (serialize.py) write the curly-brace and the set
+form, and the NETCONF XML, from this one tree, so they cannot disagree; the
+grammar (grammar.py) checks it first.  The rules are explained in
+qosc/targets/junos/__init__.py.
+"""
+
+from __future__ import annotations
+
+from qosc import dscp as dscp_mod
+from qosc.model import Device, Policy, Role
+from qosc.render import quoted
+from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
+from qosc.targets.junos.plan import Plan, jname, num
+from qosc.tree import (
+    At,
+    Document,
+    Statement,
+    Word,
+    dscp,
+    group,
+    integer,
+    kw,
+    name,
+    percent,
+    prefix,
+    rate,
+    size,
+    stmt,
+    time_us,
+)
+from qosc.units import format_rate
+
+DIALECT = "junos"
+
+
+def code_name(plan: Plan, code: int) -> str:
+    """A code point in classifiers and rewrite rules: a JUNOS alias, our own alias, or the six bits."""
+    alias = dscp_mod.name(code, "junos")
+    if alias in plan.platform.dscp_aliases or not alias.isdigit():
+        return alias
+    return dscp_mod.bits(code)
+
+
+def _code(plan: Plan, code: int) -> Word:
+    return dscp(code, code_name(plan, code))
+
+
+def _values(words: list[Word]) -> Word:
+    """One value, or several as a `[ ... ]` group."""
+    return words[0] if len(words) == 1 else group(words)
+
+
+def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
+    def line(text: str, quote: str | None) -> str:
+        return text if quote is None else f"{text} {quoted(quote)}"
+
+    out = [f"qosc: policy {policy.name}, device {device.name} ({plan.platform.name}). "
+           "Generated; edit the policy, not this file."]
+    if policy.description:
+        out.append(line("policy:", policy.description))
+    if device.description:
+        out.append(line("device:", device.description))
+    for fc in plan.classes:
+        spec = plan.schedulers[fc.name]
+        shared = [m.name for m in fc.members if m is not fc.owner]
+        text = (f"queue {fc.queue} {fc.name}: transmit-rate {' '.join(spec.transmit)}, priority {spec.priority}"
+                + (f"; carries {', '.join(shared)}" if shared else ""))
+        out.append(line(text + ":" if fc.owner.description else text, fc.owner.description))
+    for iface in device.interfaces:
+        speed = f", {format_rate(iface.speed)}" if iface.speed else ""
+        text = f"{iface.name} unit {iface.unit}: {iface.role.value}{speed}, trust {iface.trust}"
+        out.append(line(text + ":" if iface.description else text, iface.description))
+    used = {n for maps in plan.drop_maps.values() for _, n in maps}
+    out += [line(f"drop profile {d.name}:", d.description) for d in policy.drop_profiles
+            if d.description and jname(d.name) in used]
+    policers = set(plan.edge.policers) | set(plan.edge.tcms)
+    out += [line(f"policer {p.name}:", p.description) for p in policy.policers
+            if p.description and jname(p.name) in policers]
+    edge = {i.classifier for i in device.interfaces if i.role is Role.EDGE}
+    for c in policy.classifiers:
+        if c.name in edge:
+            if c.description:
+                out.append(line(f"classifier {c.name}:", c.description))
+            out += [line(f"classifier {c.name} rule {r.name}:", r.description) for r in c.rules if r.description]
+    return tuple(out)
+
+
+def _rate_words(spec: tuple[str, ...]) -> list[Word]:
+    """('percent', '5') / ('remainder',) / ('2500000',) / (..., 'exact') as typed words."""
+    out: list[Word] = []
+    items = list(spec)
+    while items:
+        word = items.pop(0)
+        if word == "percent":
+            value = items.pop(0)
+            out += [kw("percent"), percent(float(value), value)]
+        elif word in ("remainder", "exact"):
+            out.append(kw(word))
+        elif word == "temporal":
+            value = items.pop(0)
+            out += [kw("temporal"), time_us(int(value))]
+        else:
+            out.append(rate(int(word)))
+    return out
+
+
+def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
+    """The JUNOS configuration of one device as a statement tree."""
+    lp_order = list(plan.platform.loss_priorities)
+    order = {fc.name: fc.queue for fc in plan.classes}
+    fc_origin = {fc.name: At(fc.owner.where) for fc in plan.classes}
+    cname = jname(policy.name)
+    ipv6 = any(":" in p for c in policy.classifiers for r in c.rules for p in r.sources + r.destinations)
+    ba = (("dscp", cname),) + ((("dscp-ipv6", f"{cname}-ipv6"),) if ipv6 else ())
+
+    cos: list[Statement] = []
+    if plan.classes:
+        cos.append(stmt("forwarding-classes", children=[
+            stmt("queue", integer(fc.queue), name(fc.name), origin=fc_origin[fc.name]) for fc in plan.classes]))
+    aliases = sorted({(code_name(plan, c), dscp_mod.bits(c)) for c in list(plan.codes) + list(plan.rewrite.values())
+                      if code_name(plan, c) not in plan.platform.dscp_aliases and not code_name(plan, c).isdigit()})
+    if aliases:
+        cos.append(stmt("code-point-aliases", children=[
+            stmt(kw(kind), children=[stmt(name(alias), kw(bits)) for alias, bits in aliases]) for kind, _ in ba]))
+
+    by_fc: dict[str, dict[str, list[int]]] = {}
+    for code, (fc_name, lp) in sorted(plan.codes.items(), key=lambda kv: (order[kv[1][0]], lp_order.index(kv[1][1]))):
+        by_fc.setdefault(fc_name, {}).setdefault(lp, []).append(code)
+    entries = [stmt("forwarding-class", name(fc), origin=fc_origin[fc], children=[
+        stmt("loss-priority", kw(lp), "code-points", _values([_code(plan, c) for c in codes]))
+        for lp, codes in lps.items()]) for fc, lps in sorted(by_fc.items(), key=lambda kv: order[kv[0]])]
+    cos.append(stmt("classifiers", children=[
+        stmt(kw(kind), name(cl), children=[stmt("import", "default"), *entries]) for kind, cl in ba]))
+
+    used = {n for maps in plan.drop_maps.values() for _, n in maps}
+    profiles = []
+    for d in policy.drop_profiles:
+        if jname(d.name) not in used:
+            continue
+        origin = At(d.where, "points", "min", "max", "max-probability")
+        fills = [percent(f, num(f)) for f, _ in d.points]
+        probabilities = [percent(p, num(p)) for _, p in d.points]
+        if d.interpolate or d.red is not None:  # RED min/max/p is a linear ramp
+            body = [stmt("interpolate", children=[stmt("fill-level", group(fills)),
+                                                   stmt("drop-probability", group(probabilities))])]
+        else:
+            body = [stmt("fill-level", f, "drop-probability", p) for f, p in zip(fills, probabilities, strict=True)]
+        profiles.append(stmt(name(jname(d.name)), children=body, origin=origin))
+    if profiles:
+        cos.append(stmt("drop-profiles", children=profiles))
+
+    schedulers = []
+    for fc in plan.classes:
+        spec = plan.schedulers[fc.name]
+        body = [stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(fc.owner.where, "queue.share"))]
+        if spec.shaping:
+            body.append(stmt("shaping-rate", *_rate_words(spec.shaping),
+                             origin=At(fc.owner.where, "queue.rate-cap", "queue.ceiling")))
+        if spec.buffer:
+            body.append(stmt("buffer-size", *_rate_words(spec.buffer), origin=At(fc.owner.where, "queue.buffer")))
+        body.append(stmt("priority", kw(spec.priority),
+                         origin=At(fc.owner.where, "queue.strict", "queue.priority")))
+        body += [stmt("drop-profile-map", "loss-priority", kw(lp), "protocol", "any", "drop-profile", name(p),
+                      origin=At(fc.owner.where, "drop-profile")) for lp, p in plan.drop_maps.get(fc.name, ())]
+        schedulers.append(stmt(name(fc.name), children=body, origin=fc_origin[fc.name]))
+    if schedulers:
+        cos.append(stmt("schedulers", children=schedulers))
+
+    everything = tuple(fc.name for fc in plan.classes)
+    maps: dict[tuple[str, ...], str] = {}
+    interfaces = []
+    for iface in device.interfaces:
+        fcs = tuple(sorted(dict.fromkeys(plan.fc_of[n] for n in iface.services if n in plan.fc_of),
+                           key=lambda f: order[f]))
+        body = []
+        if fcs:
+            smap = maps.setdefault(fcs, cname if fcs == everything else f"{cname}-{jname(iface.name)}")
+            body.append(stmt("scheduler-map", name(smap), origin=At(iface.where, "services")))
+        if iface.shape is not None:
+            body.append(stmt("shaping-rate", rate(int(iface.shape)), origin=At(iface.where, "shape")))
+        ifd, unit = split_unit(iface)
+        unit_body = []
+        if iface.role is not Role.EDGE or iface.trust != "none":
+            unit_body.append(stmt("classifiers", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
+        if iface.role is not Role.TRANSPARENT and plan.rewrite:
+            unit_body.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
+        body.append(stmt("unit", integer(int(unit)), children=unit_body))
+        interfaces.append(stmt(name(ifd), children=body, origin=At(iface.where)))
+    if maps:
+        cos.append(stmt("scheduler-maps", children=[
+            stmt(name(n), children=[stmt("forwarding-class", name(fc), "scheduler", name(fc)) for fc in fcs])
+            for fcs, n in maps.items()]))
+    rewrites: dict[str, list[tuple[str, int]]] = {}
+    for (fc_name, lp), code in sorted(plan.rewrite.items(),
+                                      key=lambda kv: (order[kv[0][0]], lp_order.index(kv[0][1]))):
+        rewrites.setdefault(fc_name, []).append((lp, code))
+    if rewrites:
+        rules = [stmt("forwarding-class", name(fc), origin=fc_origin[fc], children=[
+            stmt("loss-priority", kw(lp), "code-point", _code(plan, c)) for lp, c in v]) for fc, v in rewrites.items()]
+        cos.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl), children=rules) for kind, cl in ba]))
+    cos.append(stmt("interfaces", children=interfaces))
+
+    statements = [stmt("class-of-service", children=cos)]
+    edge = plan.edge
+    firewall = ([_policer(p) for p in edge.policers.values()] + [_tcm(p) for p in edge.tcms.values()])
+    for family in ("inet", "inet6"):
+        filters = [_filter(f) for f in edge.filters if f.family == family]
+        if filters:
+            firewall.append(stmt("family", kw(family), children=filters))
+    if firewall:
+        statements.append(stmt("firewall", children=firewall))
+    grouped: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for ifd, unit, family, fname in edge.attach:
+        grouped.setdefault(ifd, {}).setdefault(unit, []).append((family, fname))
+    if grouped:
+        statements.append(stmt("interfaces", children=[
+            stmt(name(ifd), children=[
+                stmt("unit", integer(int(unit)), children=[
+                    stmt("family", kw(family), children=[stmt("filter", children=[stmt("input", name(fname))])])
+                    for family, fname in families]) for unit, families in units.items()])
+            for ifd, units in grouped.items()]))
+    return Document(device.name, DIALECT, tuple(statements), _comments(policy, device, plan), At(device.where))
+
+
+def _policer(p: TwoColour) -> Statement:
+    then = [stmt(*_action(a)) for a in p.then]
+    return stmt("policer", name(p.name), children=[
+        stmt("if-exceeding", children=[stmt("bandwidth-limit", rate(int(p.bandwidth))),
+                                       stmt("burst-size-limit", size(int(p.burst)))]),
+        stmt("then", *_action(p.then[0])) if len(then) == 1 else stmt("then", children=then)])
+
+
+def _action(text: str) -> tuple[Word, ...]:
+    words = text.split()
+    if words[0] == "forwarding-class":
+        return (kw(words[0]), name(words[1]))
+    return tuple(kw(w) for w in words)
+
+
+def _tcm(p: ThreeColour) -> Statement:
+    body = []
+    if p.discard_red:
+        body.append(stmt("action", children=[stmt("loss-priority", "high", "then", "discard")]))
+    rates = [stmt(key, size(int(value)) if key.endswith("size") else rate(int(value))) for key, value in p.rates]
+    body.append(stmt(kw(p.mode), children=[stmt(kw(p.aware)), *rates]))
+    return stmt("three-color-policer", name(p.name), children=body)
+
+
+def _filter(f: Filter) -> Statement:
+    return stmt("filter", name(f.name), children=[stmt("interface-specific"), *(_term(t) for t in f.terms)])
+
+
+def _match(key: str, value: str) -> Word:
+    return prefix(value) if key in ("source-address", "destination-address") else kw(value)
+
+
+def _term(t: Term) -> Statement:
+    body = []
+    if t.addresses or t.matches:
+        match = [stmt(key, children=[stmt(_match(key, v)) for v in values]) for key, values in t.addresses]
+        match += [stmt(key, _values([_match(key, v) for v in values])) for key, values in t.matches]
+        body.append(stmt("from", children=match))
+    then = []
+    if t.policer is not None:
+        then.append(stmt("policer", name(t.policer)))
+    if t.tcm is not None:
+        then.append(stmt("three-color-policer", children=[stmt(kw(t.tcm[0]), name(t.tcm[1]))]))
+    if t.fc is not None:
+        then.append(stmt("forwarding-class", name(t.fc)))
+    if t.lp is not None:
+        then.append(stmt("loss-priority", kw(t.lp)))
+    then.append(stmt("accept"))
+    body.append(stmt("then", children=then))
+    return stmt("term", name(t.name), children=body, origin=t.origin)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 
 from qosc.grammar import Source, Violation
+from qosc.targets.junos.serialize import leaves
 from qosc.tree import Document, Statement
 
 SOURCE = Source("Junos OS Class of Service and Firewall user guides: commit refuses references to undefined "
@@ -105,5 +106,4 @@ def dangling(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]],
 
 
 def check(doc: Document) -> list[Violation]:
-    from qosc.targets.junos.serialize import leaves
     return dangling(leaves(doc))

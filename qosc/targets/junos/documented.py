@@ -1,0 +1,58 @@
+"""Values Juniper's YANG leaves open (typed as plain strings) but the box checks: documented rules, with sources.
+
+The configuration YANG types a scheduler's `priority`, a firewall term's
+`dscp` match and a policer's rates as strings; the commit refuses values
+outside these sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from qosc.grammar import Enum, IntRange, Source, String, Union, ValueType, Violation
+from qosc.targets.junos.references import BUILTIN_ALIASES, _matcher, _matches
+from qosc.tree import Statement
+
+_PRIORITY = Source("Junos OS Class of Service User Guide, 'priority (Schedulers)': low | medium-low | medium-high | "
+                   "high | strict-high; 'excess-priority': low | medium-low | medium-high | high | none",
+                   "Junos OS 12.3 .. 23.4")
+_DSCP = Source("Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, 'Firewall Filter Match "
+               "Conditions for IPv4 Traffic' (dscp: a number 0..63 or an alias be, cs0..cs7, af11..af43, ef) and "
+               "'... for IPv6 Traffic' (traffic-class: the same values)", "Junos OS 12.3 .. 23.4")
+_RATE = Source("Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, 'bandwidth-limit', "
+               "'burst-size-limit', 'committed-information-rate': a decimal number with an optional k, m or g "
+               "suffix", "Junos OS 12.3 .. 23.4")
+
+_NUMBER = String(1, 32, (r"[0-9]+(\.[0-9]+)?[kmg]?",))
+_DSCP_VALUE: ValueType = Union((IntRange(((0, 63),)), Enum(tuple(sorted(
+    {a for a in BUILTIN_ALIASES if not a.startswith("nc")} | {f"cs{i}" for i in range(8)})))))
+
+RULES: tuple[tuple[str, int, ValueType, Source], ...] = (
+    ("class-of-service schedulers * priority *", 4,
+     Enum(("low", "medium-low", "medium-high", "high", "strict-high")), _PRIORITY),
+    ("class-of-service schedulers * excess-priority *", 4,
+     Enum(("low", "medium-low", "medium-high", "high", "none")), _PRIORITY),
+    ("firewall family inet filter * term * from dscp *", 9, _DSCP_VALUE, _DSCP),
+    ("firewall family inet6 filter * term * from traffic-class *", 9, _DSCP_VALUE, _DSCP),
+    ("firewall policer * if-exceeding bandwidth-limit *", 5, _NUMBER, _RATE),
+    ("firewall policer * if-exceeding burst-size-limit *", 5, _NUMBER, _RATE),
+    ("firewall three-color-policer * <single-rate|two-rate> * *", 5, _NUMBER, _RATE),
+    ("class-of-service schedulers * transmit-rate *", 4, Union((_NUMBER, Enum(("percent", "remainder")))), _RATE),
+    ("class-of-service schedulers * shaping-rate *", 4, Union((_NUMBER, Enum(("percent",)))), _RATE),
+    ("class-of-service interfaces * shaping-rate *", 4, _NUMBER, _RATE),
+    ("class-of-service interfaces * unit * shaping-rate *", 6, _NUMBER, _RATE),
+)
+_COMPILED = [(_matcher(p), at, t, s) for p, at, t, s in RULES]
+
+
+def check(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]]) -> list[Violation]:
+    found = []
+    for path, words in commands:
+        for matcher, at, vtype, source in _COMPILED:
+            if not _matches(matcher, words, prefix=False):
+                continue
+            value = words[at]
+            why = vtype.refuse(value)
+            if why is not None:
+                found.append(Violation(path, why, source))
+    return found

@@ -1,0 +1,199 @@
+"""The junos dialect's grammar from Juniper's own YANG: statement paths, keys, value types, choices, conflicts.
+
+The data (yang/junos-<release>.json) is derived from Juniper's published
+configuration YANG by scripts/derive-junos-grammar and names its modules and
+revisions.  `YangGrammar.check(document)` walks every statement of a
+statement tree the way the JUNOS CLI reads it:
+
+- inside a container or list entry, a word is a child's keyword, else the
+  value of the next keyword-less leaf (`junos:cli-feature "nokeyword"`);
+- a list's keyword is followed by its key (one key: the value alone, several
+  keys: each key's keyword and value); a block statement may stop after the
+  list's keyword (`schedulers { be { ... } }`), then each child starts with a key;
+- a leaf takes one value of its type, a leaf-list one or several (`[ a b ]`),
+  an empty leaf none;
+- file-level rules over the whole document: one leaf set twice with
+  different values (the box keeps the last), two cases of one choice under
+  one parent (the box keeps the last), more list entries than max-elements.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from typing import Any
+
+from qosc.grammar import Source, ValueType, Violation, value_type
+from qosc.tree import Document, Statement, Word
+
+
+@dataclass
+class Node:
+    name: str
+    kind: str  # container | list | leaf | leaf-list | empty
+    children: dict[str, Node] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()
+    type: ValueType | None = None
+    nokeyword: bool = False
+    cases: tuple[tuple[str, str], ...] = ()
+    max: int | None = None
+
+    @classmethod
+    def load(cls, name: str, data: dict[str, Any]) -> Node:
+        return cls(name, data["kind"], {k: cls.load(k, v) for k, v in data.get("children", {}).items()},
+                   tuple(data.get("keys", ())), value_type(data["type"]) if "type" in data else None,
+                   bool(data.get("nokeyword")), tuple((c, k) for c, k in data.get("cases", ())), data.get("max"))
+
+    @cached_property
+    def keyworded(self) -> dict[str, Node]:
+        return {k: v for k, v in self.children.items() if not v.nokeyword and k not in self.keys}
+
+    @cached_property
+    def positional(self) -> tuple[Node, ...]:
+        """Keyword-less leaves (not keys) and keyword-less lists, in order."""
+        return tuple(v for k, v in self.children.items() if v.nokeyword and k not in self.keys)
+
+
+class _Walk:
+    """The state of one document's check: what each list entry holds so far."""
+
+    def __init__(self, grammar: YangGrammar) -> None:
+        self.g = grammar
+        self.found: list[Violation] = []
+        self.leaves: dict[tuple[str, ...], tuple[str, tuple[Statement, ...]]] = {}
+        self.cases: dict[tuple[tuple[str, ...], str], tuple[str, str]] = {}
+        self.entries: dict[tuple[str, ...], set[str]] = {}
+
+    def refuse(self, path: tuple[Statement, ...], message: str) -> None:
+        self.found.append(Violation(path, message, self.g.source))
+
+    def choose(self, path: tuple[Statement, ...], where: tuple[str, ...], node: Node) -> None:
+        for choice, case in node.cases:
+            key = (where, choice)
+            seen = self.cases.setdefault(key, (case, node.name))
+            if seen[0] != case:
+                self.refuse(path, f"{node.name} and {seen[1]} are two cases of choice {choice} under "
+                                  f"{' '.join(where) or 'the top'}: the box keeps only the last")
+
+    def value(self, path: tuple[Statement, ...], node: Node, word: Word) -> None:
+        if node.type is None:
+            return
+        for w in word.words:
+            why = node.type.refuse(w.text)
+            if why is not None:
+                self.refuse(path, f"{node.name}: {why}")
+
+    def leaf(self, path: tuple[Statement, ...], where: tuple[str, ...], node: Node, word: Word) -> None:
+        self.value(path, node, word)
+        if node.kind == "leaf":
+            key = (*where, node.name)
+            seen = self.leaves.setdefault(key, (word.text, path))
+            if seen[0] != word.text:
+                self.refuse(path, f"{node.name} is set to {seen[0]} and to {word.text} under "
+                                  f"{' '.join(where)}: one leaf, the box keeps the last")
+
+    def statement(self, path: tuple[Statement, ...], state: tuple[Node, bool, tuple[str, ...]]) -> Any:
+        """Consume a statement's words from `state` (node, awaiting a list key, instance path); the new state."""
+        node, awaiting, where = state
+        words = list(path[-1].words)
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if awaiting:
+                if len(node.keys) == 1:
+                    key = node.children[node.keys[0]]
+                    self.value(path, key, w)
+                    where = (*where, w.text)
+                    i += 1
+                else:
+                    for k in node.keys:
+                        if i + 1 >= len(words) or words[i].text != k:
+                            self.refuse(path, f"{node.name} needs its keys {' '.join(node.keys)} in order")
+                            return None
+                        self.value(path, node.children[k], words[i + 1])
+                        where = (*where, k, words[i + 1].text)
+                        i += 2
+                self.count(path, node, where)
+                awaiting = False
+                continue
+            child = node.keyworded.get(w.text) if w.kind.value != "group" else None
+            if child is None:
+                filled = {n for n in self.leaves if n[:-1] == where}
+                child = next((c for c in node.positional if (*where, c.name) not in filled), None)
+                if child is None:
+                    self.refuse(path, f"{w.text!r} is not a statement of {node.name or 'the configuration'}"
+                                      + (f" (expected one of: {', '.join(sorted(node.keyworded)[:12])}"
+                                         f"{', ...' if len(node.keyworded) > 12 else ''})" if node.keyworded else ""))
+                    return None
+                self.choose(path, where, child)
+                if child.kind == "list":
+                    node, awaiting = child, True
+                    continue
+                self.leaf(path, where, child, w)
+                i += 1
+                continue
+            self.choose(path, where, child)
+            i += 1
+            if child.kind == "empty":
+                continue
+            if child.kind in ("leaf", "leaf-list"):
+                if i >= len(words):
+                    self.refuse(path, f"{child.name} needs a value")
+                    return None
+                self.leaf(path, where, child, words[i])
+                i += 1
+                continue
+            where = (*where, child.name)
+            node, awaiting = child, child.kind == "list"
+        if path[-1].children is None and awaiting:
+            self.refuse(path, f"{node.name} needs its key")
+        return node, awaiting, where
+
+    def count(self, path: tuple[Statement, ...], node: Node, where: tuple[str, ...]) -> None:
+        if node.max is None:
+            return
+        parent = where[:-1 - (len(node.keys) * 2 - 1 if len(node.keys) > 1 else 0)]
+        entries = self.entries.setdefault((*parent, node.name), set())
+        entries.add(where[-1])
+        if len(entries) > node.max:
+            self.refuse(path, f"{node.name} has {len(entries)} entries, more than {node.max}")
+
+    def block(self, items: tuple[Statement, ...], above: tuple[Statement, ...],
+              state: tuple[Node, bool, tuple[str, ...]]) -> None:
+        for s in items:
+            path = (*above, s)
+            after = self.statement(path, state)
+            if after is not None and s.children:
+                self.block(s.children, path, after)
+
+
+class YangGrammar:
+    """The grammar of one Junos release, from its derived data."""
+
+    dialect = "junos"
+
+    def __init__(self, release: str) -> None:
+        self.release = release
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        text = resources.files(__package__).joinpath("yang", f"junos-{self.release}.json").read_text("utf-8")
+        return json.loads(text)  # type: ignore[no-any-return]
+
+    @cached_property
+    def root(self) -> Node:
+        return Node.load("", {"kind": "container", "children": self.data["tree"]})
+
+    @cached_property
+    def source(self) -> Source:
+        modules = self.data["modules"]
+        names = ", ".join(f"{m}@{r}" for m, r in modules.items() if m.startswith("junos-conf"))
+        return Source("Juniper/yang conf-with-extensions (derived by scripts/derive-junos-grammar)", self.release,
+                      names, modules.get("junos-conf-class-of-service", ""))
+
+    def check(self, document: Document) -> list[Violation]:
+        walk = _Walk(self)
+        walk.block(document.statements, (), (self.root, False, ()))
+        return walk.found

@@ -113,7 +113,7 @@ from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.plan import Plan, analyse, jname
 from qosc.targets.junos.platform import JunosPlatform
 
-__all__ = ["CODES", "FIELDS", "TARGET", "JunosTarget"]
+__all__ = ["CODES", "FIELDS", "TARGET", "JunosPlatform", "JunosTarget", "device_plan"]
 
 _J = "junos"
 CODES: tuple[Code, ...] = (

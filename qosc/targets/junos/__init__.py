@@ -126,6 +126,8 @@ CODES: tuple[Code, ...] = (
     Code("QOS116", _J, "warning", "service the device does not schedule is queued and marked as the default", _J),
     Code("QOS117", _J, "error", "names that collide once made JUNOS-safe", _J),
     Code("QOS118", _J, "error", "more queues on a device than the platform has", _J),
+    Code("QOS119", _J, "error", "logical units of one interface with different schedules where the platform "
+         "schedules per port", _J),
 )
 
 NOT_RENDERED = frozenset({

@@ -103,14 +103,12 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
     rules = classifier.rules if classifier else ()
     trusted = iface.trust != "none"
     if classifier:
-        name = jname(classifier.name) + ("-dscp" if trusted else "")
+        wanted = jname(classifier.name) + ("-dscp" if trusted else "")
     else:
-        name = jname(policy.name) + ("-police" if trusted else "-edge")
-    families = ["inet"]
-    if any(_family(p) == "inet6" for r in rules for p in r.sources + r.destinations):
-        families.append("inet6")
+        wanted = jname(policy.name) + ("-police" if trusted else "-edge")
+    name = plan.names.name("filter", wanted, f"{iface.classifier} {iface.trust}")
     made = []
-    for family in families:
+    for family in ("inet", "inet6"):  # IPv6 is conditioned like IPv4 (issue 14)
         terms = [t for t in (_rule_term(plan, edge, r, family, classifier.name if classifier else "")
                              for r in rules) if t is not None]
         if trusted:
@@ -130,7 +128,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
             while n in names:
                 n, i = f"{t.name}-{i}", i + 1
             names.add(n)
-            unique.append(replace(t, name=n))
+            unique.append(replace(t, name=plan.names.name(f"term {family} {name}", n, n)))
         edge.filters.append(Filter(family, name, tuple(unique)))
         made.append((family, name))
     return made

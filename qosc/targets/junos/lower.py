@@ -11,7 +11,7 @@ qosc/targets/junos/__init__.py.
 from __future__ import annotations
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Policy, Role
+from qosc.model import Device, Interface, Policy, Role
 from qosc.render import quoted
 from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
 from qosc.targets.junos.plan import Plan, jname, num
@@ -113,9 +113,9 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     lp_order = list(plan.platform.loss_priorities)
     order = {fc.name: fc.queue for fc in plan.classes}
     fc_origin = {fc.name: At(fc.owner.where) for fc in plan.classes}
-    cname = jname(policy.name)
-    ipv6 = any(":" in p for c in policy.classifiers for r in c.rules for p in r.sources + r.destinations)
-    ba = (("dscp", cname),) + ((("dscp-ipv6", f"{cname}-ipv6"),) if ipv6 else ())
+    cname = plan.names.name("classifier", jname(policy.name), "policy")
+    # IPv6 is classified and marked like IPv4 on every unit (issue 14): a dscp-ipv6 table beside the dscp one
+    ba = (("dscp", cname), ("dscp-ipv6", plan.names.name("classifier", f"{jname(policy.name)}-ipv6", "policy ipv6")))
 
     cos: list[Statement] = []
     if plan.classes:
@@ -172,24 +172,34 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
 
     everything = tuple(fc.name for fc in plan.classes)
     maps: dict[tuple[str, ...], str] = {}
-    interfaces = []
+    by_ifd: dict[str, list[tuple[Interface, str, str | None]]] = {}
     for iface in device.interfaces:
         fcs = tuple(sorted(dict.fromkeys(plan.fc_of[n] for n in iface.services if n in plan.fc_of),
                            key=lambda f: order[f]))
-        body = []
+        smap = None
         if fcs:
-            smap = maps.setdefault(fcs, cname if fcs == everything else f"{cname}-{jname(iface.name)}")
-            body.append(stmt("scheduler-map", name(smap), origin=At(iface.where, "services")))
-        if iface.shape is not None:
-            body.append(stmt("shaping-rate", rate(int(iface.shape)), origin=At(iface.where, "shape")))
+            wanted = jname(policy.name) if fcs == everything else f"{jname(policy.name)}-{jname(iface.name)}"
+            smap = maps.setdefault(fcs, plan.names.name("scheduler-map", wanted, " ".join(fcs)))
         ifd, unit = split_unit(iface)
-        unit_body = []
-        if iface.role is not Role.EDGE or iface.trust != "none":
-            unit_body.append(stmt("classifiers", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
-        if iface.role is not Role.TRANSPARENT and plan.rewrite:
-            unit_body.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
-        body.append(stmt("unit", integer(int(unit)), children=unit_body))
-        interfaces.append(stmt(name(ifd), children=body, origin=At(iface.where)))
+        by_ifd.setdefault(ifd, []).append((iface, unit, smap))
+    per_unit: dict[str, Interface] = {}
+    interfaces = []
+    for ifd, members in by_ifd.items():
+        split = len({(smap, i.shape) for i, _, smap in members}) > 1 and plan.platform.per_unit_scheduler
+        body = []
+        if split:
+            per_unit[ifd] = members[0][0]
+        else:
+            first, _, smap = members[0]
+            body += _schedule(first, smap)
+        for iface, unit, smap in members:
+            unit_body = _schedule(iface, smap) if split else []
+            if iface.role is not Role.EDGE or iface.trust != "none":
+                unit_body.append(stmt("classifiers", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
+            if iface.role is not Role.TRANSPARENT and plan.rewrite:
+                unit_body.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
+            body.append(stmt("unit", integer(int(unit)), children=unit_body, origin=At(iface.where)))
+        interfaces.append(stmt(name(ifd), children=body, origin=At(members[0][0].where)))
     if maps:
         cos.append(stmt("scheduler-maps", children=[
             stmt(name(n), children=[stmt("forwarding-class", name(fc), "scheduler", name(fc)) for fc in fcs])
@@ -213,17 +223,30 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
             firewall.append(stmt("family", kw(family), children=filters))
     if firewall:
         statements.append(stmt("firewall", children=firewall))
-    grouped: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    grouped: dict[str, dict[str, list[tuple[str, str]]]] = {ifd: {} for ifd in per_unit}
     for ifd, unit, family, fname in edge.attach:
         grouped.setdefault(ifd, {}).setdefault(unit, []).append((family, fname))
     if grouped:
         statements.append(stmt("interfaces", children=[
             stmt(name(ifd), children=[
-                stmt("unit", integer(int(unit)), children=[
+                *([stmt("per-unit-scheduler", origin=At(per_unit[ifd].where, "services", "shape"),
+                        comment="units of this interface carry different scheduler maps or shaping")]
+                  if ifd in per_unit else []),
+                *(stmt("unit", integer(int(unit)), children=[
                     stmt("family", kw(family), children=[stmt("filter", children=[stmt("input", name(fname))])])
-                    for family, fname in families]) for unit, families in units.items()])
+                    for family, fname in families]) for unit, families in units.items())])
             for ifd, units in grouped.items()]))
     return Document(device.name, DIALECT, tuple(statements), _comments(policy, device, plan), At(device.where))
+
+
+def _schedule(iface: Interface, smap: str | None) -> list[Statement]:
+    """The scheduler map and shaping rate of an interface (on the physical interface or, per unit, on its unit)."""
+    out = []
+    if smap is not None:
+        out.append(stmt("scheduler-map", name(smap), origin=At(iface.where, "services")))
+    if iface.shape is not None:
+        out.append(stmt("shaping-rate", rate(int(iface.shape)), origin=At(iface.where, "shape")))
+    return out
 
 
 def _policer(p: TwoColour) -> Statement:

@@ -15,7 +15,8 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
-from qosc.model import Device, Kind, Policy, Role, Service
+from qosc.model import Device, Interface, Kind, Policy, Role, Service
+from qosc.names import Names
 from qosc.targets.junos.platform import JunosPlatform
 from qosc.units import Percent
 
@@ -24,9 +25,16 @@ NC_QUEUE = 3
 """JUNOS sends routing-engine (routing protocol) traffic to queue 3 by default."""
 
 
+MAX_NAME = 64
+"""Juniper's YANG limits object names (classifiers, rewrite rules, schedulers, scheduler maps, filters, terms,
+policers) to 1..64 characters, and filter, term and policer names may not start with '__' (junos-conf-firewall,
+junos-conf-class-of-service 23.4R1 and 17.4R1: `length "1 .. 64"`, `posix-pattern "!^((__.*)|(.{65,}))$"`)."""
+
+
 def jname(text: str) -> str:
-    """A JUNOS object name: letters, digits, '-' and '_' only (anything else becomes '-')."""
-    return _BAD_NAME.sub("-", text)
+    """A JUNOS object name: letters, digits, '-' and '_' only (anything else becomes '-'), never starting '__'."""
+    name = _BAD_NAME.sub("-", text)
+    return "q" + name if name.startswith("__") else name
 
 
 def num(value: float) -> str:
@@ -71,6 +79,8 @@ class Plan:
     edge: Any = None
     """The edge conditioning (filters, policers): a junos_edge.Edge."""
     problems: list[Problem] = field(default_factory=list)
+    names: Names = field(default_factory=lambda: Names("junos", MAX_NAME))
+    """Every derived name (with a suffix or prefix) goes through this allocator, so it stays within MAX_NAME."""
 
     def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self.problems.append(Problem(code, "error", message, loc, hint))
@@ -111,6 +121,7 @@ def _uniform(service: Service) -> bool:
 def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
     plan = Plan(policy, device, platform)
     _queues(plan)
+    _units(plan)
     _classify(plan)
     _drop_maps(plan)
     _schedulers(plan)
@@ -158,6 +169,23 @@ def _queues(plan: Plan) -> None:
         plan.classes.append(ForwardingClass(name, numbers[owner.name], owner, members))
         for s in members:
             plan.fc_of[s.name] = name
+
+
+def _units(plan: Plan) -> None:
+    """Logical units of one physical interface with different schedules need per-unit scheduling (QOS119)."""
+    from qosc.targets.junos.edge import split_unit  # the edge part builds on this module
+    seen: dict[str, tuple[Interface, tuple[frozenset[str], int | None]]] = {}
+    for iface in plan.device.interfaces:
+        ifd, _ = split_unit(iface)
+        schedule = (frozenset(plan.fc_of[n] for n in iface.services if n in plan.fc_of), iface.shape)
+        first = seen.setdefault(ifd, (iface, schedule))
+        if first[1] != schedule and not plan.platform.per_unit_scheduler:
+            plan.error("QOS119", f"{iface.name} and {first[0].name} are logical units of {ifd} with different "
+                       f"services or shaping, but {plan.platform.name} schedules per physical interface (no "
+                       "per-unit-scheduler): one scheduler map would silently win",
+                       iface.where.at("services", "shape"),
+                       "give the units of one physical interface the same services and shape, or use MX")
+            seen[ifd] = (iface, schedule)
 
 
 def _classify(plan: Plan) -> None:

@@ -120,6 +120,8 @@ def test_geant_interface(geant: set[tuple[str, ...]]) -> None:
         (COS, "interfaces", "so-1/2/0", "scheduler-map", "geant-lbe"),
         (COS, "interfaces", "so-1/2/0", "unit", "0", "classifiers", "dscp", "geant-lbe"),
         (COS, "interfaces", "so-1/2/0", "unit", "0", "rewrite-rules", "dscp", "geant-lbe"),
+        (COS, "interfaces", "so-1/2/0", "unit", "0", "classifiers", "dscp-ipv6", "geant-lbe-ipv6"),
+        (COS, "interfaces", "so-1/2/0", "unit", "0", "rewrite-rules", "dscp-ipv6", "geant-lbe-ipv6"),
     }
     assert not any(s[0] == "firewall" for s in geant)
 

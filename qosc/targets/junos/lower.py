@@ -11,7 +11,7 @@ qosc/targets/junos/__init__.py.
 from __future__ import annotations
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Interface, Policy, Role
+from qosc.model import Device, Interface, Kind, Policy, Role
 from qosc.render import quoted
 from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
 from qosc.targets.junos.plan import Plan, jname, num
@@ -67,7 +67,9 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
     for fc in plan.classes:
         spec = plan.schedulers[fc.name]
         shared = [m.name for m in fc.members if m is not fc.owner]
+        excess = f", excess-priority {spec.excess}" if spec.excess else ""
         text = (f"queue {fc.queue} {fc.name}: transmit-rate {' '.join(spec.transmit)}, priority {spec.priority}"
+                + excess
                 + (f"; carries {', '.join(shared)}" if shared else ""))
         out.append(line(text + ":" if fc.owner.description else text, fc.owner.description))
     for iface in device.interfaces:
@@ -121,6 +123,9 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     if plan.classes:
         cos.append(stmt("forwarding-classes", children=[
             stmt("queue", integer(fc.queue), name(fc.name), origin=fc_origin[fc.name]) for fc in plan.classes]))
+    host = _host_outbound(plan)
+    if host is not None:
+        cos.append(host)
     aliases = sorted({(code_name(plan, c), dscp_mod.bits(c)) for c in list(plan.codes) + list(plan.rewrite.values())
                       if code_name(plan, c) not in plan.platform.dscp_aliases and not code_name(plan, c).isdigit()})
     if aliases:
@@ -164,6 +169,8 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
             body.append(stmt("buffer-size", *_rate_words(spec.buffer), origin=At(fc.owner.where, "queue.buffer")))
         body.append(stmt("priority", kw(spec.priority),
                          origin=At(fc.owner.where, "queue.strict", "queue.priority")))
+        if spec.excess is not None:
+            body.append(stmt("excess-priority", kw(spec.excess), origin=At(fc.owner.where, "queue.priority")))
         body += [stmt("drop-profile-map", "loss-priority", kw(lp), "protocol", "any", "drop-profile", name(p),
                       origin=At(fc.owner.where, "drop-profile")) for lp, p in plan.drop_maps.get(fc.name, ())]
         schedulers.append(stmt(name(fc.name), children=body, origin=fc_origin[fc.name]))
@@ -237,6 +244,22 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
                     for family, fname in families]) for unit, families in units.items())])
             for ifd, units in grouped.items()]))
     return Document(device.name, DIALECT, tuple(statements), _comments(policy, device, plan), At(device.where))
+
+
+def _host_outbound(plan: Plan) -> Statement | None:
+    """Router-generated traffic (routing protocols) to the network-control class, else to the default one.
+
+    Without this statement Junos queues host-outbound traffic on queue 3 or
+    its default forwarding class, which may be a 0% scavenger queue when the
+    policy has no network-control service (Junos OS CoS User Guide,
+    'Changing the Routing Engine Outbound Traffic Defaults').
+    """
+    nc = next((fc for fc in plan.classes if fc.owner.kind is Kind.NETWORK_CONTROL), None)
+    fc_name = nc.name if nc is not None else plan.default_fc
+    if fc_name is None:
+        return None
+    origin = At(nc.owner.where) if nc is not None else At(plan.device.where)
+    return stmt("host-outbound-traffic", children=[stmt("forwarding-class", name(fc_name), origin=origin)])
 
 
 def _schedule(iface: Interface, smap: str | None) -> list[Statement]:

@@ -290,6 +290,8 @@ class SchedulerSpec:
     buffer: tuple[str, ...] | None
     priority: str
     shaping: tuple[str, ...] | None
+    excess: str | None = None
+    """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
 
 
 def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
@@ -343,4 +345,5 @@ def _schedulers(plan: Plan) -> None:
                 priority = "high"
         else:
             priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
-        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping)
+        excess = None if q.strict else plan.platform.excess_priorities.get(q.priority.label)
+        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping, excess)

@@ -6,7 +6,7 @@ Each fact carries its source in the file (`source`, `statement_sources`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from qosc.targets.platform import Platform, Range
 
@@ -23,6 +23,8 @@ class JunosPlatform(Platform):
     """Policy queue priority label -> scheduler `priority` (see `priority_mapping`)."""
     priority_mapping: str = ""
     """What the policy's priority means on this platform (domain.md 4.3), and its source."""
+    excess_priorities: Mapping[str, str] = field(default_factory=dict)
+    """Policy queue priority label -> scheduler `excess-priority` (empty: the platform has no separate one)."""
     strict_priority: str | None
     queue_shaping: bool
     three_color_policers: bool

@@ -131,7 +131,11 @@ def test_geant_on_mx_uses_mx_limits_and_changes_nothing_else(tmp_path: Path, gea
     result, out = compile_text(tmp_path, text)
     assert result.ok, result.diagnostics
     mx = parse_conf(out["junos/de1.de.conf"])
-    assert mx == geant
+    # the same statements, plus MX's excess priority beside each scheduler's priority (domain.md 4.3 mapping)
+    excess = {s for s in mx if s[:2] == (COS, "schedulers") and s[3] == "excess-priority"}
+    assert mx - excess == geant
+    assert {(s[2], s[4]) for s in excess} == {("best-effort", "high"), ("ip-premium", "high"), ("lbe", "low"),
+                                              ("network-control", "high")}
     assert "(junos-mx)" in out["junos/de1.de.conf"].splitlines()[0]
     # MX's eight queues take a fifth service that M-series' four cannot
     fifth = text.replace("drop-profiles:\n", "  video:\n    dscp: [cs4]\n    queue: {share: 0%, priority: low}\n"

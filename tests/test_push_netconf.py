@@ -141,8 +141,16 @@ def test_server_validates_edit_config_against_the_yang_module(netconfd):
     bad = job_from_text("class-of-service {\n schedulers {\n  be {\n   transmit-rate percent 300;\n  }\n }\n}\n")
     result = push_one(driver(netconfd, bad), commit=True, confirm_timeout=30)
     assert result.status is Status.FAILED and result.stage == "load"
-    assert "value not in range" in result.error
+    assert "outside 0..100" in result.error  # qosc's YANG-derived grammar refuses it before sending
     assert running(netconfd) == before and lock_free(netconfd)
+    # the server, loaded with the module generated from the same grammar, refuses it too
+    from ncclient.operations.rpc import RPCError
+    xml = (f'<config xmlns="{NC}"><configuration xmlns="{NAMESPACE}"><class-of-service><schedulers><name>be</name>'
+           "<transmit-rate><percent>300</percent></transmit-rate></schedulers></class-of-service></configuration>"
+           "</config>")
+    with session(netconfd) as m, pytest.raises(RPCError, match="not in range"):
+        m.edit_config(target="candidate", config=xml)
+    assert running(netconfd) == before
 
 
 def test_unconfirmed_commit_is_reverted_by_the_server(netconfd):

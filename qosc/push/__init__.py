@@ -3,9 +3,9 @@
 The NAPALM-style contract (base.py) -- open, load, compare, commit with a
 confirm timeout, verify, confirm, or discard / roll back -- implemented by:
 
-- netconf.py  JUNOS over NETCONF (ncclient): the JUNOS RPC path or the RFC 6241
-              path with the qosc YANG subset (junos_xml.py, yang/qosc-junos-qos.yang),
-              chosen from the server's capabilities;
+- netconf.py  NETCONF (ncclient): the JUNOS RPC path or the RFC 6241 path, chosen
+              from the server's capabilities; the junos target package gives it its
+              text and XML forms (qosc/targets/junos/push/, yang/qosc-junos-qos.yang);
 - ios.py      Cisco IOS (ios-mqc, catalyst6500) over SSH (netmiko), diffing the
               qosc-owned sections with ciscoconfparse2;
 - linux.py    Linux tc locally or over SSH (the system ssh client).

@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from qosc.grammar import Source, ValueType, Violation, value_type
 from qosc.tree import Document, Statement, Word
@@ -56,20 +56,33 @@ class Node:
         return tuple(v for k, v in self.children.items() if v.nokeyword and k not in self.keys)
 
 
+class Sink(Protocol):
+    """What a walk that builds something from the schema-annotated statements (the NETCONF XML) is told."""
+
+    def enter(self, parent: Where, where: Where, tag: str, keys: tuple[tuple[str, str], ...]) -> None: ...
+    def leaf(self, where: Where, tag: str, value: str | None) -> None: ...
+
+
+Where = tuple[str, ...]
+State = tuple[Node, bool, Where, Where]
+"""(node, awaiting a list key, instance path, the instance path of the list's parent)."""
+
+
 class _Walk:
     """The state of one document's check: what each list entry holds so far."""
 
-    def __init__(self, grammar: YangGrammar) -> None:
+    def __init__(self, grammar: YangGrammar, sink: Sink | None = None) -> None:
         self.g = grammar
+        self.sink = sink
         self.found: list[Violation] = []
-        self.leaves: dict[tuple[str, ...], tuple[str, tuple[Statement, ...]]] = {}
-        self.cases: dict[tuple[tuple[str, ...], str], tuple[str, str]] = {}
-        self.entries: dict[tuple[str, ...], set[str]] = {}
+        self.leaves: dict[Where, tuple[str, tuple[Statement, ...]]] = {}
+        self.cases: dict[tuple[Where, str], tuple[str, str]] = {}
+        self.entries: dict[Where, set[str]] = {}
 
     def refuse(self, path: tuple[Statement, ...], message: str) -> None:
         self.found.append(Violation(path, message, self.g.source))
 
-    def choose(self, path: tuple[Statement, ...], where: tuple[str, ...], node: Node) -> None:
+    def choose(self, path: tuple[Statement, ...], where: Where, node: Node) -> None:
         for choice, case in node.cases:
             key = (where, choice)
             seen = self.cases.setdefault(key, (case, node.name))
@@ -85,7 +98,12 @@ class _Walk:
             if why is not None:
                 self.refuse(path, f"{node.name}: {why}")
 
-    def leaf(self, path: tuple[Statement, ...], where: tuple[str, ...], node: Node, word: Word) -> None:
+    def leaf(self, path: tuple[Statement, ...], where: Where, node: Node, word: Word | None) -> None:
+        if self.sink is not None:
+            for w in (word.words if word is not None else (None,)):
+                self.sink.leaf(where, node.name, None if w is None else w.text)
+        if word is None:
+            return
         self.value(path, node, word)
         if node.kind == "leaf":
             key = (*where, node.name)
@@ -94,28 +112,41 @@ class _Walk:
                 self.refuse(path, f"{node.name} is set to {seen[0]} and to {word.text} under "
                                   f"{' '.join(where)}: one leaf, the box keeps the last")
 
-    def statement(self, path: tuple[Statement, ...], state: tuple[Node, bool, tuple[str, ...]]) -> Any:
-        """Consume a statement's words from `state` (node, awaiting a list key, instance path); the new state."""
-        node, awaiting, where = state
+    def keys(self, path: tuple[Statement, ...], node: Node, words: list[Word], i: int,
+             where: Where, parent: Where) -> tuple[int, Where] | None:
+        """Read a list entry's keys at words[i]: (the next index, the entry's instance path), or None."""
+        values: list[tuple[str, str]] = []
+        if len(node.keys) == 1:
+            self.value(path, node.children[node.keys[0]], words[i])
+            values.append((node.keys[0], words[i].text))
+            i += 1
+        else:
+            for k in node.keys:
+                if i + 1 >= len(words) or words[i].text != k:
+                    self.refuse(path, f"{node.name} needs its keys {' '.join(node.keys)} in order")
+                    return None
+                self.value(path, node.children[k], words[i + 1])
+                values.append((k, words[i + 1].text))
+                i += 2
+        # the instance path: one key's value, or each key's name and value
+        entry = (*where, values[0][1]) if len(values) == 1 else (*where, *(x for kv in values for x in kv))
+        self.count(path, node, parent, entry[-1])
+        if self.sink is not None:
+            self.sink.enter(parent, entry, node.name, tuple(values))
+        return i, entry
+
+    def statement(self, path: tuple[Statement, ...], state: State) -> State | None:
+        """Consume a statement's words from `state`; the state its children start from."""
+        node, awaiting, where, parent = state
         words = list(path[-1].words)
         i = 0
         while i < len(words):
             w = words[i]
             if awaiting:
-                if len(node.keys) == 1:
-                    key = node.children[node.keys[0]]
-                    self.value(path, key, w)
-                    where = (*where, w.text)
-                    i += 1
-                else:
-                    for k in node.keys:
-                        if i + 1 >= len(words) or words[i].text != k:
-                            self.refuse(path, f"{node.name} needs its keys {' '.join(node.keys)} in order")
-                            return None
-                        self.value(path, node.children[k], words[i + 1])
-                        where = (*where, k, words[i + 1].text)
-                        i += 2
-                self.count(path, node, where)
+                read = self.keys(path, node, words, i, where, parent)
+                if read is None:
+                    return None
+                i, where = read
                 awaiting = False
                 continue
             child = node.keyworded.get(w.text) if w.kind.value != "group" else None
@@ -129,7 +160,7 @@ class _Walk:
                     return None
                 self.choose(path, where, child)
                 if child.kind == "list":
-                    node, awaiting = child, True
+                    node, awaiting, parent = child, True, where
                     continue
                 self.leaf(path, where, child, w)
                 i += 1
@@ -137,6 +168,7 @@ class _Walk:
             self.choose(path, where, child)
             i += 1
             if child.kind == "empty":
+                self.leaf(path, where, child, None)
                 continue
             if child.kind in ("leaf", "leaf-list"):
                 if i >= len(words):
@@ -145,23 +177,26 @@ class _Walk:
                 self.leaf(path, where, child, words[i])
                 i += 1
                 continue
-            where = (*where, child.name)
-            node, awaiting = child, child.kind == "list"
+            if child.kind == "list":
+                node, awaiting, parent, where = child, True, where, (*where, child.name)
+                continue
+            inner = (*where, child.name)
+            if self.sink is not None:
+                self.sink.enter(where, inner, child.name, ())
+            node, where = child, inner
         if path[-1].children is None and awaiting:
             self.refuse(path, f"{node.name} needs its key")
-        return node, awaiting, where
+        return node, awaiting, where, parent
 
-    def count(self, path: tuple[Statement, ...], node: Node, where: tuple[str, ...]) -> None:
+    def count(self, path: tuple[Statement, ...], node: Node, parent: Where, key: str) -> None:
         if node.max is None:
             return
-        parent = where[:-1 - (len(node.keys) * 2 - 1 if len(node.keys) > 1 else 0)]
         entries = self.entries.setdefault((*parent, node.name), set())
-        entries.add(where[-1])
+        entries.add(key)
         if len(entries) > node.max:
             self.refuse(path, f"{node.name} has {len(entries)} entries, more than {node.max}")
 
-    def block(self, items: tuple[Statement, ...], above: tuple[Statement, ...],
-              state: tuple[Node, bool, tuple[str, ...]]) -> None:
+    def block(self, items: tuple[Statement, ...], above: tuple[Statement, ...], state: State) -> None:
         for s in items:
             path = (*above, s)
             after = self.statement(path, state)
@@ -193,7 +228,8 @@ class YangGrammar:
         return Source("Juniper/yang conf-with-extensions (derived by scripts/derive-junos-grammar)", self.release,
                       names, modules.get("junos-conf-class-of-service", ""))
 
-    def check(self, document: Document) -> list[Violation]:
-        walk = _Walk(self)
-        walk.block(document.statements, (), (self.root, False, ()))
+    def check(self, document: Document, sink: Sink | None = None) -> list[Violation]:
+        """Every violation of the document; a sink is told each element the statements stand for."""
+        walk = _Walk(self, sink)
+        walk.block(document.statements, (), (self.root, False, (), ()))
         return walk.found

@@ -6,11 +6,11 @@ The push layer needs the generated `<device>.conf` as a tree for two things:
   the hierarchies qosc owns carry a `replace:` tag (class-of-service, and each
   qosc firewall policer, three-color policer and filter); interface
   attachments merge;
-- the RFC 6241 path turns it into XML for the qosc YANG subset
-  (qosc/push/junos_xml.py).
+- the RFC 6241 path reads it into a statement tree that the YANG-derived
+  grammar turns into XML (push/xml.py).
 
 Only the statement grammar is parsed here (words, `[ lists ]`, quoted strings,
-`{ blocks }`, `;`, comments); meaning lives in junos_xml.py's schema.
+`{ blocks }`, `;`, comments); meaning lives in the grammar (yang_grammar.py).
 """
 
 from __future__ import annotations

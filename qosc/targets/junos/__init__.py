@@ -5,9 +5,10 @@ and `<device>.set` (set commands, for `load set`), both written by one walk of
 one statement tree (lower.py -> serialize.py), which the junos grammar
 (grammar.py) checks before anything is written.  Package layout: plan.py and
 edge.py (the per-device decisions), lower.py (plan -> statement tree),
-serialize.py, grammar.py and references.py (what the dialect accepts, with
-sources), platform.py and platforms/*.json (typed platform data), push/ (the
-NETCONF text and XML forms the push driver sends), tests/.
+serialize.py, grammar.py, yang_grammar.py (from Juniper's YANG, data in yang/
+derived by scripts/derive-junos-grammar), references.py and documented.py (what
+the YANG cannot say, with sources), platform.py and platforms/*.json (typed
+platform data), push/ (the NETCONF driver's text and XML forms), tests/.
 
 How the policy becomes JUNOS (the rules a reviewer needs):
 
@@ -21,6 +22,9 @@ takes queue 3 (JUNOS queues routing-engine traffic, i.e. the routing
 protocols, on queue 3 by default), and the other services take the free
 numbers in policy order.  For geant-lbe this gives BE 0, EF 1, LBE 2, NC 3,
 the GÉANT plan of domain.md 4.3; the same policy keeps these numbers on MX.
+Router-generated traffic (`host-outbound-traffic forwarding-class`) goes to
+the network-control class, or to the default class where there is none, never
+to whatever Junos's default queue happens to be (a 0% LBE queue, say).
 
 Classification.  A DSCP classifier that `import default`s and lists every
 code point of the scheduled services.  The loss priority carries the AF drop
@@ -33,10 +37,10 @@ code point back.  The code points JUNOS's default classifier sends to
 assured-forwarding, expedited-forwarding or network-control (af11-af13, ef,
 cs6, cs7) are pinned to the default service unless a service claims them: in
 the GÉANT plan queue 2 is LBE, and AF1x must not land there.  Code points
-without a JUNOS alias get one (`code-point-aliases dscp le 000001`).  When
-the policy has IPv6 prefixes, the same classifier and rewrite rule are also
-written as `dscp-ipv6` (named `<policy>-ipv6`) and applied next to the IPv4
-ones, so IPv6 traffic is classified and marked the same way.
+without a JUNOS alias get one (`code-point-aliases dscp le 000001`).  The
+same classifier and rewrite rule are also written as `dscp-ipv6` (named
+`<policy>-ipv6`) and applied next to the IPv4 ones on every unit, so IPv6
+traffic is classified and marked the same way.
 
 Rewrite (marking).  One DSCP rewrite rule maps each (forwarding class, loss
 priority) to the service's code point, so every service keeps its mark (LBE
@@ -54,19 +58,26 @@ for percentages, the rate in bit/s for absolute shares, `remainder` when no
 share is given; `exact` when the queue may not borrow (ceiling or rate cap
 equal to the share); other caps become `shaping-rate` (MX only).
 `buffer-size percent N` or `temporal` microseconds.  Priority low/high on
-M-series; low, medium-low, medium-high, high on MX, and strict -> strict-high
-(with its rate cap as shaping-rate).  Drop profiles: segmented `fill-level N
+M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
+`excess-priority` (low or high: sharing of excess), see the platforms'
+`priority_mapping` (domain.md 4.3); strict -> strict-high (with its rate cap
+as shaping-rate).  Drop profiles: segmented `fill-level N
 drop-probability M` per point, or `interpolate` lists when the profile says
 interpolate or was written as RED min/max/probability (a linear ramp, which
 a two-point segmented profile would not be).  `drop-profile-map loss-priority
 any` for one profile, else one per loss priority.  The scheduler map sits on
 the physical interface (`class-of-service interfaces <ifd> scheduler-map`),
 where JUNOS schedules port queues; classifier and rewrite rule on the unit.
+Logical units of one physical interface with different services or shaping
+get `per-unit-scheduler` on the interface and their map and shaping rate on
+the unit (MX); M-series cannot, and QOS119 says so at the unit.  Derived
+names (`-ipv6`, `-dscp`, `-<interface>`, `police-`) stay within Juniper's 64
+characters (qosc.names, a stable hash suffix) and never start with `__`.
 
 Edge conditioning (firewall).  Per edge classifier and trust, a `family inet`
-filter (and `family inet6` when a rule has IPv6 prefixes; an inet6 filter is
-never attached otherwise, because attaching one would enable IPv6 on the
-unit), `interface-specific` so every interface polices its own customer.
+and a `family inet6` filter, both attached to the unit (IPv6 is conditioned
+like IPv4; attaching the inet6 filter configures family inet6 on the unit),
+`interface-specific` so every interface polices its own customer.
 Terms follow the rules in order; a rule whose prefixes are all of the other
 family is left out of that family's filter.  `then` sets forwarding class and
 loss priority of the service's mark, applies the policer, and accepts.  With
@@ -91,7 +102,9 @@ three-colour policer on M-series, QOS112 queue cap M-series cannot express,
 QOS113 values outside what JUNOS accepts, QOS114 classification or re-mark
 JUNOS cannot realise, QOS115/QOS116 warnings where a DSCP will be rewritten,
 QOS117 names that collide once made JUNOS-safe, QOS118 more queues on a
-device than the platform has.  Queue count per interface (QOS091), priority
+device than the platform has, QOS119 logical units that need per-unit
+scheduling on M-series.  `ecn` and `aqm` are not rendered (the core reports
+QOS090 at the field).  Queue count per interface (QOS091), priority
 levels (QOS092), strict count (QOS093) and policer ranges (QOS095) are the
 generic checks.
 """

@@ -7,8 +7,8 @@ values of one slot as `[ a b ]`.  Set (`<device>.set`, for `load set`): one
 unordered values (code points, match values) is one line per value, as JUNOS
 shows it (`show configuration | display set`), while an ordered list
 (`interpolate fill-level [ ... ]`) stays one bracketed value.  Both start with
-the document's header as `#` comments.  The NETCONF XML of the same tree is
-written by push/xml.py.
+the document's header as `#` comments.  The NETCONF XML of the same tree
+(`netconf_xml`) is built by the walk of the YANG-derived grammar (push/xml.py).
 """
 
 from __future__ import annotations
@@ -77,6 +77,14 @@ def leaves(doc: Document) -> list[tuple[tuple[Statement, ...], tuple[str, ...]]]
 
     visit(doc.statements, (), ())
     return found
+
+
+def netconf_xml(doc: Document) -> str:
+    """The NETCONF XML of a document (what the RFC 6241 push path sends), from the same tree."""
+    from lxml import etree
+
+    from qosc.targets.junos.push.xml import document_xml  # lxml is the push extra: only when asked
+    return etree.tostring(document_xml(doc), pretty_print=True, encoding="unicode")
 
 
 def set_commands(doc: Document) -> Rendered:

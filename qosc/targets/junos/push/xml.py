@@ -72,7 +72,11 @@ class _Builder:
 
 def to_xml(text: str, replace_owned: bool = True) -> etree._Element:
     """The generated JUNOS text as `<configuration xmlns=qosc>`; owned hierarchies get operation="replace"."""
-    doc = Document("push", "junos", _statements(parse(text)))
+    return document_xml(Document("push", "junos", _statements(parse(text))), replace_owned)
+
+
+def document_xml(doc: Document, replace_owned: bool = True) -> etree._Element:
+    """A statement tree as `<configuration xmlns=qosc>`, by the grammar's walk (ConversionError if refused)."""
     builder = _Builder()
     refused = GRAMMAR.check(doc, builder)
     if refused:

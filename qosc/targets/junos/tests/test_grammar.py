@@ -125,3 +125,16 @@ def test_documented_checks_where_the_yang_is_silent() -> None:
 def test_dangling_references_are_refused() -> None:
     doc = _cos(stmt("interfaces", children=[stmt(name("ge-1/1/0"), children=[stmt("scheduler-map", name("nowhere"))])]))
     assert any("scheduler map 'nowhere'" in v.message for v in GRAMMAR.check(doc))
+
+
+@pytest.mark.parametrize("path", POLICIES, ids=lambda p: p.stem)
+def test_xml_from_the_tree_equals_xml_from_the_curly_text(path: Path) -> None:
+    """One tree, three forms: the XML push builds from the .conf text is the XML of the tree itself."""
+    from lxml import etree
+
+    from qosc.targets.junos import serialize
+    from qosc.targets.junos.push.xml import to_xml
+    for doc in documents(path):
+        xml = serialize.netconf_xml(doc)
+        assert "<class-of-service" in xml and "<scheduler-maps>" in xml
+        assert xml == etree.tostring(to_xml(serialize.curly(doc).text), pretty_print=True, encoding="unicode")

@@ -334,9 +334,13 @@ def test_cache_invalidated_when_a_template_or_qosc_changes(tmp_path: Path, netwo
     out = tmp_path / "out"
     _run_copy(src, str(network), "-o", str(out))
     assert "from the cache" in _run_copy(src, str(network), "-o", str(out))
-    # a template: its outputs change, and match a full compile with the new template
-    template = src / "templates" / "junos" / "junos.conf.j2"
-    template.write_text("# template revision 2\n" + template.read_text())
+    # a serializer (the JUNOS .conf one; it replaced the template): its outputs change, and match a full compile
+    serializer = src / "qosc" / "targets" / "junos" / "serialize.py"
+    text = serializer.read_text()
+    anchor = "    out = Writer()\n    _header(out, doc)\n\n    def emit("
+    assert anchor in text
+    changed = anchor.replace("Writer()\n", "Writer()\n    out.line(\"# template revision 2\")\n")
+    serializer.write_text(text.replace(anchor, changed))
     err = _run_copy(src, str(network), "-o", str(out))
     assert "from the cache" not in err
     confs = sorted(out.rglob("*.conf"))

@@ -121,7 +121,7 @@ CORE: tuple[Code, ...] = (
 )
 
 # Codes of targets still being moved into their packages (each target package will declare its own).
-_J, _I, _L = "junos", "ios", "linux-tc"
+_J, _L = "junos", "linux-tc"
 LEGACY_TARGETS: tuple[Code, ...] = (
     _c("QOS110", "junos", "error", "strict priority on a platform without strict-high (M-series)", _J),
     _c("QOS111", "junos", "error", "three-colour policer on a platform without tricolor marking (M-series)", _J),
@@ -132,16 +132,6 @@ LEGACY_TARGETS: tuple[Code, ...] = (
     _c("QOS116", "junos", "warning", "service the device does not schedule is queued and marked as the default", _J),
     _c("QOS117", "junos", "error", "names that collide once made JUNOS-safe", _J),
     _c("QOS118", "junos", "error", "more queues on a device than the platform has", _J),
-    _c("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _I),
-    _c("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _I),
-    _c("QOS122", "ios", "warning", "Catalyst queues by CoS: services sharing a precedence share a queue", _I),
-    _c("QOS123", "ios", "error", "ECN on a release without it", _I),
-    _c("QOS124", "ios", "warning", "one policer shared by several classes polices each class separately", _I),
-    _c("QOS125", "ios", "error", "more WRR queues than the port type has", _I),
-    _c("QOS126", "ios", "error", "precedence clash without a free CoS", _I),
-    _c("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _I),
-    _c("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _I),
-    _c("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _I),
     _c("QOS140", "linux-tc", "error", "not a Linux interface name", _L),
     _c("QOS141", "linux-tc", "error", "interface without speed", _L),
     _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
-from qosc.platforms import Platform
+from qosc.targets.ios.platform import IosPlatform as Platform
 from qosc.units import Percent
 
 Command = list[Any]
@@ -181,7 +181,7 @@ def policer_users(policy: Policy, iface: Interface, rules: Iterable[Rule], found
             count[name] = count.get(name, 0) + 1
     for name, n in count.items():
         if n > 1 and name in policy.policer_map:
-            found.warning("QOS124", f"policer '{name}' is used by {n} classifier rules on {iface.name}; each class "
+            found.warning("QOS119", f"policer '{name}' is used by {n} classifier rules on {iface.name}; each class "
                           "gets its own policer of the full rate, not one shared aggregate",
                           policy.policer_map[name].where.loc,
                           "give each rule its own policer with its share of the rate")

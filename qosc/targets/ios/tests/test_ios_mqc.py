@@ -8,21 +8,26 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
-from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
-from qosc.targets.cisco_common import line
+from qosc.targets.ios import modes as cisco_modes
+from qosc.targets.ios.common import line
+from qosc.targets.ios.target import CiscoTarget
+from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = targets()["ios-mqc"].old  # type: ignore[attr-defined]
+ROOT = Path(__file__).resolve().parents[4]
+_FOUND = targets()["ios-mqc"]
+assert isinstance(_FOUND, CiscoTarget)
+TARGET: CiscoTarget = _FOUND
 
 
-def compile_device(policy: Policy, device: str) -> str:
-    (out,) = TARGET.outputs(policy, policy.device_map[device])
+def compile_device(policy: Policy | None, device: str) -> str:
+    assert policy is not None
+    unit = policy.device_map[device]
+    (out,) = TARGET.render(TARGET.lower(policy, unit, TARGET.platform_data[unit.platform]))
     assert out.path == f"{device}.cfg"
     return out.text
 
@@ -119,8 +124,8 @@ def test_hierarchy_matches_the_ir() -> None:
     ciscoconfparse2 = confparse()
     for policy_name, device in CASES:
         policy, _ = load(ROOT / "policies" / f"{policy_name}.yaml")
-        ir, _ = TARGET.lower(policy, policy.device_map[device])
-        text = TARGET.render(ir)
+        ir, _ = TARGET.ir(policy, policy.device_map[device])
+        text = TARGET.text(ir)
         parsed = ciscoconfparse2.CiscoConfParse(text.splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
@@ -157,8 +162,8 @@ def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
 
 def test_bad_render_becomes_qos199(monkeypatch: pytest.MonkeyPatch) -> None:
     policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
-    real = TARGET.render
-    monkeypatch.setattr(TARGET, "render", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
+    real = TARGET.text
+    monkeypatch.setattr(TARGET, "text", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
     outputs, diags = api.render_outputs(policy, [(TARGET, policy.device_map["gsr-1"])])
     assert not outputs and [d.code for d in diags] == ["QOS199"]
     assert "bandwidth 72%" in diags[0].message

@@ -3,14 +3,14 @@
 What a device gets:
 
 - ``mls qos``; ``mls qos map dscp-cos`` for all 64 code points, derived from
-  the services (CoS = precedence, see qosc.targets.cisco_pfc for the rule and
+  the services (CoS = precedence, see qosc.targets.ios.pfc for the rule and
   its exceptions);
 - per interface, from its port type (``port-type:`` in the policy, else the
   platform's ``default_port_type``): ``wrr-queue bandwidth``, ``wrr-queue
   queue-limit``, WRED (``wrr-queue random-detect min-threshold/max-threshold``)
   or tail-drop (``wrr-queue threshold``) thresholds, ``wrr-queue cos-map`` and
   ``priority-queue cos-map``; the queue-mapping rule is documented in
-  qosc.targets.cisco_pfc;
+  qosc.targets.ios.pfc;
 - ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports;
 - at edge ports, an input policy-map: ACL classes per classifier rule with
   ``set ip dscp`` and ``police <cir> <normal-burst> [<max-burst>] [pir <pir>]
@@ -22,19 +22,18 @@ What a device gets:
   QOS129).  The PFC has no egress queueing policy-map: queues are per port.
 
 Every rendered config passes the mode-structure self-check against the
-platform's command table (qosc.targets.cisco_modes).
+platform's command table (qosc.targets.ios.modes).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
 from qosc.model import Device, Interface, Policer, Policy, Role
-from qosc.platforms import Platform
-from qosc.targets.cisco_common import (
+from qosc.targets.ios.common import (
     Command,
-    Findings,
     IosLowering,
     check_policer,
     chunks,
@@ -43,29 +42,30 @@ from qosc.targets.cisco_common import (
     policer_users,
     unique_names,
 )
-from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
-from qosc.targets.cisco_target import CiscoTarget
+from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.ios.platform import CatalystPlatform
 
 _BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
 
 
 class CatalystLowering(IosLowering):
     interface_example = "GigabitEthernet1/1"
+    platform: CatalystPlatform
 
-    def __init__(self, policy: Policy, device: Device, platform: Platform):
+    def __init__(self, policy: Policy, device: Device, platform: CatalystPlatform):
         super().__init__(policy, device, platform)
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
         self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
-        types = self.platform.extra["port_types"]
-        name = iface.port_type or self.platform.extra["default_port_type"]
+        types = self.platform.port_types
+        name = iface.port_type or self.platform.default_port_type
         if name not in types:
             self.found.error("QOS125", f"{self.device.name}:{iface.name} has port type {name!r}, which "
                              f"{self.platform.name} does not know", iface.where.at("port-type"),
                              f"port types: {', '.join(types)}")
             return None
-        return {**types[name], "name": name}
+        return {**dataclasses.asdict(types[name]), "name": name}
 
     # -- policing ----------------------------------------------------------------
     def police(self, p: Policer, internal: Iterable[int]) -> Command:
@@ -197,16 +197,3 @@ class CatalystLowering(IosLowering):
         return {"header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}
-
-
-class Catalyst6500Target(CiscoTarget):
-    name = "catalyst6500"
-    platforms = ("catalyst6500",)
-    description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
-
-    def lower_for(self, policy: Policy, device: Device, platform: Platform) -> tuple[dict[str, Any], Findings]:
-        lowering = CatalystLowering(policy, device, platform)
-        return lowering.lower(), lowering.found
-
-
-TARGET = Catalyst6500Target()

@@ -120,7 +120,7 @@ class CatalystLowering(IosLowering):
                 pol = policy.policer_map.get(s.policer or "")
                 if pol is None or s is default or not s.dscp:
                     continue
-                name = f"{s.name}-dscp"
+                name = self.class_name(f"{s.name}-dscp", f"service {s.name} dscp")
                 self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": [
                     ["match", "ip", "dscp", *[ios_dscp(x) for x in part]] for part in chunks(list(s.dscp), 8)]})
                 classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
+from qosc.names import Names
 from qosc.targets.ios.platform import IosPlatform as Platform
 from qosc.units import Percent
 
@@ -241,14 +242,15 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
     return entries
 
 
-def rule_acls(classifier: str, rule: Rule, found: Findings) -> list[dict[str, Any]]:
-    """One ACL per IP family the rule covers: {"kind", "name", "entries"}."""
+def rule_acls(classifier: str, rule: Rule, found: Findings, names: Names) -> list[dict[str, Any]]:
+    """One ACL per IP family the rule covers: {"kind", "name", "entries"}, named by the device's `names`."""
     out = []
     base = f"{classifier}-{rule.name}"
     for family, kind, name in (("inet", "ip access-list extended", base), ("inet6", "ipv6 access-list", f"{base}-v6")):
         entries = acl_entries(rule, family, found)
         if entries:
-            out.append({"kind": kind, "name": name, "entries": entries})
+            given = names.name("acl", name, f"rule {classifier}/{rule.name} {family}")
+            out.append({"kind": kind, "name": given, "entries": entries})
     return out
 
 
@@ -257,6 +259,11 @@ def percent_text(value: object) -> str:
 
 
 # -- what both lowerings keep per device ----------------------------------------
+
+RESERVED = frozenset({"class-default"})
+"""The class IOS predefines in every policy-map (Cisco IOS QoS Command Reference, class-default)."""
+NAME_LIMIT = 1000
+"""No length limit is enforced here: the command tables' NAME token has none (a limit needs its source)."""
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 
@@ -272,7 +279,14 @@ class IosLowering:
         self.found = Findings()
         self.acls: dict[str, dict[str, Any]] = {}
         self.class_maps: dict[str, dict[str, Any]] = {}
+        self.names = Names("ios", max_length=NAME_LIMIT, reserved=RESERVED)
+        """Every class-map and ACL name of the device, so a service named like a rule's class-map (c1-r1) or
+        like a reserved class (class-default) never shares a name with another object."""
         self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
+
+    def class_name(self, wanted: str, owner: str) -> str:
+        """The class-map name of `owner` (the same owner always gets the same name)."""
+        return self.names.name("class-map", wanted, owner)
 
     def check_interface_name(self, iface: Interface) -> None:
         if not IFNAME.fullmatch(iface.name):
@@ -292,12 +306,12 @@ class IosLowering:
 
     def rule_class(self, classifier: Classifier, rule: Rule) -> str | None:
         """The class-map of a classifier rule, its ACLs and class-map kept by name; None if it has no ACL."""
-        acls = rule_acls(classifier.name, rule, self.found)
+        acls = rule_acls(classifier.name, rule, self.found, self.names)
         if not acls:
             return None
         for acl in acls:
             self.acls.setdefault(acl["name"], acl)
-        name = f"{classifier.name}-{rule.name}"
+        name = self.class_name(f"{classifier.name}-{rule.name}", f"rule {classifier.name}/{rule.name}")
         self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
                                           "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
         return name

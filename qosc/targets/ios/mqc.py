@@ -74,7 +74,8 @@ class MqcLowering(IosLowering):
             out += [x for x in s.dscp if x not in out]
         return out
 
-    def class_map(self, name: str, codes: list[int]) -> str:
+    def class_map(self, wanted: str, codes: list[int], owner: str) -> str:
+        name = self.class_name(wanted, owner)
         if self.by_precedence:
             precs = sorted({x >> 3 for x in codes})
             matches = [["match", "ip", "precedence", *c] for c in chunks(precs, 4)]
@@ -225,7 +226,7 @@ class MqcLowering(IosLowering):
                 matched |= self.covered(self.class_dscps(s))
         classes, total = [], 0.0
         for s in own:
-            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s))
+            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}")
             cmds: list[Command] = []
             notes: list[str] = []
             if s.queue.strict:
@@ -288,7 +289,8 @@ class MqcLowering(IosLowering):
             if pol is None or s is default or iface.trust != "dscp":
                 continue
             sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
-            name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp))
+            name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
+                                  f"service {s.name}" + (" alone" if sharers else ""))
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
                             "commands": [mqc_police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None

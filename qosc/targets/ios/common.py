@@ -226,6 +226,14 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
                     f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
                     rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
         return []
+    if ported and family == "inet" and "sctp" in protocols:
+        # An IPv4 extended ACL has no sctp keyword: SCTP is protocol 132, and port operators exist only after
+        # tcp and udp (Cisco IOS Security Command Reference, permit (IP extended); `permit 132 any any eq 2905`
+        # is refused).  IPv6 ACLs have the sctp keyword with ports.
+        found.error("QOS121", f"rule '{rule.name}' matches SCTP ports in IPv4, which an IOS IPv4 ACL cannot "
+                    "express (ports only after tcp or udp)", rule.where.at("match.protocol", "match"),
+                    "match SCTP without ports in IPv4, or restrict the rule to IPv6 prefixes")
+        return []
     entries: list[Command] = []
     for proto in protocols:
         word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)

@@ -80,7 +80,9 @@ class MqcLowering(IosLowering):
             precs = sorted({x >> 3 for x in codes})
             matches = [["match", "ip", "precedence", *c] for c in chunks(precs, 4)]
         else:
-            matches = [["match", "ip", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
+            # `match dscp` matches IPv4 and IPv6 (the edge marks both with `set dscp`); `match ip dscp` only IPv4
+            # (Cisco IOS QoS Command Reference, match dscp).  Platforms that classify by DSCP are IOS XE.
+            matches = [["match", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
         self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches})
         return name
 

@@ -247,3 +247,11 @@ def test_strict_cap_outside_the_police_range_is_a_capability_error(tmp_path: Pat
     assert result.ok, [d.message for d in result.diagnostics if d.is_error]
     (out,) = api.compile_policy(result, ["ios-mqc"])
     assert "  police cir 8000 bc 3000 conform-action transmit exceed-action drop" in out.text.splitlines()
+
+
+def test_ios_xe_classes_match_ipv4_and_ipv6_dscp(tmp_path: Path) -> None:
+    """IOS XE egress classes use `match dscp` (IPv4 and IPv6), never `match ip dscp` (IPv4 only) (issue 15)."""
+    text = compile_device(variant(tmp_path, platform="ios-xe").policy, "r1")
+    matches = [ln.strip() for ln in text.splitlines() if ln.startswith(" match ")]
+    assert "match dscp af21" in matches and "match dscp cs1" in matches
+    assert not [m for m in matches if m.startswith("match ip ")]

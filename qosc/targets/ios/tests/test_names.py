@@ -85,7 +85,7 @@ def test_colliding_names_get_distinct_class_maps_and_acls(tmp_path: Path, names:
         assert len(v6) == 1
     if platform != "catalyst6500":  # ios-mqc: each service's egress class matches its own code point
         for name, code in zip(names, ["af21", "af31", "af41"], strict=False):
-            wanted = "precedence" if platform == "ios-gsr" else "dscp"
-            owners = [c for c, m in class_maps.items() if m and all(x.startswith(f"match ip {wanted}") for x in m)
-                      and (code in " ".join(m) or wanted == "precedence")]
+            wanted = "match ip precedence" if platform == "ios-gsr" else "match dscp"
+            owners = [c for c, m in class_maps.items() if m and all(x.startswith(wanted) for x in m)
+                      and (code in " ".join(m) or platform == "ios-gsr")]
             assert owners, (name, class_maps)

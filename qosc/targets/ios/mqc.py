@@ -21,7 +21,7 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   default of 64 packets); mark-probability denominator = 100 / drop % at max.
   ``random-detect dscp-based`` when the platform matches DSCPs and two code
   points of one precedence have different profiles (AF drop precedences),
-  else ``precedence-based`` with one line per precedence the class can see;
+  else bare ``random-detect`` (precedence-based) with one line per precedence the class can see;
 - interfaces whose guaranteed total exceeds ``reservable.default`` (75% on
   classic IOS) get ``max-reserved-bandwidth 100`` before the service-policy;
 - edge interfaces get an input policy-map: one ACL class per classifier rule
@@ -172,7 +172,9 @@ class MqcLowering(IosLowering):
                                    f"'{s.name}' cannot drop its AF drop precedences differently; precedence {p} uses "
                                    f"drop profile '{profile[by_prec[p][0]]}'", s.where.at("drop-profile"),
                                    "use one drop profile for the service on this platform")
-            cmds = [["random-detect", "precedence-based"]]
+            # bare `random-detect` is precedence-based WRED on every IOS: classic 12.0S spells the keyword
+            # prec-based, IOS XE precedence-based and prints it back bare, so only the bare form converges on push
+            cmds = [["random-detect"]]
             for p, xs in sorted(by_prec.items()):
                 levels = self.thresholds(profile[xs[0]], limit, claim.get(xs[0], owner))
                 cmds.append(["random-detect", "precedence", p, *levels])

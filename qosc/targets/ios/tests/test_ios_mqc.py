@@ -82,7 +82,7 @@ def test_datagrid_gsr_five_precedence_classes_with_wred() -> None:
     for prec in (1, 2, 3, 4):
         assert block(text, f"class-map match-any precedence-{prec}") == [f" match ip precedence {prec}"]
         cmds = got[f"precedence-{prec}"]
-        assert "random-detect precedence-based" in cmds
+        assert "random-detect" in cmds and "random-detect precedence-based" not in cmds
         # thresholds in packets: fill % of the default 64-packet queue, 1/10 at max
         expected = "16 48 10" if prec < 4 else "19 58 10"
         assert f"random-detect precedence {prec} {expected}" in cmds
@@ -255,3 +255,15 @@ def test_ios_xe_classes_match_ipv4_and_ipv6_dscp(tmp_path: Path) -> None:
     matches = [ln.strip() for ln in text.splitlines() if ln.startswith(" match ")]
     assert "match dscp af21" in matches and "match dscp cs1" in matches
     assert not [m for m in matches if m.startswith("match ip ")]
+
+
+@pytest.mark.parametrize("platform", ["ios-gsr", "ios-xe"])
+def test_precedence_wred_is_bare_random_detect(tmp_path: Path, platform: str) -> None:
+    """Precedence WRED is bare `random-detect` on both dialects (issue 15): GSR 12.0S has no `precedence-based`,
+    and IOS XE prints it back bare, so pushing the keyword never converges."""
+    got = classes(compile_device(variant(tmp_path, platform=platform).policy, "r1"), "t-out")
+    wred = [[c for c in cmds if c.startswith("random-detect")] for cmds in got.values()]
+    per_precedence = [w for w in wred if w and w[1].startswith("random-detect precedence ")]
+    assert per_precedence and all(w[0] == "random-detect" for w in per_precedence)
+    with pytest.raises(SelfCheckError):
+        cisco_modes.check("policy-map p\n class class-default\n  random-detect precedence-based\nend\n", "ios-gsr")

@@ -68,16 +68,24 @@ class CatalystLowering(IosLowering):
         return {**dataclasses.asdict(types[name]), "name": name}
 
     # -- policing ----------------------------------------------------------------
-    def police(self, p: Policer, internal: Iterable[int]) -> Command:
-        """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points."""
+    def police(self, p: Policer, internal: Iterable[int], mark: int | None = None) -> Command:
+        """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points.
+        `mark`: the DSCP an untrusted class marks its conforming traffic with."""
         cmd: Command = ["police", p.cir, p.cbs]
         if p.pir is not None and p.pbs is not None:
             cmd += [p.pbs, "pir", p.pir]
         elif p.ebs is not None:
             cmd += [p.ebs]
         conform = p.conform
-        cmd += ["conform-action", *(["set-dscp-transmit", ios_dscp(conform.dscp)]
-                                    if conform.kind == "remark" and conform.dscp is not None else [conform.kind])]
+        if conform.kind == "remark" and conform.dscp is not None:
+            cmd += ["conform-action", "set-dscp-transmit", ios_dscp(conform.dscp)]
+        elif conform.kind == "transmit" and mark is not None:
+            # untrusted: with `conform-action transmit` the PFC applies the port's trust state to conforming
+            # traffic, trusting the customer's DSCP instead of marking it (Catalyst 6500 Release 12.2SX Software
+            # Configuration Guide, PFC QoS policing); set-dscp-transmit marks it
+            cmd += ["conform-action", "set-dscp-transmit", ios_dscp(mark)]
+        else:
+            cmd += ["conform-action", conform.kind]
         actions = [("exceed", p.exceed)] + ([("violate", p.violate)] if p.colours == 3 and p.violate else [])
         for label, action in actions:
             if action.kind != "remark" or action.dscp is None:
@@ -111,7 +119,7 @@ class CatalystLowering(IosLowering):
             cmds: list[Command] = [["set", "ip", "dscp", ios_dscp(mark)]]
             pol = policy.policer_map.get(r.policer or service.policer or "")
             if pol is not None:
-                cmds.append(self.police(pol, [mark]))
+                cmds.append(self.police(pol, [mark], mark))
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         trusted = iface.trust == "dscp"
@@ -129,7 +137,8 @@ class CatalystLowering(IosLowering):
         mark = default.mark if default and default.dscp else 0
         cmds = [["trust", "dscp"]] if trusted else [["set", "ip", "dscp", ios_dscp(mark)]]
         if dpol is not None:
-            cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark]))
+            cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark],
+                                    None if trusted else mark))
         if not trusted or dpol is not None:
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "

@@ -121,18 +121,8 @@ CORE: tuple[Code, ...] = (
 )
 
 # Codes of targets still being moved into their packages (each target package will declare its own).
-_I, _L = "ios", "linux-tc"
+_L = "linux-tc"
 LEGACY_TARGETS: tuple[Code, ...] = (
-    _c("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _I),
-    _c("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _I),
-    _c("QOS122", "ios", "warning", "Catalyst queues by CoS: services sharing a precedence share a queue", _I),
-    _c("QOS123", "ios", "error", "ECN on a release without it", _I),
-    _c("QOS124", "ios", "warning", "one policer shared by several classes polices each class separately", _I),
-    _c("QOS125", "ios", "error", "more WRR queues than the port type has", _I),
-    _c("QOS126", "ios", "error", "precedence clash without a free CoS", _I),
-    _c("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _I),
-    _c("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _I),
-    _c("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _I),
     _c("QOS140", "linux-tc", "error", "not a Linux interface name", _L),
     _c("QOS141", "linux-tc", "error", "interface without speed", _L),
     _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),

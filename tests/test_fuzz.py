@@ -226,7 +226,7 @@ def check(text: str, directory: Path, cli: bool = False) -> None:
 
 KNOWN_BUGS: list[re.Pattern[str]] = [
     # the description-with-trailing-space crash (tests/regressions/cisco-trailing-space.yaml) is fixed.
-    # cisco_mqc.py: a strict queue's cap on ios-gsr is policed below the platform's range (police cir 6400 on a
+    # qosc.targets.ios.mqc: strict queue's cap on ios-gsr is policed below the platform's range (police cir 6400 on a
     # 64 kbit/s link), which the self-check refuses (tests/regressions/ios-gsr-police-below-range.yaml)
     re.compile(r"ios-mqc output for .* failed its self-check: .*'police cir \d+ .* is outside \d+\.\.\d+"),
     # Cisco targets write DSCP 1 as 'le', which their IOS command tables refuse

@@ -18,7 +18,7 @@ from push.ios_sim import parse as sim_parse
 from push.ios_sim import render as sim_render
 from push.lab import lab_policy
 
-from qosc.push.ios import as_diff, plan
+from qosc.targets.ios.push import as_diff, plan
 
 
 def env_for(lab, tmp_path, device="asr-1"):

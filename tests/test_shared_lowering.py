@@ -18,7 +18,7 @@ import pytest
 
 from qosc import api, pipeline
 from qosc.model import Interface
-from qosc.targets import cisco_mqc
+from qosc.targets.ios import mqc as cisco_mqc
 from qosc.targets.registry import for_platform
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,8 +29,6 @@ from qosc.targets.registry import targets
 
 # target name -> (module, driver class, default port) of targets that do not state their driver yet
 DRIVERS: dict[str, tuple[str, str, int]] = {
-    "ios-mqc": ("qosc.push.ios", "IosDriver", 22),
-    "catalyst6500": ("qosc.push.ios", "IosDriver", 22),
     "linux-tc": ("qosc.push.linux", "LinuxDriver", 22),
 }
 

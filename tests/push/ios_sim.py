@@ -52,6 +52,9 @@ MODES = {  # mode -> (prompt suffix, first words allowed)
     "acl6": ("(config-ipv6-acl)#", {"permit", "deny", "remark", "no"}),
 }
 BARE_OK = {"priority", "shutdown", "random-detect", "fair-queue"}
+# IOS XE shows some lines back in another spelling than typed (issue 15): a push that sends the typed form plans
+# the line again on every run unless it sends the canonical one.
+CANONICAL = {"random-detect precedence-based": "random-detect"}
 ENTERS = [  # (mode it is typed in, pattern, sub-mode)
     ("config", re.compile(r"class-map (match-any|match-all) \S+$"), "cmap"),
     ("config", re.compile(r"policy-map \S+$"), "pmap"),
@@ -259,6 +262,7 @@ class IosShell(CMDShell):
         if len(words) == 1 and words[0] not in BARE_OK:
             return "% Incomplete command."
         parent = self.path[-1] if self.path else dev.running
+        text = CANONICAL.get(text, text)  # stored (and shown back) as IOS XE prints it
         if words[0] == "no":
             target = " ".join(words[1:])
             victim = next((c for c in parent.children if c.line == target or c.line.startswith(target + " ")),

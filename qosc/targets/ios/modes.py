@@ -1,6 +1,6 @@
 """Self-check for Cisco IOS-style output: every line must be a command of the mode it sits in.
 
-The command table lives in platform data (``extra.commands`` of the platform's
+The command table lives in platform data (``commands`` of the platform's
 JSON), written from Cisco's command references (each entry names its source).
 A table has:
 
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from qosc.platforms import get as get_platform
 from qosc.targets.base import SelfCheckError
+from qosc.targets.ios.platform import get as get_platform
 
 _PLACEHOLDER = re.compile(r"\{(?:(def|ref):([a-z0-9-]+)|([A-Z][A-Z0-9_]*)(?::(\d+)-(\d+))?(?:\+(\d+))?)\}")
 _MAX_EXPANSION = 8
@@ -119,9 +119,9 @@ def compile_table(data: Mapping[str, Any]) -> Table:
 def table_data(platform: str, depth: int = 0) -> dict[str, Any]:
     """The platform's command table, with the table it `extends` merged underneath."""
     spec = get_platform(platform)
-    if spec is None or "commands" not in spec.extra or depth > 4:
+    if spec is None or not spec.commands or depth > 4:
         raise SelfCheckError(f"platform {platform} has no command table")
-    own = spec.extra["commands"]
+    own = spec.commands
     if "extends" not in own:
         return dict(own)
     base = table_data(own["extends"], depth + 1)

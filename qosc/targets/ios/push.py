@@ -200,7 +200,8 @@ class IosDriver(Driver):
             self.conn.send_config_set(self.cmds, error_pattern=ERROR_PATTERN, cmd_verify=True,
                                       read_timeout=self.options.rpc_timeout)
         except Exception as exc:  # noqa: BLE001 - whatever failed, the rollback copy is restored
-            reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            # the whole message on one line: netmiko's timeouts start with blank lines, so a first line is empty
+            reason = redact(" ".join(str(exc).split()) or type(exc).__name__)
             try:
                 self._restore()
             except PushError as undo:

@@ -1,7 +1,7 @@
 """Catalyst 6500 PFC QoS egress: DSCP -> CoS (device-wide) and CoS -> queue/threshold (per port).
 
 Egress queueing on the PFC is by CoS, and the port type fixes the queues
-(platform data ``extra.port_types``: WRR queues, thresholds per queue,
+(typed platform data ``CatalystPlatform.port_types``: WRR queues, thresholds per queue,
 priority queue, drop modes).  The queue-mapping rule:
 
 1. CoS.  Every service keeps CoS = the IP precedence of its code points.  When
@@ -41,7 +41,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.model import Interface, Kind, Policy, Service
-from qosc.targets.cisco_common import Command, Findings, chunks, is_integral, members, share_percent
+from qosc.targets.ios.common import Command, Findings, chunks, is_integral, members, share_percent
 
 
 def assign_cos(policy: Policy, services: tuple[Service, ...], found: Findings) -> dict[str, dict[int, int]]:

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
-from qosc.platforms import Platform
+from qosc.names import Names
+from qosc.targets.ios.platform import IosPlatform as Platform
 from qosc.units import Percent
 
 Command = list[Any]
@@ -181,7 +182,7 @@ def policer_users(policy: Policy, iface: Interface, rules: Iterable[Rule], found
             count[name] = count.get(name, 0) + 1
     for name, n in count.items():
         if n > 1 and name in policy.policer_map:
-            found.warning("QOS124", f"policer '{name}' is used by {n} classifier rules on {iface.name}; each class "
+            found.warning("QOS130", f"policer '{name}' is used by {n} classifier rules on {iface.name}; each class "
                           "gets its own policer of the full rate, not one shared aggregate",
                           policy.policer_map[name].where.loc,
                           "give each rule its own policer with its share of the rate")
@@ -225,6 +226,14 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
                     f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
                     rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
         return []
+    if ported and family == "inet" and "sctp" in protocols:
+        # An IPv4 extended ACL has no sctp keyword: SCTP is protocol 132, and port operators exist only after
+        # tcp and udp (Cisco IOS Security Command Reference, permit (IP extended); `permit 132 any any eq 2905`
+        # is refused).  IPv6 ACLs have the sctp keyword with ports.
+        found.error("QOS121", f"rule '{rule.name}' matches SCTP ports in IPv4, which an IOS IPv4 ACL cannot "
+                    "express (ports only after tcp or udp)", rule.where.at("match.protocol", "match"),
+                    "match SCTP without ports in IPv4, or restrict the rule to IPv6 prefixes")
+        return []
     entries: list[Command] = []
     for proto in protocols:
         word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)
@@ -241,14 +250,15 @@ def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
     return entries
 
 
-def rule_acls(classifier: str, rule: Rule, found: Findings) -> list[dict[str, Any]]:
-    """One ACL per IP family the rule covers: {"kind", "name", "entries"}."""
+def rule_acls(classifier: str, rule: Rule, found: Findings, names: Names) -> list[dict[str, Any]]:
+    """One ACL per IP family the rule covers: {"kind", "name", "entries"}, named by the device's `names`."""
     out = []
     base = f"{classifier}-{rule.name}"
     for family, kind, name in (("inet", "ip access-list extended", base), ("inet6", "ipv6 access-list", f"{base}-v6")):
         entries = acl_entries(rule, family, found)
         if entries:
-            out.append({"kind": kind, "name": name, "entries": entries})
+            given = names.name("acl", name, f"rule {classifier}/{rule.name} {family}")
+            out.append({"kind": kind, "name": given, "entries": entries})
     return out
 
 
@@ -257,6 +267,11 @@ def percent_text(value: object) -> str:
 
 
 # -- what both lowerings keep per device ----------------------------------------
+
+RESERVED = frozenset({"class-default"})
+"""The class IOS predefines in every policy-map (Cisco IOS QoS Command Reference, class-default)."""
+NAME_LIMIT = 1000
+"""No length limit is enforced here: the command tables' NAME token has none (a limit needs its source)."""
 
 IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
 
@@ -272,7 +287,14 @@ class IosLowering:
         self.found = Findings()
         self.acls: dict[str, dict[str, Any]] = {}
         self.class_maps: dict[str, dict[str, Any]] = {}
+        self.names = Names("ios", max_length=NAME_LIMIT, reserved=RESERVED)
+        """Every class-map and ACL name of the device, so a service named like a rule's class-map (c1-r1) or
+        like a reserved class (class-default) never shares a name with another object."""
         self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
+
+    def class_name(self, wanted: str, owner: str) -> str:
+        """The class-map name of `owner` (the same owner always gets the same name)."""
+        return self.names.name("class-map", wanted, owner)
 
     def check_interface_name(self, iface: Interface) -> None:
         if not IFNAME.fullmatch(iface.name):
@@ -292,12 +314,12 @@ class IosLowering:
 
     def rule_class(self, classifier: Classifier, rule: Rule) -> str | None:
         """The class-map of a classifier rule, its ACLs and class-map kept by name; None if it has no ACL."""
-        acls = rule_acls(classifier.name, rule, self.found)
+        acls = rule_acls(classifier.name, rule, self.found, self.names)
         if not acls:
             return None
         for acl in acls:
             self.acls.setdefault(acl["name"], acl)
-        name = f"{classifier.name}-{rule.name}"
+        name = self.class_name(f"{classifier.name}-{rule.name}", f"rule {classifier.name}/{rule.name}")
         self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
                                           "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
         return name

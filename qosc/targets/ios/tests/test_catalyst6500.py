@@ -8,21 +8,26 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
-from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
-from qosc.targets.cisco_common import line
+from qosc.targets.ios import modes as cisco_modes
+from qosc.targets.ios.common import line
+from qosc.targets.ios.target import CiscoTarget
+from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = targets()["catalyst6500"].old  # type: ignore[attr-defined]
+ROOT = Path(__file__).resolve().parents[4]
+_FOUND = targets()["catalyst6500"]
+assert isinstance(_FOUND, CiscoTarget)
+TARGET: CiscoTarget = _FOUND
 
 
-def compile_device(policy: Policy, device: str = "cat6500-1") -> str:
-    (out,) = TARGET.outputs(policy, policy.device_map[device])
+def compile_device(policy: Policy | None, device: str = "cat6500-1") -> str:
+    assert policy is not None
+    unit = policy.device_map[device]
+    (out,) = TARGET.render(TARGET.lower(policy, unit, TARGET.platform_data[unit.platform]))
     assert out.path == f"{device}.cfg"
     return out.text
 
@@ -66,7 +71,8 @@ def test_datagrid_catalyst_two_queue_wrr_port() -> None:
     assert "service-policy input datagrid-catalyst-in" in block(text, "interface GigabitEthernet1/1")
     assert block(text, " class grid-in-premium-video") == [
         "set ip dscp ef",
-        "police 80000000 40000 40000 pir 80000000 conform-action transmit exceed-action drop violate-action drop"]
+        "police 80000000 40000 40000 pir 80000000 conform-action set-dscp-transmit ef exceed-action drop "
+        "violate-action drop"]  # untrusted port: conform-action transmit would trust the customer DSCP (issue 15)
     assert block(text, "ip access-list extended grid-in-premium-video") == [
         "permit udp 198.18.10.0 0.0.0.255 any range 5004 5005"]
     assert [d.code for d in diags if d.code.startswith("QOS12")] == []
@@ -94,8 +100,8 @@ def test_hierarchy_matches_the_ir() -> None:
     ciscoconfparse2 = confparse()
     for policy_name, device in CASES:
         policy, _ = load(ROOT / "policies" / f"{policy_name}.yaml")
-        ir, _ = TARGET.lower(policy, policy.device_map[device])
-        parsed = ciscoconfparse2.CiscoConfParse(TARGET.render(ir).splitlines(), syntax="ios")
+        ir, _ = TARGET.ir(policy, policy.device_map[device])
+        parsed = ciscoconfparse2.CiscoConfParse(TARGET.text(ir).splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
         for obj, pm in zip(maps, ir["policy_maps"], strict=True):
@@ -157,8 +163,8 @@ def variant(tmp_path: Path, **kw: str) -> api.Result:
 
 
 def plan(result: api.Result) -> list[dict]:
-    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
-    ir, _ = TARGET.lower(result.policy, result.policy.device_map["c1"])
+    assert result.ok and result.policy is not None, [d.message for d in result.diagnostics if d.is_error]
+    ir, _ = TARGET.ir(result.policy, result.policy.device_map["c1"])
     return ir["interfaces"][0]["queues"]
 
 
@@ -187,7 +193,8 @@ def test_lbe_that_cannot_get_a_cos_of_its_own_is_rejected(tmp_path: Path) -> Non
 def test_too_many_wrr_services_for_the_port_type(tmp_path: Path) -> None:
     result = variant(tmp_path, strict="false")  # three WRR services, 1p2q2t has two WRR queues
     diags = [d for d in result.diagnostics if d.code == "QOS125"]
-    assert diags and "needs 3 WRR queues" in diags[0].message and diags[0].location.line == 12
+    assert diags and "needs 3 WRR queues" in diags[0].message
+    assert diags[0].location is not None and diags[0].location.line == 12
 
 
 def test_strict_service_without_priority_queue_warns(tmp_path: Path) -> None:

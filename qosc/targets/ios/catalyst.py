@@ -3,14 +3,14 @@
 What a device gets:
 
 - ``mls qos``; ``mls qos map dscp-cos`` for all 64 code points, derived from
-  the services (CoS = precedence, see qosc.targets.cisco_pfc for the rule and
+  the services (CoS = precedence, see qosc.targets.ios.pfc for the rule and
   its exceptions);
 - per interface, from its port type (``port-type:`` in the policy, else the
   platform's ``default_port_type``): ``wrr-queue bandwidth``, ``wrr-queue
   queue-limit``, WRED (``wrr-queue random-detect min-threshold/max-threshold``)
   or tail-drop (``wrr-queue threshold``) thresholds, ``wrr-queue cos-map`` and
   ``priority-queue cos-map``; the queue-mapping rule is documented in
-  qosc.targets.cisco_pfc;
+  qosc.targets.ios.pfc;
 - ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports;
 - at edge ports, an input policy-map: ACL classes per classifier rule with
   ``set ip dscp`` and ``police <cir> <normal-burst> [<max-burst>] [pir <pir>]
@@ -22,19 +22,18 @@ What a device gets:
   QOS129).  The PFC has no egress queueing policy-map: queues are per port.
 
 Every rendered config passes the mode-structure self-check against the
-platform's command table (qosc.targets.cisco_modes).
+platform's command table (qosc.targets.ios.modes).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
 from qosc.model import Device, Interface, Policer, Policy, Role
-from qosc.platforms import Platform
-from qosc.targets.cisco_common import (
+from qosc.targets.ios.common import (
     Command,
-    Findings,
     IosLowering,
     check_policer,
     chunks,
@@ -43,41 +42,50 @@ from qosc.targets.cisco_common import (
     policer_users,
     unique_names,
 )
-from qosc.targets.cisco_pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
-from qosc.targets.cisco_target import CiscoTarget
+from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.ios.platform import CatalystPlatform
 
 _BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
 
 
 class CatalystLowering(IosLowering):
     interface_example = "GigabitEthernet1/1"
+    platform: CatalystPlatform
 
-    def __init__(self, policy: Policy, device: Device, platform: Platform):
+    def __init__(self, policy: Policy, device: Device, platform: CatalystPlatform):
         super().__init__(policy, device, platform)
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
         self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
-        types = self.platform.extra["port_types"]
-        name = iface.port_type or self.platform.extra["default_port_type"]
+        types = self.platform.port_types
+        name = iface.port_type or self.platform.default_port_type
         if name not in types:
             self.found.error("QOS125", f"{self.device.name}:{iface.name} has port type {name!r}, which "
                              f"{self.platform.name} does not know", iface.where.at("port-type"),
                              f"port types: {', '.join(types)}")
             return None
-        return {**types[name], "name": name}
+        return {**dataclasses.asdict(types[name]), "name": name}
 
     # -- policing ----------------------------------------------------------------
-    def police(self, p: Policer, internal: Iterable[int]) -> Command:
-        """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points."""
+    def police(self, p: Policer, internal: Iterable[int], mark: int | None = None) -> Command:
+        """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points.
+        `mark`: the DSCP an untrusted class marks its conforming traffic with."""
         cmd: Command = ["police", p.cir, p.cbs]
         if p.pir is not None and p.pbs is not None:
             cmd += [p.pbs, "pir", p.pir]
         elif p.ebs is not None:
             cmd += [p.ebs]
         conform = p.conform
-        cmd += ["conform-action", *(["set-dscp-transmit", ios_dscp(conform.dscp)]
-                                    if conform.kind == "remark" and conform.dscp is not None else [conform.kind])]
+        if conform.kind == "remark" and conform.dscp is not None:
+            cmd += ["conform-action", "set-dscp-transmit", ios_dscp(conform.dscp)]
+        elif conform.kind == "transmit" and mark is not None:
+            # untrusted: with `conform-action transmit` the PFC applies the port's trust state to conforming
+            # traffic, trusting the customer's DSCP instead of marking it (Catalyst 6500 Release 12.2SX Software
+            # Configuration Guide, PFC QoS policing); set-dscp-transmit marks it
+            cmd += ["conform-action", "set-dscp-transmit", ios_dscp(mark)]
+        else:
+            cmd += ["conform-action", conform.kind]
         actions = [("exceed", p.exceed)] + ([("violate", p.violate)] if p.colours == 3 and p.violate else [])
         for label, action in actions:
             if action.kind != "remark" or action.dscp is None:
@@ -111,7 +119,7 @@ class CatalystLowering(IosLowering):
             cmds: list[Command] = [["set", "ip", "dscp", ios_dscp(mark)]]
             pol = policy.policer_map.get(r.policer or service.policer or "")
             if pol is not None:
-                cmds.append(self.police(pol, [mark]))
+                cmds.append(self.police(pol, [mark], mark))
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         trusted = iface.trust == "dscp"
@@ -120,7 +128,7 @@ class CatalystLowering(IosLowering):
                 pol = policy.policer_map.get(s.policer or "")
                 if pol is None or s is default or not s.dscp:
                     continue
-                name = f"{s.name}-dscp"
+                name = self.class_name(f"{s.name}-dscp", f"service {s.name} dscp")
                 self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": [
                     ["match", "ip", "dscp", *[ios_dscp(x) for x in part]] for part in chunks(list(s.dscp), 8)]})
                 classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
@@ -129,7 +137,8 @@ class CatalystLowering(IosLowering):
         mark = default.mark if default and default.dscp else 0
         cmds = [["trust", "dscp"]] if trusted else [["set", "ip", "dscp", ios_dscp(mark)]]
         if dpol is not None:
-            cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark]))
+            cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark],
+                                    None if trusted else mark))
         if not trusted or dpol is not None:
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "
@@ -197,16 +206,3 @@ class CatalystLowering(IosLowering):
         return {"header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}
-
-
-class Catalyst6500Target(CiscoTarget):
-    name = "catalyst6500"
-    platforms = ("catalyst6500",)
-    description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
-
-    def lower_for(self, policy: Policy, device: Device, platform: Platform) -> tuple[dict[str, Any], Findings]:
-        lowering = CatalystLowering(policy, device, platform)
-        return lowering.lower(), lowering.found
-
-
-TARGET = Catalyst6500Target()

@@ -1,6 +1,6 @@
 """Lower the model for one IOS MQC device (GSR 12000, 7600, ASR, ISR) to plain data.
 
-Rules (the dialect comes from platform data ``extra``: ``match``, ``priority``,
+Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``priority``,
 ``ecn``, ``queue``, ``reservable``):
 
 - one class-map per service (``match ip dscp`` or, where ``match`` is
@@ -21,7 +21,7 @@ Rules (the dialect comes from platform data ``extra``: ``match``, ``priority``,
   default of 64 packets); mark-probability denominator = 100 / drop % at max.
   ``random-detect dscp-based`` when the platform matches DSCPs and two code
   points of one precedence have different profiles (AF drop precedences),
-  else ``precedence-based`` with one line per precedence the class can see;
+  else bare ``random-detect`` (precedence-based) with one line per precedence the class can see;
 - interfaces whose guaranteed total exceeds ``reservable.default`` (75% on
   classic IOS) get ``max-reserved-bandwidth 100`` before the service-policy;
 - edge interfaces get an input policy-map: one ACL class per classifier rule
@@ -38,8 +38,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
-from qosc.platforms import Platform
-from qosc.targets.cisco_common import (
+from qosc.targets.ios.common import (
     Command,
     Findings,
     IosLowering,
@@ -55,14 +54,15 @@ from qosc.targets.cisco_common import (
     share_percent,
     unique_names,
 )
+from qosc.targets.ios.platform import MqcPlatform
 from qosc.units import format_rate
 
 
 class MqcLowering(IosLowering):
-    def __init__(self, policy: Policy, device: Device, platform: Platform):
+    def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
         super().__init__(policy, device, platform)
-        self.d = platform.extra
-        self.by_precedence = self.d.get("match") == "precedence"
+        self.d = platform
+        self.by_precedence = self.d.match == "precedence"
         self._egress: dict[Any, Any] = {}  # interface settings -> (egress classes, diagnostics)
 
     # -- class-maps -----------------------------------------------------------
@@ -74,12 +74,15 @@ class MqcLowering(IosLowering):
             out += [x for x in s.dscp if x not in out]
         return out
 
-    def class_map(self, name: str, codes: list[int]) -> str:
+    def class_map(self, wanted: str, codes: list[int], owner: str) -> str:
+        name = self.class_name(wanted, owner)
         if self.by_precedence:
             precs = sorted({x >> 3 for x in codes})
             matches = [["match", "ip", "precedence", *c] for c in chunks(precs, 4)]
         else:
-            matches = [["match", "ip", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
+            # `match dscp` matches IPv4 and IPv6 (the edge marks both with `set dscp`); `match ip dscp` only IPv4
+            # (Cisco IOS QoS Command Reference, match dscp).  Platforms that classify by DSCP are IOS XE.
+            matches = [["match", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
         self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches})
         return name
 
@@ -105,7 +108,7 @@ class MqcLowering(IosLowering):
                                          s.where.at("dscp"), "give each service code points of its own precedence")
                         break
         for s in services:
-            if s.queue.ecn and not self.d.get("ecn", False):
+            if s.queue.ecn and not self.d.ecn:
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which {self.platform.name} "
                                  "(IOS 12.0S) cannot mark", s.where.at("queue.ecn"), "remove queue.ecn")
         for iface in self.device.interfaces:
@@ -113,11 +116,11 @@ class MqcLowering(IosLowering):
 
     # -- egress -----------------------------------------------------------------
     def queue_limit(self, s: Service, iface: Interface) -> int | None:
-        q, buf = self.d["queue"], s.queue.buffer
+        q, buf = self.d.queue, s.queue.buffer
         if buf is None:
             return None
         if buf.percent is not None:
-            packets = max(1, round(buf.percent.value * q["port_buffer_packets"] / 100))
+            packets = max(1, round(buf.percent.value * q.port_buffer_packets / 100))
         elif buf.time_us is not None and iface.rate:
             packets = max(1, math.ceil(buf.time_us * iface.rate / 8_000_000 / iface.mtu))
         else:
@@ -125,9 +128,9 @@ class MqcLowering(IosLowering):
                              "has no speed to turn it into a queue-limit", s.where.at("queue.buffer"),
                              "set the interface speed, or give the buffer as a percentage")
             return None
-        if packets > q["limit_max"]:
+        if packets > q.limit_max:
             self.found.error("QOS121", f"service '{s.name}' buffer needs a queue-limit of {packets} packets on "
-                             f"{iface.name}, above {self.platform.name}'s {q['limit_max']}", s.where.at("queue.buffer"),
+                             f"{iface.name}, above {self.platform.name}'s {q.limit_max}", s.where.at("queue.buffer"),
                              "give the service a smaller buffer")
             return None
         return packets
@@ -138,9 +141,9 @@ class MqcLowering(IosLowering):
         lo, hi, prob = self.policy.drop_profile_map[profile].thresholds()
         low = max(1, round(lo * limit / 100))
         high = max(low, round(hi * limit / 100))
-        if high > self.d["queue"]["threshold_max"]:
+        if high > self.d.queue.threshold_max:
             self.found.error("QOS121", f"drop profile '{profile}' of service '{s.name}' needs a WRED threshold of "
-                             f"{high} packets, above {self.platform.name}'s {self.d['queue']['threshold_max']}",
+                             f"{high} packets, above {self.platform.name}'s {self.d.queue.threshold_max}",
                              s.where.at("queue.buffer", "drop-profile"), "give the service a smaller buffer")
         return [low, high, 65535 if prob <= 0 else max(1, min(65535, round(100 / prob)))]
 
@@ -169,17 +172,19 @@ class MqcLowering(IosLowering):
                                    f"'{s.name}' cannot drop its AF drop precedences differently; precedence {p} uses "
                                    f"drop profile '{profile[by_prec[p][0]]}'", s.where.at("drop-profile"),
                                    "use one drop profile for the service on this platform")
-            cmds = [["random-detect", "precedence-based"]]
+            # bare `random-detect` is precedence-based WRED on every IOS: classic 12.0S spells the keyword
+            # prec-based, IOS XE precedence-based and prints it back bare, so only the bare form converges on push
+            cmds = [["random-detect"]]
             for p, xs in sorted(by_prec.items()):
                 levels = self.thresholds(profile[xs[0]], limit, claim.get(xs[0], owner))
                 cmds.append(["random-detect", "precedence", p, *levels])
-        if any(m.queue.ecn for m in carried) and self.d.get("ecn", False):
+        if any(m.queue.ecn for m in carried) and self.d.ecn:
             cmds.append(["random-detect", "ecn"])
         return cmds
 
     def ecn_without_wred(self, owner: Service, iface: Interface) -> None:
         for m in members(self.policy, owner, iface):
-            if m.queue.ecn and self.d.get("ecn", False):
+            if m.queue.ecn and self.d.ecn:
                 self.found.warning("QOS123", f"service '{m.name}' asks for ECN, but IOS marks ECN only where WRED "
                                    "runs and its class has no drop profile", m.where.at("queue.ecn"),
                                    "give the service a drop profile, or remove queue.ecn")
@@ -225,14 +230,14 @@ class MqcLowering(IosLowering):
                 matched |= self.covered(self.class_dscps(s))
         classes, total = [], 0.0
         for s in own:
-            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s))
+            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}")
             cmds: list[Command] = []
             notes: list[str] = []
             if s.queue.strict:
                 cap = self.strict_cap(s, iface)
                 if cap is not None:
                     total += 100.0 * cap / iface.rate if iface.rate else 0.0
-                    if self.d.get("priority") == "kbps":
+                    if self.d.priority == "kbps":
                         cmds.append(["priority", max(8, cap // 1000)])
                     else:
                         bc = max(2 * iface.mtu, cap // 800)
@@ -253,8 +258,8 @@ class MqcLowering(IosLowering):
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
             visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
-            wred = self.wred(s, iface, visible, limit or self.d["queue"]["default_limit"])
-            if limit is not None and (not wred or self.d["queue"].get("limit_with_wred", True)):
+            wred = self.wred(s, iface, visible, limit or self.d.queue.default_limit)
+            if limit is not None and (not wred or self.d.queue.limit_with_wred):
                 cmds.append(["queue-limit", limit])
             elif limit is not None:
                 notes.append(f"WRED thresholds relative to a {limit}-packet queue (no queue-limit with WRED here)")
@@ -288,7 +293,8 @@ class MqcLowering(IosLowering):
             if pol is None or s is default or iface.trust != "dscp":
                 continue
             sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
-            name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp))
+            name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
+                                  f"service {s.name}" + (" alone" if sharers else ""))
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
                             "commands": [mqc_police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
@@ -327,14 +333,14 @@ class MqcLowering(IosLowering):
                                                                [n for n, _ in edge]), strict=True))
         policy_maps: dict[str, dict[str, Any]] = {}
         interfaces = []
-        reservable = self.d["reservable"]
+        reservable = self.d.reservable
         for iface, classes, total, out_name in zip(device.interfaces, outs, totals, out_names, strict=True):
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []
-            if total > reservable["default"] + 1e-9:
+            if total > reservable.default + 1e-9:
                 notes.append(f"guaranteed bandwidth totals {total:.4g}%, above the IOS default of "
-                             f"{reservable['default']}% reservable")
-                cmds.append([reservable["command"], 100])
+                             f"{reservable.default}% reservable")
+                cmds.append([reservable.command, 100])
             if iface.name in in_names:
                 policy_maps.setdefault(in_names[iface.name], {"name": in_names[iface.name],
                                                               "classes": ins[names.index(iface.name)]})
@@ -343,17 +349,17 @@ class MqcLowering(IosLowering):
                 policy_maps.setdefault(out_name, {"name": out_name, "classes": classes})
                 cmds.append(["service-policy", "output", out_name])
             interfaces.append({"name": iface.name, "notes": notes, "commands": cmds})
-        q = self.d["queue"]
+        q = self.d.queue
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
                   "units: bandwidth and priority kbit/s, police cir/pir bit/s, bc/be bytes, queue-limit and WRED "
                   "thresholds packets",
-                  f"WRED thresholds = drop-profile fill % x queue-limit (default {q['default_limit']} packets); "
-                  f"buffer % = share of a {q['port_buffer_packets']}-packet pool"]
+                  f"WRED thresholds = drop-profile fill % x queue-limit (default {q.default_limit} packets); "
+                  f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
         return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}
 
 
-def lower(policy: Policy, device: Device, platform: Platform) -> tuple[dict[str, Any], Findings]:
+def lower(policy: Policy, device: Device, platform: MqcPlatform) -> tuple[dict[str, Any], Findings]:
     lowering = MqcLowering(policy, device, platform)
     ir = lowering.lower()
     return ir, lowering.found

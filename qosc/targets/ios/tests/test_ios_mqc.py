@@ -8,21 +8,26 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import confparse, load
 
 from qosc import api
 from qosc.model import Policy
-from qosc.targets import cisco_modes
 from qosc.targets.base import SelfCheckError
-from qosc.targets.cisco_common import line
+from qosc.targets.ios import modes as cisco_modes
+from qosc.targets.ios.common import line
+from qosc.targets.ios.target import CiscoTarget
+from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = targets()["ios-mqc"].old  # type: ignore[attr-defined]
+ROOT = Path(__file__).resolve().parents[4]
+_FOUND = targets()["ios-mqc"]
+assert isinstance(_FOUND, CiscoTarget)
+TARGET: CiscoTarget = _FOUND
 
 
-def compile_device(policy: Policy, device: str) -> str:
-    (out,) = TARGET.outputs(policy, policy.device_map[device])
+def compile_device(policy: Policy | None, device: str) -> str:
+    assert policy is not None
+    unit = policy.device_map[device]
+    (out,) = TARGET.render(TARGET.lower(policy, unit, TARGET.platform_data[unit.platform]))
     assert out.path == f"{device}.cfg"
     return out.text
 
@@ -77,7 +82,7 @@ def test_datagrid_gsr_five_precedence_classes_with_wred() -> None:
     for prec in (1, 2, 3, 4):
         assert block(text, f"class-map match-any precedence-{prec}") == [f" match ip precedence {prec}"]
         cmds = got[f"precedence-{prec}"]
-        assert "random-detect precedence-based" in cmds
+        assert "random-detect" in cmds and "random-detect precedence-based" not in cmds
         # thresholds in packets: fill % of the default 64-packet queue, 1/10 at max
         expected = "16 48 10" if prec < 4 else "19 58 10"
         assert f"random-detect precedence {prec} {expected}" in cmds
@@ -119,8 +124,8 @@ def test_hierarchy_matches_the_ir() -> None:
     ciscoconfparse2 = confparse()
     for policy_name, device in CASES:
         policy, _ = load(ROOT / "policies" / f"{policy_name}.yaml")
-        ir, _ = TARGET.lower(policy, policy.device_map[device])
-        text = TARGET.render(ir)
+        ir, _ = TARGET.ir(policy, policy.device_map[device])
+        text = TARGET.text(ir)
         parsed = ciscoconfparse2.CiscoConfParse(text.splitlines(), syntax="ios")
         maps = parsed.find_objects(r"^policy-map ")
         assert [m.text.split()[1] for m in maps] == [pm["name"] for pm in ir["policy_maps"]]
@@ -157,8 +162,8 @@ def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
 
 def test_bad_render_becomes_qos199(monkeypatch: pytest.MonkeyPatch) -> None:
     policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
-    real = TARGET.render
-    monkeypatch.setattr(TARGET, "render", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
+    real = TARGET.text
+    monkeypatch.setattr(TARGET, "text", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
     outputs, diags = api.render_outputs(policy, [(TARGET, policy.device_map["gsr-1"])])
     assert not outputs and [d.code for d in diags] == ["QOS199"]
     assert "bandwidth 72%" in diags[0].message
@@ -242,3 +247,23 @@ def test_strict_cap_outside_the_police_range_is_a_capability_error(tmp_path: Pat
     assert result.ok, [d.message for d in result.diagnostics if d.is_error]
     (out,) = api.compile_policy(result, ["ios-mqc"])
     assert "  police cir 8000 bc 3000 conform-action transmit exceed-action drop" in out.text.splitlines()
+
+
+def test_ios_xe_classes_match_ipv4_and_ipv6_dscp(tmp_path: Path) -> None:
+    """IOS XE egress classes use `match dscp` (IPv4 and IPv6), never `match ip dscp` (IPv4 only) (issue 15)."""
+    text = compile_device(variant(tmp_path, platform="ios-xe").policy, "r1")
+    matches = [ln.strip() for ln in text.splitlines() if ln.startswith(" match ")]
+    assert "match dscp af21" in matches and "match dscp cs1" in matches
+    assert not [m for m in matches if m.startswith("match ip ")]
+
+
+@pytest.mark.parametrize("platform", ["ios-gsr", "ios-xe"])
+def test_precedence_wred_is_bare_random_detect(tmp_path: Path, platform: str) -> None:
+    """Precedence WRED is bare `random-detect` on both dialects (issue 15): GSR 12.0S has no `precedence-based`,
+    and IOS XE prints it back bare, so pushing the keyword never converges."""
+    got = classes(compile_device(variant(tmp_path, platform=platform).policy, "r1"), "t-out")
+    wred = [[c for c in cmds if c.startswith("random-detect")] for cmds in got.values()]
+    per_precedence = [w for w in wred if w and w[1].startswith("random-detect precedence ")]
+    assert per_precedence and all(w[0] == "random-detect" for w in per_precedence)
+    with pytest.raises(SelfCheckError):
+        cisco_modes.check("policy-map p\n class class-default\n  random-detect precedence-based\nend\n", "ios-gsr")

@@ -1,0 +1,58 @@
+"""The Cisco IOS targets: ios-mqc (GSR 12000, 7600, ASR, ISR) and catalyst6500 (PFC QoS), one package.
+
+Layout: platform.py (typed platform data, platforms/*.json), common.py (what
+both lowerings share: findings, ACLs, class-maps, policers), mqc.py (ios-mqc
+lowering), catalyst.py + pfc.py (catalyst6500 lowering and port plan),
+target.py (the contract, rendering, mode self-check), modes.py (the command
+table self-check: each command with its command-reference source), codes.py
+(QOS120-QOS130), push.py (the SSH push driver), tests/.
+
+Dialect differences between platforms (precedence-only classification on
+older GSR engines, ``priority`` with a policer or with a rate, ECN) are typed
+platform data, never template branches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qosc.model import Device, Interface, Policy
+from qosc.targets.base import Platform
+from qosc.targets.ios.catalyst import CatalystLowering
+from qosc.targets.ios.codes import CATALYST_CODES, MQC_CODES
+from qosc.targets.ios.common import Findings
+from qosc.targets.ios.mqc import lower
+from qosc.targets.ios.platform import CatalystPlatform, MqcPlatform
+from qosc.targets.ios.target import CiscoTarget
+
+
+class IosMqcTarget(CiscoTarget):
+    name = "ios-mqc"
+    description = "Cisco IOS MQC (class-map, policy-map, service-policy) for GSR 12000, 7600, ASR and ISR routers"
+    platform_class = MqcPlatform
+    codes = MQC_CODES
+
+    def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
+        return lower(policy, device, platform)
+
+
+class Catalyst6500Target(CiscoTarget):
+    name = "catalyst6500"
+    description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
+    platform_class = CatalystPlatform
+    codes = CATALYST_CODES
+
+    def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
+        lowering = CatalystLowering(policy, device, platform)
+        return lowering.lower(), lowering.found
+
+    def queues(self, platform: Platform, interface: Interface) -> int:
+        """The WRR queues of the interface's port type, plus its priority queue."""
+        if not isinstance(platform, CatalystPlatform) or (interface.port_type or platform.default_port_type) \
+                not in platform.port_types:
+            return platform.queues
+        _, spec = platform.port_type(interface.port_type)
+        return spec.queues + (1 if spec.priority_queue else 0)
+
+
+TARGETS = (IosMqcTarget(), Catalyst6500Target())

@@ -1,0 +1,29 @@
+"""Diagnostic codes of the IOS targets (moved from qosc.codes LEGACY_TARGETS).
+
+QOS121-QOS124 are reported by both lowerings (common.py); each code has one
+owner, so the shared ones belong to ios-mqc and catalyst6500 reports them too.
+QOS124 once meant two things; the shared-policer case is now QOS130.
+"""
+
+from __future__ import annotations
+
+from qosc.codes import Code
+
+_M, _C = "ios-mqc", "catalyst6500"
+
+MQC_CODES: tuple[Code, ...] = (
+    Code("QOS130", "ios", "warning", "one policer shared by several classes polices each class separately", _M),
+    Code("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _M),
+    Code("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _M),
+    Code("QOS122", "ios", "warning", "services sharing a precedence (or CoS) share a queue", _M),
+    Code("QOS123", "ios", "error", "ECN on a release without it", _M),
+    Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
+)
+
+CATALYST_CODES: tuple[Code, ...] = (
+    Code("QOS125", "ios", "error", "more WRR queues than the port type has", _C),
+    Code("QOS126", "ios", "error", "precedence clash without a free CoS", _C),
+    Code("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _C),
+    Code("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _C),
+    Code("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _C),
+)

@@ -1,0 +1,106 @@
+"""Typed platform data of the IOS targets: one frozen dataclass per target, loaded from platforms/*.json.
+
+The command table (`commands`) stays data: it is the mode-structure
+grammar the self-check of qosc.targets.ios.modes compiles, with a source per
+command (command reference, release).  Everything the lowering reads is a
+typed field, so no fact is looked up by a string key at compile time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+from qosc.targets.platform import Platform, PlatformDataError, load_dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueueData:
+    """Queue sizes in packets (IOS queue-limit / random-detect thresholds)."""
+
+    default_limit: int
+    port_buffer_packets: int
+    limit_max: int
+    threshold_max: int
+    limit_with_wred: bool
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reservable:
+    """How much of a link the router lets bandwidth/priority reserve, and the command that changes it."""
+
+    default: int
+    command: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PortType:
+    """A Catalyst 6500 PFC port type (e.g. 1p3q8t): WRR queues, thresholds per queue, priority queue, drop modes."""
+
+    queues: int
+    thresholds: int
+    priority_queue: bool
+    drop: tuple[Literal["wred", "tail-drop"], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class IosPlatform(Platform):
+    """What every IOS platform file holds beside the generic numbers: its command table (see modes.py)."""
+
+    commands: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MqcPlatform(IosPlatform):
+    """ios-mqc platforms (ios-gsr, ios-xe)."""
+
+    match: Literal["dscp", "precedence"]
+    priority: Literal["police", "kbps"]
+    ecn: bool
+    queue: QueueData
+    reservable: Reservable
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalystPlatform(IosPlatform):
+    """catalyst6500: the port types an interface may name (`port-type:`), typed per interface."""
+
+    port_types: Mapping[str, PortType]
+    port_types_source: str
+    default_port_type: str
+
+    def port_type(self, name: str | None) -> tuple[str, PortType]:
+        chosen = name or self.default_port_type
+        return chosen, self.port_types[chosen]
+
+
+CLASSES: dict[str, type[IosPlatform]] = {"ios-mqc": MqcPlatform, "catalyst6500": CatalystPlatform}
+
+
+@lru_cache(maxsize=1)
+def platforms() -> Mapping[str, IosPlatform]:
+    """Every platforms/*.json of the package, each as its target's class."""
+    found: dict[str, IosPlatform] = {}
+    folder = resources.files(__package__).joinpath("platforms")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        where = f"{__package__}/platforms/{entry.name}"
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        cls = CLASSES.get(data.get("target", ""))
+        if cls is None:
+            raise PlatformDataError(f"{where}: target {data.get('target')!r} is not an IOS target")
+        platform = load_dataclass(cls, data, where)
+        if platform.name != entry.name[:-5]:
+            raise PlatformDataError(f"{where}: name {platform.name!r} differs from the file name")
+        found[platform.name] = platform
+    return found
+
+
+def get(name: str) -> IosPlatform | None:
+    return platforms().get(name)

@@ -159,6 +159,34 @@ def test_buffers_and_aqm(tmp_path: Path) -> None:
     assert leaves["lbe"].qdisc == "bfifo limit 12500"
 
 
+
+def test_queue_beyond_tc_u32_is_clamped_and_located(tmp_path: Path) -> None:
+    """Issue 18: 400 Gbit/s x 200 ms is 10 GB, above tc's u32 byte limit: clamp + QOS144, never QOS199."""
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: big
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50%, buffer: 200ms, priority: high}, drop-profile: be}
+          af: {kind: assured, dscp: [af11], queue: {share: 40%, buffer: 1ms, priority: high}}
+        drop-profiles:
+          be: {min: 20, max: 80, max-probability: 10%}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0: {speed: 400G}
+        """)
+    result = api.validate(path)
+    found = [d for d in result.diagnostics if d.code == "QOS144"]
+    assert len(found) == 1 and "'be'" in found[0].message and "10000000000" in found[0].message
+    assert found[0].location is not None and found[0].location.line == 4
+    (plan,) = plan_of(path)
+    leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
+    numbers = [int(n) for n in re.findall(r"(?:limit|min|max) (\d+)", leaves["be"].qdisc)]
+    assert leaves["be"].qdisc.startswith("red ") and max(numbers) < 2**32
+    assert leaves["af"].qdisc == "bfifo limit 50000000"  # 1 ms at 400 Gbit/s, below the limit: untouched
+
+
 def test_port_masks_cover_exactly() -> None:
     for lo, hi in [(0, 65535), (5004, 5005), (50000, 51000), (1, 1), (1023, 1025), (65535, 65535)]:
         covered = set()

@@ -422,3 +422,43 @@ def test_selfcheck_runs_once_per_distinct_batch(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(SelfCheckError, match="line 2"):
         selfcheck.run(batch.format(dev="eth1").replace("parent 7:", "parent 8:"), "eth1")
     assert len(runs) == 4
+
+
+@pytest.mark.netns
+def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> None:
+    """Issue 17: a clsact qdisc (with a filter) qosc did not install survives apply and teardown."""
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    for policy, device in (("policies/four-service-linux.yaml", "lab-router"), ("policies/assured-rate.yaml",
+                                                                                 "linux-gw")):
+        for name, text in compile_device(policy, device).items():
+            (tmp_path / name).parent.mkdir(exist_ok=True)
+            (tmp_path / name).write_text(text)
+    netns = f"qosc-foreign-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    try:
+        ns = ["ip", "netns", "exec", netns]
+        subprocess.run(ns + ["ip", "link", "add", "qv0", "type", "veth", "peer", "name", "qv1"], check=True)
+        for cmd in ("qdisc add dev qv0 clsact",
+                    "filter add dev qv0 ingress protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"):
+            subprocess.run(ns + ["tc", *cmd.split()], check=True)
+
+        def run(script: str):
+            return subprocess.run(ns + ["env", f"QOSC_STATE_DIR={tmp_path / 'state'}", "sh",
+                                        str(tmp_path / script), "qv0"], capture_output=True, text=True, check=False)
+        foreign = _state("qv0", netns)
+        assert "clsact" in foreign and "c6120001" in foreign and "pref 50" in foreign
+        up = run("lab-router/eth0.sh")
+        assert up.returncode == 0 and "did not install; left in place" in up.stderr
+        applied = _state("qv0", netns)
+        assert "htb 1: root" in applied and "qdisc clsact" in applied and "c6120001" in applied
+        down = run("lab-router/eth0-teardown.sh")
+        assert down.returncode == 0 and "did not install; left in place" in down.stderr
+        assert _state("qv0", netns) == foreign
+        # an edge interface needs its own clsact: refuse before touching anything
+        edge = run("linux-gw/eth0.sh")
+        assert edge.returncode == 4 and "nothing applied" in edge.stderr
+        assert _state("qv0", netns) == foreign
+        assert not (tmp_path / "state").exists()
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], check=False)

@@ -364,12 +364,15 @@ def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -
         assert "htb" not in _state("qv0", netns)
         again = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
         assert again.returncode == 0
-        # a batch tc refuses: the wrapper removes its partial work and exits 1
+        # a batch tc refuses: validated in a scratch namespace first, the running tree is not touched
+        assert run(str(tmp_path / "eth0.sh"), "qv0").returncode == 0
         (tmp_path / "eth0.tc").write_text(files["lab-router/eth0.tc"] + "class add dev eth0 parent 9: classid "
                                           "9:1 htb rate 1mbit\n")
+        before = _state("qv0", netns)
+        assert "htb 1: root" in before
         bad = run(str(tmp_path / "eth0.sh"), "qv0")
-        assert bad.returncode == 1 and "removing the partial configuration" in bad.stderr
-        assert "htb" not in _state("qv0", netns)
+        assert bad.returncode == 1 and "left unchanged" in bad.stderr
+        assert _state("qv0", netns) == before  # the previous tree stays in place
     finally:
         subprocess.run(["ip", "netns", "del", netns], check=False)
 

@@ -8,8 +8,10 @@
 # (in $QOSC_STATE_DIR, default /run/qosc) -- then applies
 # eth0.tc (next to this script, or QOSC_BATCH=FILE) with tc -batch, the interface
 # name rewritten to IFACE.  HTB cannot be replaced in place, so it deletes and re-adds:
-# running it twice leaves the same state.  If tc fails, the partial configuration is
-# removed again and the script exits 1.  QOSC_TC_FORCE=1 instead applies every command
+# running it twice leaves the same state.  Before touching IFACE the batch is applied to a
+# veth in a scratch network namespace (unshare --net); if tc refuses it there, IFACE keeps
+# what it had and the script exits 1.  If tc still fails on IFACE, the partial configuration
+# is removed again and the script exits 1.  QOSC_TC_FORCE=1 instead applies every command
 # the kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
 # A clsact qdisc qosc did not install (another tool's filters) is never deleted: the script
 # says so and leaves it.
@@ -50,8 +52,16 @@ if [ ! -e "$OWNED" ] && "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -q '^qdis
 fi
 
 qosc_batch() {
-    awk -v dev="$DEV" '$3 == "dev" { $4 = dev } { print }' "$BATCH"
+    awk -v dev="${1:-$DEV}" '$3 == "dev" { $4 = dev } { print }' "$BATCH"
 }
+
+if [ "${QOSC_TC_FORCE:-0}" != 1 ] && command -v unshare >/dev/null 2>&1; then
+    if ! qosc_batch qosc0 | unshare --net sh -c \
+            'ip link add qosc0 type veth peer name qosc1 && ip link set qosc0 up && "$0" -batch -' "$TC"; then
+        echo "qosc: tc refused the batch in a scratch namespace; $DEV left unchanged" >&2
+        exit 1
+    fi
+fi
 
 qosc_remove
 if [ "${QOSC_TC_FORCE:-0}" = 1 ]; then

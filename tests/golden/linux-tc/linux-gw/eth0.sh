@@ -67,8 +67,8 @@ qosc_batch() {
 }
 
 if [ "${QOSC_TC_FORCE:-0}" != 1 ] && command -v unshare >/dev/null 2>&1; then
-    if ! qosc_batch qosc0 | unshare --net sh -c \
-            'ip link add qosc0 type veth peer name qosc1 && ip link set qosc0 up && "$0" -batch -' "$TC"; then
+    SCRATCH='ip link add qosc0 type veth peer name qosc1 && ip link set qosc0 up && "$0" -batch -'
+    if ! qosc_batch qosc0 | unshare --net sh -c "$SCRATCH" "$TC"; then
         echo "qosc: tc refused the batch in a scratch namespace; $DEV left unchanged" >&2
         exit 1
     fi

@@ -127,6 +127,7 @@ LEGACY_TARGETS: tuple[Code, ...] = (
     _c("QOS141", "linux-tc", "error", "interface without speed", _L),
     _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),
     _c("QOS143", "linux-tc", "warning", "per-precedence drop profiles on a single RED queue", _L),
+    _c("QOS144", "linux-tc", "warning", "queue larger than tc's 32-bit byte limit, clamped", _L),
 )
 
 

@@ -159,6 +159,34 @@ def test_buffers_and_aqm(tmp_path: Path) -> None:
     assert leaves["lbe"].qdisc == "bfifo limit 12500"
 
 
+
+def test_queue_beyond_tc_u32_is_clamped_and_located(tmp_path: Path) -> None:
+    """Issue 18: 400 Gbit/s x 200 ms is 10 GB, above tc's u32 byte limit: clamp + QOS144, never QOS199."""
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: big
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50%, buffer: 200ms, priority: high}, drop-profile: be}
+          af: {kind: assured, dscp: [af11], queue: {share: 40%, buffer: 1ms, priority: high}}
+        drop-profiles:
+          be: {min: 20, max: 80, max-probability: 10%}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0: {speed: 400G}
+        """)
+    result = api.validate(path)
+    found = [d for d in result.diagnostics if d.code == "QOS144"]
+    assert len(found) == 1 and "'be'" in found[0].message and "10000000000" in found[0].message
+    assert found[0].location is not None and found[0].location.line == 4
+    (plan,) = plan_of(path)
+    leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
+    numbers = [int(n) for n in re.findall(r"(?:limit|min|max) (\d+)", leaves["be"].qdisc)]
+    assert leaves["be"].qdisc.startswith("red ") and max(numbers) < 2**32
+    assert leaves["af"].qdisc == "bfifo limit 50000000"  # 1 ms at 400 Gbit/s, below the limit: untouched
+
+
 def test_port_masks_cover_exactly() -> None:
     for lo, hi in [(0, 65535), (5004, 5005), (50000, 51000), (1, 1), (1023, 1025), (65535, 65535)]:
         covered = set()
@@ -336,12 +364,15 @@ def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -
         assert "htb" not in _state("qv0", netns)
         again = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
         assert again.returncode == 0
-        # a batch tc refuses: the wrapper removes its partial work and exits 1
+        # a batch tc refuses: validated in a scratch namespace first, the running tree is not touched
+        assert run(str(tmp_path / "eth0.sh"), "qv0").returncode == 0
         (tmp_path / "eth0.tc").write_text(files["lab-router/eth0.tc"] + "class add dev eth0 parent 9: classid "
                                           "9:1 htb rate 1mbit\n")
+        before = _state("qv0", netns)
+        assert "htb 1: root" in before
         bad = run(str(tmp_path / "eth0.sh"), "qv0")
-        assert bad.returncode == 1 and "removing the partial configuration" in bad.stderr
-        assert "htb" not in _state("qv0", netns)
+        assert bad.returncode == 1 and "left unchanged" in bad.stderr
+        assert _state("qv0", netns) == before  # the previous tree stays in place
     finally:
         subprocess.run(["ip", "netns", "del", netns], check=False)
 
@@ -394,3 +425,43 @@ def test_selfcheck_runs_once_per_distinct_batch(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(SelfCheckError, match="line 2"):
         selfcheck.run(batch.format(dev="eth1").replace("parent 7:", "parent 8:"), "eth1")
     assert len(runs) == 4
+
+
+@pytest.mark.netns
+def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> None:
+    """Issue 17: a clsact qdisc (with a filter) qosc did not install survives apply and teardown."""
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    for policy, device in (("policies/four-service-linux.yaml", "lab-router"), ("policies/assured-rate.yaml",
+                                                                                 "linux-gw")):
+        for name, text in compile_device(policy, device).items():
+            (tmp_path / name).parent.mkdir(exist_ok=True)
+            (tmp_path / name).write_text(text)
+    netns = f"qosc-foreign-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    try:
+        ns = ["ip", "netns", "exec", netns]
+        subprocess.run(ns + ["ip", "link", "add", "qv0", "type", "veth", "peer", "name", "qv1"], check=True)
+        for cmd in ("qdisc add dev qv0 clsact",
+                    "filter add dev qv0 ingress protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"):
+            subprocess.run(ns + ["tc", *cmd.split()], check=True)
+
+        def run(script: str):
+            return subprocess.run(ns + ["env", f"QOSC_STATE_DIR={tmp_path / 'state'}", "sh",
+                                        str(tmp_path / script), "qv0"], capture_output=True, text=True, check=False)
+        foreign = _state("qv0", netns)
+        assert "clsact" in foreign and "c6120001" in foreign and "pref 50" in foreign
+        up = run("lab-router/eth0.sh")
+        assert up.returncode == 0 and "did not install; left in place" in up.stderr
+        applied = _state("qv0", netns)
+        assert "htb 1: root" in applied and "qdisc clsact" in applied and "c6120001" in applied
+        down = run("lab-router/eth0-teardown.sh")
+        assert down.returncode == 0 and "did not install; left in place" in down.stderr
+        assert _state("qv0", netns) == foreign
+        # an edge interface needs its own clsact: refuse before touching anything
+        edge = run("linux-gw/eth0.sh")
+        assert edge.returncode == 4 and "nothing applied" in edge.stderr
+        assert _state("qv0", netns) == foreign
+        assert not (tmp_path / "state").exists()
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], check=False)

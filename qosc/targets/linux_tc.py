@@ -32,7 +32,7 @@ from qosc.render import render
 from qosc.targets import linux_tc_selfcheck as selfcheck
 from qosc.targets.base import Output
 from qosc.targets.linux_tc_edge import Ingress, lower_ingress, new_indexes
-from qosc.targets.linux_tc_plan import Egress, lower_egress, setting
+from qosc.targets.linux_tc_plan import QUEUE_BYTES_MAX, Egress, lower_egress, queue_bytes_wanted, setting
 
 TEMPLATES = "linux-tc"
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -95,6 +95,7 @@ class LinuxTcTarget:
                             "class", iface.where.at("speed") or iface.where.loc, "set speed: (or shape:), e.g. 1G")
             if iface.role is Role.EDGE:
                 yield from self._edge_checks(policy, device, iface)
+            yield from self._queue_checks(policy, device, iface)
         for s in policy.services:
             names = {n for _, n in s.drop_profiles}
             if s.queue.aqm == "red" and len(names) > 1 and any(s.name in i.services for i in device.interfaces):
@@ -102,6 +103,18 @@ class LinuxTcTarget:
                               "has one curve per queue; linux-tc uses the low-precedence profile for all",
                               s.where.at("drop-profile"), "gred would need tc_index, which dsmark set (removed "
                               "in Linux 6.3); use one drop profile, or a router target for real WRED")
+
+    def _queue_checks(self, policy: Policy, device: Device, iface: Interface) -> Iterator[Diagnostic]:
+        if not iface.rate:
+            return
+        platform = get(device.platform)
+        for s in policy.services:
+            wanted = queue_bytes_wanted(s, iface.rate, platform) if s.name in iface.services else None
+            if wanted is not None and wanted > QUEUE_BYTES_MAX:
+                yield warning("QOS144", f"service '{s.name}' on {device.name}:{iface.name} asks for a {wanted} byte "
+                              f"queue; tc's fifo and red limits are 32-bit byte counts, so linux-tc queues at most "
+                              f"{QUEUE_BYTES_MAX} bytes", s.where.at("queue.buffer"),
+                              "give the service a smaller buffer (a time or percentage that fits in 4 GiB)")
 
     def _edge_checks(self, policy: Policy, device: Device, iface: Interface) -> Iterator[Diagnostic]:
         classifier = policy.classifier_map.get(iface.classifier or "")

@@ -174,7 +174,14 @@ def _show(value: object) -> str:
     return tc_rate(value) if isinstance(value, int) else str(value)
 
 
-def _queue_bytes(s: Service, link: int, platform: Platform | None) -> int | None:
+QUEUE_BYTES_MAX = 4095 * 2**20
+"""The largest byte queue linux-tc writes: bfifo's and red's limit/min/max are u32 byte counts (tc-bfifo(8),
+tc-red(8); iproute2 6.1 q_fifo.c/q_red.c get_size into __u32, larger is 'Illegal "limit"'); 4095 MiB leaves
+room below 2**32 for red's limit of max + 2 frames."""
+
+
+def queue_bytes_wanted(s: Service, link: int, platform: Platform | None) -> int | None:
+    """The byte queue the policy's buffer asks for at the link rate, before tc's u32 limit."""
     buf = s.queue.buffer
     if buf is None:
         return None
@@ -183,6 +190,11 @@ def _queue_bytes(s: Service, link: int, platform: Platform | None) -> int | None
     if buf.time_us is not None:
         return at_rate(link, buf.time_us)
     return None
+
+
+def _queue_bytes(s: Service, link: int, platform: Platform | None) -> int | None:
+    wanted = queue_bytes_wanted(s, link, platform)
+    return None if wanted is None else min(wanted, QUEUE_BYTES_MAX)  # QOS144 says so
 
 
 def _leaf_qdisc(policy: Policy, s: Service, iface: Interface, link: int,

@@ -4,12 +4,17 @@
 # Interface: 100 Mbit/s bottleneck
 #
 # Usage: sh eth0.sh [IFACE]    (or QOSC_IFACE=IFACE; default eth0)
-# Removes what qosc owns on IFACE -- its root qdisc and its clsact qdisc -- then applies
+# Removes what qosc owns on IFACE -- its HTB root 1: and the clsact qdisc it recorded installing
+# (in $QOSC_STATE_DIR, default /run/qosc) -- then applies
 # eth0.tc (next to this script, or QOSC_BATCH=FILE) with tc -batch, the interface
 # name rewritten to IFACE.  HTB cannot be replaced in place, so it deletes and re-adds:
-# running it twice leaves the same state.  If tc fails, the partial configuration is
-# removed again and the script exits 1.  QOSC_TC_FORCE=1 instead applies every command
+# running it twice leaves the same state.  Before touching IFACE the batch is applied to a
+# veth in a scratch network namespace (unshare --net); if tc refuses it there, IFACE keeps
+# what it had and the script exits 1.  If tc still fails on IFACE, the partial configuration
+# is removed again and the script exits 1.  QOSC_TC_FORCE=1 instead applies every command
 # the kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
+# A clsact qdisc qosc did not install (another tool's filters) is never deleted: the script
+# says so and leaves it.
 # Kernel support needed: htb, pfifo, u32
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:10 (best-effort).
@@ -22,6 +27,8 @@ DEV=${1:-${QOSC_IFACE:-eth0}}
 HERE=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 BATCH=${QOSC_BATCH:-$HERE/eth0.tc}
 TC=${TC:-tc}
+STATE=${QOSC_STATE_DIR:-/run/qosc}
+OWNED="$STATE/$DEV.clsact"
 
 if [ ! -r "$BATCH" ]; then
     echo "qosc: cannot read $BATCH" >&2
@@ -29,17 +36,36 @@ if [ ! -r "$BATCH" ]; then
 fi
 
 qosc_remove() {
-    "$TC" qdisc del dev "$DEV" root 2>/dev/null || true
-    "$TC" qdisc del dev "$DEV" clsact 2>/dev/null || true
+    if "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -q '^qdisc htb 1: root'; then
+        "$TC" qdisc del dev "$DEV" root 2>/dev/null || true
+    fi
+    if [ -e "$OWNED" ]; then
+        "$TC" qdisc del dev "$DEV" clsact 2>/dev/null || true
+        rm -f "$OWNED"
+    fi
 }
 
+if [ ! -e "$OWNED" ] && "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -q '^qdisc clsact '; then
+    echo "qosc: $DEV has a clsact qdisc qosc did not install; left in place" >&2
+fi
+
 qosc_batch() {
-    awk -v dev="$DEV" '$3 == "dev" { $4 = dev } { print }' "$BATCH"
+    awk -v dev="${1:-$DEV}" '$3 == "dev" { $4 = dev } { print }' "$BATCH"
 }
+
+if [ "${QOSC_TC_FORCE:-0}" != 1 ] && command -v unshare >/dev/null 2>&1; then
+    SCRATCH='ip link add qosc0 type veth peer name qosc1 && ip link set qosc0 up && "$0" -batch -'
+    if ! qosc_batch qosc0 | unshare --net sh -c "$SCRATCH" "$TC"; then
+        echo "qosc: tc refused the batch in a scratch namespace; $DEV left unchanged" >&2
+        exit 1
+    fi
+fi
 
 qosc_remove
 if [ "${QOSC_TC_FORCE:-0}" = 1 ]; then
-    if qosc_batch | "$TC" -force -batch -; then
+    qosc_batch | "$TC" -force -batch -
+    rc=$?
+    if [ "$rc" = 0 ]; then
         exit 0
     fi
     echo "qosc: some tc commands failed on $DEV (see above); the others are applied" >&2

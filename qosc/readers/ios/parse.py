@@ -61,6 +61,7 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
 
 
 def sniff(text: str) -> str | None:
-    if re.search(r"^(policy-map|class-map|mls qos)\b", text, re.MULTILINE) and re.search(r"^interface \S", text, re.MULTILINE):
+    owned = re.search(r"^(policy-map|class-map|mls qos)\b", text, re.MULTILINE)
+    if owned and re.search(r"^interface \S", text, re.MULTILINE):
         return "cfg"
     return None

@@ -77,6 +77,8 @@ def read(text: str, source: str, platform_name: str, name: str | None = None, fm
     except InputError as exc:
         return Read(source, None, exc.diagnostics)
     device, diagnostics = target.interpret(document, data)
+    if device.platform is None:
+        device = replace(device, platform=platform_name)
     if name is not None and device.name != name:
         device = replace(device, name=name)
     return Read(source, device, diagnostics)

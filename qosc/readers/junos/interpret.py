@@ -11,7 +11,8 @@ default`: the rest through dscp-default), the rewrite per code point, and
 the input filter's terms as edge rules.  Dangling references are QOS174,
 code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
-in the class whose rewrite writes it, every other code point unknown.
+in the class whose rewrite writes it, every other code point in the class of
+the filter's catch-all term (unknown without one).
 """
 
 from __future__ import annotations
@@ -158,6 +159,11 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         rewrite.append(tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None
                              for code, v in full.items()))
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
+    for fam, family in enumerate(("dscp", "dscp-ipv6")):
+        # no classifier but a catch-all filter term: the code points no class writes are that term's class
+        if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
+            catch = classify[fam][unmatched]
+            classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
     role = "edge" if rules or unmatched is not None else ("core" if bound else None)
     return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else bool(bound.get("classifiers-dscp")),

@@ -122,3 +122,28 @@ def test_indentation_errors_are_located() -> None:
     with pytest.raises(InputError) as caught:
         ios.parse("   class-map x\n", "bad.cfg", None)
     assert [(d.code, d.location) for d in caught.value.diagnostics] == [("QOS179", Location("bad.cfg", 1, 4))]
+
+
+def test_catalyst_pfc_queueing_reads_back_and_a_weight_change_is_found() -> None:
+    pol = load("datagrid-catalyst.yaml")
+    text = outputs(pol, "cat6500-1")[0].text
+    found = read(text, "cat6500-1.cfg")
+    assert drift(pol, "cat6500-1", found) == []
+    iface = found.interface("GigabitEthernet1/1")
+    assert iface is not None and iface.class_of(46) is not None and iface.class_of(46).name == "queue-2"  # type: ignore[union-attr]
+    assert iface.unmatched_mark == 0 and iface.rules[0].mark == 46
+    mutated = text.replace("wrr-queue bandwidth 9 91", "wrr-queue bandwidth 20 80", 1)
+    assert [(f.interface, f.what, f.expected, f.found) for f in drift(pol, "cat6500-1", read(mutated))] == [
+        ("GigabitEthernet1/1", "share", "9%", "20%"), ("GigabitEthernet1/1", "share", "91%", "80%")]
+
+
+def test_catalyst_reads_what_the_platform_really_does() -> None:
+    """assured-rate on a 1p7q8t port: WRR weights are relative (40 of 89 is 44.9 %), the priority queue has no
+    rate cap, WRED is one min/max pair per queue threshold (QOS122 at compile time)."""
+    pol = load("assured-rate.yaml")
+    found = drift(pol, "cat6500-2", read(outputs(pol, "cat6500-2")[0].text))
+    shares = {(f.subject, f.found) for f in found if f.what == "share"}
+    assert shares == {("best-effort", "44.9438%"), ("assured", "44.9438%"), ("network-control", "5.61798%"),
+                      ("ip-premium", "none")}
+    assert {f.subject for f in found if f.what == "rate cap"} == {"ip-premium"}
+    assert not [f for f in found if f.what == "classified to"]

@@ -23,8 +23,9 @@ from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.readers.ios.acl import Match
-from qosc.readers.ios import pfc
 from qosc.readers.ios.mqc import Config, PolicyClass, code, collect
+from qosc.readers.ios.pfc import classes as pfc_classes
+from qosc.readers.ios.pfc import is_pfc
 from qosc.tree import Document
 
 _SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),
@@ -214,15 +215,15 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             if policy not in c.policies:
                 c.diagnostics.append(warning("QOS174", f"interface {name} names policy-map {policy}, which is not "
                                              "defined", c.where.get(("interface", name))))
-        if not policies and not trust and not pfc.is_pfc(lines):
+        if not policies and not trust and not is_pfc(lines):
             continue
         rate = _rate(name, lines)
         classes, classify, rewrite = _output(c, name, policies["output"], rate) if "output" in policies \
             else ((), [[None] * 64] * 2, [[None] * 64] * 2)
-        if pfc.is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
-            classes, by_code = pfc.classes(lines, c.globals, c.where.get(("interface", name)))
+        if is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
+            classes, by_code = pfc_classes(lines, c.globals, c.where.get(("interface", name)))
             classify = [list(by_code), list(by_code)]
-            rewrite = [list(range(64)), list(range(64))]
+            rewrite = [[*range(64)], [*range(64)]]
         rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
         port, _, unit = name.partition(".")
         role = "edge" if "input" in policies else "core"

@@ -64,3 +64,12 @@ def test_import_writes_a_policy_that_validates(tmp_path: Path) -> None:
     broken.write_text("class-of-service {\n    schedulers {\n")
     bad = qosc("import", f"junos-mx:{broken}", "-o", str(tmp_path / "x.yaml"))
     assert bad.returncode != 0 and "QOS179" in bad.stdout + bad.stderr
+
+
+def test_verify_reports_a_stale_qosc_object(tmp_path: Path) -> None:
+    conf = write(tmp_path, "edge-mx", ".conf")
+    conf.write_text(conf.read_text().replace("    schedulers {\n", "    schedulers {\n        old-one {\n"
+                                             "            priority low;\n        }\n", 1))
+    run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "QOS178" in out and "scheduler old-one: stale object" in out

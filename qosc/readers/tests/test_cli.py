@@ -72,4 +72,6 @@ def test_verify_reports_a_stale_qosc_object(tmp_path: Path) -> None:
                                              "            priority low;\n        }\n", 1))
     run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
     out = run.stdout + run.stderr
-    assert run.returncode == 1 and "QOS178" in out and "scheduler old-one: stale object" in out
+    # stale objects are a warning (QOS178): reported, the exit code stays 0
+    assert run.returncode == 0 and "warning[QOS178]" in out and "scheduler old-one: stale object" in out
+    assert f"{conf}:" in out

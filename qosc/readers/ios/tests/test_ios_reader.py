@@ -147,3 +147,16 @@ def test_catalyst_reads_what_the_platform_really_does() -> None:
                       ("ip-premium", "none")}
     assert {f.subject for f in found if f.what == "rate cap"} == {"ip-premium"}
     assert not [f for f in found if f.what == "classified to"]
+
+
+@pytest.mark.parametrize(("policy", "device"), [("datagrid-gsr.yaml", "gsr-1"), ("assured-rate.yaml", "gsr-2")])
+def test_gsr_classifies_by_precedence(policy: str, device: str) -> None:
+    """ios-gsr schedules by IP precedence (QOS122): every code point of a precedence shares its class, so the
+    only classification differences are undeclared code points of a service's precedence (and IPv6)."""
+    pol = load(policy)
+    found = read(outputs(pol, device)[0].text)
+    assert found.interfaces and all(len(i.classes) >= 4 for i in found.interfaces)
+    wrong = [f for f in drift(pol, device, found) if f.what == "classified to" and not f.subject.endswith("(IPv6)")]
+    assert wrong and all(f.expected == "best-effort" for f in wrong)
+    declared = {c for s in pol.services for c in s.dscp}
+    assert not [f for f in wrong if int(f.subject.split()[1]) in declared]

@@ -113,9 +113,12 @@ CORE: tuple[Code, ...] = (
     _c("QOS171", _READ, "error", "equiv: an interface of one configuration has no partner in the other"),
     _c("QOS172", _READ, "warning", "import: a statement the policy language cannot represent (kept out, reported)"),
     _c("QOS173", _READ, "warning", "import: devices or interfaces disagree; the value taken is named"),
+    _c("QOS174", _READ, "warning", "read back: a reference to an object the configuration does not define"),
+    _c("QOS175", _READ, "warning", "read back: classifiers that overlap (one code point or match in two)"),
     _c("QOS176", _READ, "error", "verify: the device does not do what the policy says (drift)"),
     _c("QOS177", _READ, "error", "equiv: the two configurations behave differently"),
     _c("QOS178", _READ, "warning", "verify: a qosc-owned object the policy no longer produces (stale)"),
+    _c("QOS179", _READ, "error", "read back: configuration syntax error"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

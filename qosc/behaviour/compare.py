@@ -213,7 +213,9 @@ class _Pair:
             if x is None or y is None or abs(x - y) > self.tol.rate * max(x, y):
                 self.add(subject, what, x, y, want_rule.origin, got_rule.origin)
         for what in ("conform", "exceed", "violate"):
-            x, y = getattr(a, what), getattr(b, what)
+            # re-marking to the code point the rule marks anyway is transmitting (IOS writes one, JUNOS the other)
+            x = "transmit" if getattr(a, what) == f"dscp {want_rule.mark}" else getattr(a, what)
+            y = "transmit" if getattr(b, what) == f"dscp {got_rule.mark}" else getattr(b, what)
             if x != y and not (what == "violate" and None in (x, y)):
                 self.add(subject, f"{what} action", x, y, want_rule.origin, got_rule.origin)
 

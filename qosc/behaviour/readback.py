@@ -21,6 +21,8 @@ from qosc.diagnostics import Diagnostic, error
 from qosc.errors import InputError
 from qosc.model import Device as ModelDevice
 from qosc.model import Policy
+from qosc.readers import Reader, all_readers, platforms_of
+from qosc.readers import for_platform as reader_for_platform
 from qosc.targets.base import Target
 from qosc.targets.platform import PlatformBase
 from qosc.targets.registry import for_platform, platform, platforms, targets
@@ -35,15 +37,17 @@ class Read:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def reader(platform_name: str) -> tuple[Target, PlatformBase] | None:
-    """The target that reads configurations of a platform (the first of its targets that can)."""
+def reader(platform_name: str) -> tuple[Target | Reader, PlatformBase] | None:
+    """The target that reads configurations of a platform (the first of its targets that can), else the
+    dialect reader of qosc.readers."""
     data = platform(platform_name)
     if data is None:
         return None
     for target in for_platform(platform_name):
         if target.reads:
             return target, data
-    return None
+    fallback = reader_for_platform(platform_name)
+    return (fallback, data) if fallback is not None else None
 
 
 def sniff(text: str) -> list[tuple[str, str]]:
@@ -53,6 +57,10 @@ def sniff(text: str) -> list[tuple[str, str]]:
         fmt = target.sniff(text)
         if fmt is not None:
             found.extend((name, fmt) for name in target.platforms)
+    for package, r in all_readers().items():
+        fmt = r.sniff(text)
+        if fmt is not None:
+            found.extend((name, fmt) for name in platforms_of(package) if (name, fmt) not in found)
     return found
 
 
@@ -69,6 +77,8 @@ def read(text: str, source: str, platform_name: str, name: str | None = None, fm
     except InputError as exc:
         return Read(source, None, exc.diagnostics)
     device, diagnostics = target.interpret(document, data)
+    if device.platform is None:
+        device = replace(device, platform=platform_name)
     if name is not None and device.name != name:
         device = replace(device, name=name)
     return Read(source, device, diagnostics)
@@ -131,11 +141,19 @@ def _stale(policy: Policy, dev: ModelDevice, running: Device) -> list[Finding]:
     pair = reader(dev.platform)
     if pair is None:
         return []
-    target, data = pair
+    how, data = pair
+    target = next(iter(for_platform(dev.platform)), None) if isinstance(how, Reader) else how
+    if target is None:
+        return []
     _, lowered = pipeline.lower(target, policy, dev)
     if lowered is None:
         return []
-    owned = [o for doc in lowered.documents for o in target.interpret(doc, data)[0].owned]
+    if isinstance(how, Reader):  # the reader reads the compiled text, not the target's own trees
+        docs = [how.parse(o.text, o.path, data, None) for o in target.render(lowered)
+                if how.sniff(o.text) is not None]
+    else:
+        docs = list(lowered.documents)
+    owned = [o for doc in docs for o in how.interpret(doc, data)[0].owned]
     return stale(replace(running, owned=tuple(owned)), running)
 
 

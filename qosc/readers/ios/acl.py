@@ -1,0 +1,84 @@
+"""Cisco access lists as edge-rule matches.
+
+Source: Cisco IOS Security Configuration Guide: Access Control Lists (IOS XE
+17), "IP Access List Entry Sequence Numbering", "Extended IP access lists"
+(permit PROTOCOL SRC [WILDCARD|host A|any] [PORTS] DST [...] [PORTS], ports
+`eq`, `range`, `lt`, `gt`) and "IPv6 access lists" (prefixes as A::/n).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from qosc.diagnostics import Location
+
+_PORT_NAMES = {"www": 80, "ftp": 21, "ftp-data": 20, "ssh": 22, "telnet": 23, "smtp": 25, "domain": 53,
+               "bgp": 179, "https": 443}
+
+
+@dataclass
+class Match:
+    sources: list[str] = field(default_factory=list)
+    destinations: list[str] = field(default_factory=list)
+    protocols: list[str] = field(default_factory=list)
+    source_ports: list[tuple[int, int]] = field(default_factory=list)
+    destination_ports: list[tuple[int, int]] = field(default_factory=list)
+    dscp: list[int] = field(default_factory=list)
+    families: list[str] = field(default_factory=list)
+    origin: Location | None = None
+
+    def add(self, other: Match) -> None:
+        for name in ("sources", "destinations", "protocols", "source_ports", "destination_ports", "dscp",
+                     "families"):
+            mine = getattr(self, name)
+            mine.extend(x for x in getattr(other, name) if x not in mine)
+
+
+def _port(words: list[str]) -> tuple[tuple[int, int] | None, list[str]]:
+    if not words or words[0] not in ("eq", "range", "lt", "gt"):
+        return None, words
+
+    def num(w: str) -> int:
+        return int(w) if w.isdigit() else _PORT_NAMES.get(w, 0)
+    if words[0] == "range":
+        return (num(words[1]), num(words[2])), words[3:]
+    if words[0] == "lt":
+        return (0, num(words[1]) - 1), words[2:]
+    if words[0] == "gt":
+        return (num(words[1]) + 1, 65535), words[2:]
+    return (num(words[1]), num(words[1])), words[2:]
+
+
+def _address(words: list[str], v6: bool) -> tuple[str | None, list[str]]:
+    if words[0] == "any":
+        return None, words[1:]
+    if words[0] == "host":
+        return f"{words[1]}/{128 if v6 else 32}", words[2:]
+    if "/" in words[0]:
+        return str(ipaddress.ip_network(words[0], strict=False)), words[1:]
+    wildcard = int(ipaddress.IPv4Address(words[1]))
+    length = 32 - wildcard.bit_length()
+    return f"{words[0]}/{length}", words[2:]
+
+
+def entry(words: list[str], v6: bool, origin: Location | None) -> Match | None:
+    """One `permit` entry as a match (deny and remark entries: None)."""
+    if words and words[0].isdigit():
+        words = words[1:]
+    if not words or words[0] != "permit" or len(words) < 4:
+        return None
+    m = Match(families=["inet6" if v6 else "inet"], origin=origin)
+    proto = words[1]
+    if proto not in ("ip", "ipv6"):
+        m.protocols.append(proto)
+    rest = words[2:]
+    src, rest = _address(rest, v6)
+    sport, rest = _port(rest)
+    dst, rest = _address(rest, v6)
+    dport, rest = _port(rest)
+    m.sources += [src] if src else []
+    m.destinations += [dst] if dst else []
+    m.source_ports += [sport] if sport else []
+    m.destination_ports += [dport] if dport else []
+    return m

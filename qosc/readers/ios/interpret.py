@@ -1,0 +1,237 @@
+"""What an IOS MQC configuration does with packets: output policy-maps as classes, input ones as edge rules.
+
+Per interface with a service-policy: the output policy's classes in order
+(a code point belongs to the first class whose class-map matches it, the
+rest to class-default); shares from bandwidth percent, kbps (of the
+interface rate: its `bandwidth` statement, else the speed its type runs at)
+or remaining percent (of what priority and bandwidth percent leave);
+priority classes strict, their rate their cap and share; WRED thresholds in
+packets of the queue limit (64 packets when none is configured; fill % to
+0.1, the precision whole packets allow) as drop curves per drop precedence;
+`set dscp` in an output class as the rewrite.
+The input policy's classes are the edge rules (access-list matches, set
+dscp, police), class-default's `set dscp` the mark of unmatched traffic.
+Dangling class-map, policy-map and access-list names are QOS174.
+
+Interface rates by type: Cisco IOS Interface and Hardware Component
+Configuration Guide (IOS XE 17), "bandwidth" default = the interface speed.
+"""
+
+from __future__ import annotations
+
+from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.dscp import drop_precedence
+from qosc.readers.ios.acl import Match
+from qosc.readers.ios.mqc import Config, PolicyClass, code, collect
+from qosc.readers.ios.pfc import classes as pfc_classes
+from qosc.readers.ios.pfc import is_pfc
+from qosc.tree import Document
+
+_SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),
+           ("GigabitEthernet", 10**9), ("FastEthernet", 10**8), ("Ethernet", 10**7))
+DEFAULT_QUEUE_LIMIT = 64
+
+
+def _rate(name: str, lines: list[tuple[tuple[str, ...], Location | None]]) -> int | None:
+    for w, _ in lines:
+        if w[:1] == ("bandwidth",) and len(w) == 2 and w[1].isdigit():
+            return int(w[1]) * 1000
+    return next((bps for prefix, bps in _SPEEDS if name.startswith(prefix)), None)
+
+
+def _pct(bps: float, rate: int | None) -> float | None:
+    return None if rate is None else round(bps * 100.0 / rate, 6)
+
+
+def _action(words: tuple[str, ...], i: int) -> str:
+    a = words[i + 1] if i + 1 < len(words) else "transmit"
+    if a in ("set-dscp-transmit", "set-ip-dscp-transmit") and i + 2 < len(words):
+        return f"dscp {code(words[i + 2])}"
+    return {"drop": "drop", "transmit": "transmit"}.get(a, a)
+
+
+def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, int]]) -> Envelope:
+    """A `police` line: `police cir X bc Y [pir P be Z]` or `police X [Y [Z]] [pir P]`, with actions."""
+    values: dict[str, int] = {}
+    plain: list[int] = []
+    i = 1
+    while i < len(w) and not w[i].endswith("-action"):
+        if w[i] in ("cir", "bc", "pir", "be") and i + 1 < len(w) and w[i + 1].isdigit():
+            values[w[i]] = int(w[i + 1])
+            i += 2
+        elif w[i].isdigit():
+            plain.append(int(w[i]))
+            i += 1
+        else:
+            i += 1
+    cir = values.get("cir", plain[0] if plain else 0)
+    bc = values.get("bc", plain[1] if len(plain) > 1 else 0)
+    pir = values.get("pir")
+    be = values.get("be", plain[2] if len(plain) > 2 else None)
+    acts = {w[j]: _action(w, j) for j in range(len(w)) if w[j].endswith("-action")}
+
+    def norm(a: str | None, which: str) -> str | None:
+        if a == "policed-dscp-transmit" and mark is not None:
+            got = policed.get("max-burst" if which == "violate" else "normal-burst", {}).get(mark)
+            return f"dscp {got}" if got is not None else "transmit"
+        return "transmit" if mark is not None and a == f"dscp {mark}" else a
+    return Envelope(cir, bc, pir, be if pir else None, None if pir else be,
+                    norm(acts.get("conform-action", "transmit"), "conform") or "transmit",
+                    norm(acts.get("exceed-action", "drop"), "exceed") or "drop", norm(acts.get("violate-action"),
+                                                                                     "violate"))
+
+
+def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float) -> Class:
+    share = cap = None
+    strict = False
+    limit = DEFAULT_QUEUE_LIMIT
+    red: dict[int, Curve] = {}
+    wred: list[tuple[str, int, int, int, int]] = []
+    for w, _ in pc.lines:
+        if w[:2] == ("bandwidth", "percent"):
+            share = float(w[2])
+        elif w[:3] == ("bandwidth", "remaining", "percent"):
+            share = round(max(100.0 - fixed, 0.0) * float(w[3]) / 100.0, 6)
+        elif w[:1] == ("bandwidth",) and len(w) == 2:
+            share = _pct(int(w[1]) * 1000, rate)
+        elif w[:1] == ("priority",):
+            strict = True
+            if w[1:2] == ("percent",):
+                cap = share = float(w[2])
+            elif len(w) >= 2 and w[1].isdigit():
+                cap = share = _pct(int(w[1]) * 1000, rate)
+        elif w[:1] == ("queue-limit",) and len(w) >= 2:
+            limit = int(w[1])
+        elif w[:1] == ("random-detect",) and len(w) >= 6 and w[1] in ("dscp", "precedence"):
+            wred.append((w[1], code(w[2]) if w[1] == "dscp" else int(w[2]), int(w[3]), int(w[4]), int(w[5])))
+    for kind, value, low, high, denom in wred:
+        curve = Curve(((round(low * 100.0 / limit, 1), 0.0), (round(high * 100.0 / limit, 1), 100.0 / denom)), True,
+                      100.0)
+        red.setdefault(drop_precedence(value) if kind == "dscp" else 0, curve)
+    if len(set(red.values())) == 1 and red:
+        red = {0: next(iter(red.values()))}
+    elif red and 0 not in red:
+        for level in (1, 2, 3):
+            red.setdefault(level, red[min(red)])
+    police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+    if strict and share is None and police is not None:  # `priority` with no rate: its policer is its rate
+        cap = share = _pct(envelope(police, None, {}).cir, rate)
+    return Class(pc.name, share=share, strict=strict, cap=cap, buffer=("packets", float(limit)),
+                 drop=tuple(sorted(red.items())), origin=pc.origin)
+
+
+def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
+    total = 0.0
+    for pc in pcs:
+        for w, _ in pc.lines:
+            if w[:2] in (("bandwidth", "percent"), ("priority", "percent")):
+                total += float(w[2])
+            elif w[:1] in (("bandwidth",), ("priority",)) and len(w) == 2 and w[1].isdigit():
+                total += _pct(int(w[1]) * 1000, rate) or 0.0
+    return total
+
+
+def _output(c: Config, name: str, policy: str, rate: int | None) -> tuple[tuple[Class, ...], list[list[str | None]],
+                                                                           list[list[int | None]]]:
+    pcs = c.policies.get(policy, [])
+    if not any(pc.name == "class-default" for pc in pcs):  # every policy-map ends in class-default
+        pcs = [*pcs, PolicyClass("class-default", [], c.where.get(("policy-map", policy)))]
+    fixed = _fixed(pcs, rate)
+    classes = tuple(_class(c, pc, rate, fixed) for pc in pcs)
+    classify: list[list[str | None]] = [[None] * 64, [None] * 64]
+    rewrite: list[list[int | None]] = [list(range(64)), list(range(64))]
+    warned: set[str] = set()
+    for pc in pcs:
+        cm = c.class_maps.get(pc.name)
+        if pc.name == "class-default":
+            sets: tuple[set[int], set[int]] = (set(range(64)), set(range(64)))
+        elif cm is None:
+            c.diagnostics.append(warning("QOS174", f"policy-map {policy} names class-map {pc.name}, which is not "
+                                         "defined", pc.origin))
+            continue
+        elif cm.all and (cm.acls or cm.other) and policy not in warned:
+            warned.add(policy)
+            c.diagnostics.append(warning("QOS172", f"class-map match-all {pc.name} matches more than code points: "
+                                         "no code point is classified by it alone (its packets are taken as "
+                                         "class-default's)", cm.origin))
+            continue
+        else:
+            sets = (cm.v4 or set(), cm.v6 or set())
+        mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
+        for fam in (0, 1):
+            for x in sets[fam]:
+                if classify[fam][x] is None:
+                    classify[fam][x] = pc.name
+                    if mark is not None:
+                        rewrite[fam][x] = mark
+    return classes, classify, rewrite
+
+
+def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
+    rules: list[Rule] = []
+    unmatched = None
+    policed: dict[str, dict[int, int]] = {}
+    for w, _ in c.globals:
+        if w[:4] == ("mls", "qos", "map", "policed-dscp") and "to" in w:
+            k = w.index("to")
+            for x in w[5:k]:
+                policed.setdefault(w[4], {})[int(x)] = int(w[k + 1])
+    for pc in c.policies.get(policy, []):
+        mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
+        police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+        if mark is None and police is not None:
+            for j, x in enumerate(police):
+                if x == "conform-action" and police[j + 1:j + 2] == ("set-dscp-transmit",):
+                    mark = code(police[j + 2])
+        if pc.name == "class-default":
+            unmatched = mark
+            continue
+        cm = c.class_maps.get(pc.name)
+        match = Match()
+        for acl in cm.acls if cm else ():
+            entries = c.acls.get(acl)
+            if entries is None:
+                c.diagnostics.append(warning("QOS174", f"class-map {pc.name} names access list {acl}, which is "
+                                             "not defined", cm.origin if cm else None))
+                continue
+            for e in entries:
+                match.add(e)
+        dscps = sorted(cm.v4 or ()) if cm and cm.v4 and len(cm.v4) < 64 else []
+        rules.append(Rule(pc.name, tuple(match.sources), tuple(match.destinations), tuple(match.protocols),
+                          tuple(match.source_ports), tuple(match.destination_ports), tuple(dscps), mark,
+                          envelope(police, mark, policed) if police else None,
+                          tuple(match.families) or ("inet", "inet6"), origin=pc.origin))
+    return rules, unmatched
+
+
+def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
+    c = collect(document)
+    interfaces = []
+    for name, lines in c.interfaces.items():
+        policies = {w[1]: w[2] for w, _ in lines if w[:1] == ("service-policy",) and len(w) >= 3}
+        trust = any(w[:3] == ("mls", "qos", "trust") for w, _ in lines)
+        for policy in policies.values():
+            if policy not in c.policies:
+                c.diagnostics.append(warning("QOS174", f"interface {name} names policy-map {policy}, which is not "
+                                             "defined", c.where.get(("interface", name))))
+        if not policies and not trust and not is_pfc(lines):
+            continue
+        rate = _rate(name, lines)
+        classes, classify, rewrite = _output(c, name, policies["output"], rate) if "output" in policies \
+            else ((), [[None] * 64] * 2, [[None] * 64] * 2)
+        if is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
+            classes, by_code = pfc_classes(lines, c.globals, c.where.get(("interface", name)))
+            classify = [list(by_code), list(by_code)]
+            rewrite = [[*range(64)], [*range(64)]]
+        rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
+        port, _, unit = name.partition(".")
+        role = "edge" if "input" in policies else "core"
+        interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
+                                    (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
+                                    None if role != "edge" else unmatched is None, tuple(rules), unmatched,
+                                    origin=c.where.get(("interface", name))))
+    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
+                         key=lambda t: (t[0], t[1])))
+    return Device(document.stem, None, tuple(interfaces), owned,
+                  document.origin if isinstance(document.origin, Location) else None), c.diagnostics

@@ -1,0 +1,142 @@
+"""The MQC objects of an IOS configuration: class-maps, policy-maps, access lists, interfaces, by name.
+
+Source: Cisco IOS XE QoS: Modular QoS CLI Configuration Guide (17.x):
+"Class maps" (match-any: any match; match-all: every match, the default),
+"match dscp" (IPv4 and IPv6) and "match ip dscp" (IPv4 only: Cisco MWR 2941
+Command Reference, IOS 15.1(3)MR, "match dscp": "To match DSCP values for
+IPv4 packets only, use the ip keyword. Without the ip keyword the match
+occurs on both IPv4 and IPv6 packets"; likewise precedence), "match
+precedence", "match access-group name"; "Policy maps" (bandwidth kbps |
+percent | remaining percent, priority [kbps | percent], police, set dscp,
+queue-limit packets, random-detect dscp-based / precedence-based with
+per-value min max mark-probability-denominator, shape average).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.dscp import parse_dscp
+from qosc.errors import QoscError
+from qosc.readers.ios.acl import Match, entry
+from qosc.tree import Document, Statement
+
+
+@dataclass
+class ClassMap:
+    name: str
+    all: bool
+    """match-all: a packet must match every match statement."""
+    v4: set[int] | None = None
+    v6: set[int] | None = None
+    """Code points matched per family (None: no DSCP/precedence match)."""
+    acls: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+    origin: Location | None = None
+
+
+@dataclass
+class PolicyClass:
+    name: str
+    lines: list[tuple[tuple[str, ...], Location | None]]
+    origin: Location | None
+
+
+@dataclass
+class Config:
+    class_maps: dict[str, ClassMap] = field(default_factory=dict)
+    policies: dict[str, list[PolicyClass]] = field(default_factory=dict)
+    acls: dict[str, list[Match]] = field(default_factory=dict)
+    interfaces: dict[str, list[tuple[tuple[str, ...], Location | None]]] = field(default_factory=dict)
+    globals: list[tuple[tuple[str, ...], Location | None]] = field(default_factory=list)
+    where: dict[tuple[str, str], Location | None] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def code(text: str) -> int:
+    return int(text) if text.isdigit() else parse_dscp(text)
+
+
+def _codes(words: tuple[str, ...], origin: Location | None, c: Config) -> set[int]:
+    out: set[int] = set()
+    for w in words:
+        try:
+            out.add(code(w))
+        except QoscError:
+            c.diagnostics.append(warning("QOS172", f"unknown code point {w}", origin))
+    return out
+
+
+def _origin(s: Statement) -> Location | None:
+    return s.origin if isinstance(s.origin, Location) else None
+
+
+def _class_map(s: Statement, t: tuple[str, ...], c: Config) -> None:
+    match_all = len(t) < 3 or t[1] != "match-any"
+    name = t[-1]
+    cm = ClassMap(name, match_all, origin=_origin(s))
+    for child in s.children or ():
+        w = child.texts()
+        if w[:1] != ("match",):
+            continue
+        body, negate = (w[2:], True) if w[1:2] == ("not",) else (w[1:], False)
+        sets: tuple[set[int] | None, set[int] | None] | None = None
+        if body[:2] == ("ip", "dscp"):
+            sets = (_codes(body[2:], _origin(child), c), set())
+        elif body[:1] == ("dscp",):
+            both = _codes(body[1:], _origin(child), c)
+            sets = (both, set(both))
+        elif body[:2] == ("ip", "precedence") or body[:1] == ("precedence",):
+            precs = {int(x) for x in body[2 if body[0] == "ip" else 1:] if x.isdigit()}
+            codes = {8 * p + i for p in precs for i in range(8)}
+            sets = (codes, set() if body[0] == "ip" else set(codes))
+        elif body[:2] == ("access-group", "name"):
+            cm.acls.append(body[2])
+        elif body[:1] == ("access-group",):
+            cm.acls.append(body[1])
+        elif body[:1] == ("any",):
+            sets = (set(range(64)), set(range(64)))
+        else:
+            cm.other.append(" ".join(w))
+        if sets is not None:
+            if negate:
+                sets = (set(range(64)) - (sets[0] or set()), set(range(64)) - (sets[1] or set()))
+            if cm.v4 is None:
+                cm.v4, cm.v6 = set(sets[0] or ()), set(sets[1] or ())
+            elif match_all:
+                cm.v4 &= sets[0] or set()
+                cm.v6 = (cm.v6 or set()) & (sets[1] or set())
+            else:
+                cm.v4 |= sets[0] or set()
+                cm.v6 = (cm.v6 or set()) | (sets[1] or set())
+    if match_all and cm.v4 is not None and len([x for x in s.children or () if x.texts()[:1] == ("match",)]) > 1 \
+            and not cm.v4 and not cm.v6:
+        c.diagnostics.append(warning("QOS175", f"class-map match-all {name} matches no code point: its "
+                                     "matches exclude each other", cm.origin))
+    c.class_maps[name] = cm
+    c.where[("class-map", name)] = cm.origin
+
+
+def collect(document: Document) -> Config:
+    c = Config()
+    for s in document.statements:
+        t = s.texts()
+        if t[:1] == ("class-map",) and len(t) >= 2:
+            _class_map(s, t, c)
+        elif t[:1] == ("policy-map",) and len(t) >= 2:
+            c.policies[t[-1]] = [PolicyClass(k.texts()[-1], [(g.texts(), _origin(g)) for g in k.children or ()],
+                                             _origin(k)) for k in s.children or () if k.texts()[:1] == ("class",)]
+            c.where[("policy-map", t[-1])] = _origin(s)
+        elif t[:3] in (("ip", "access-list", "extended"), ("ipv6", "access-list", "")) or \
+                t[:2] == ("ipv6", "access-list"):
+            v6 = t[0] == "ipv6"
+            name = t[-1]
+            c.acls[name] = [m for m in (entry(list(k.texts()), v6, _origin(k)) for k in s.children or ()) if m]
+            c.where[("access-list", name)] = _origin(s)
+        elif t[:1] == ("interface",) and len(t) >= 2:
+            c.interfaces[t[1]] = [(k.texts(), _origin(k)) for k in s.children or ()]
+            c.where[("interface", t[1])] = _origin(s)
+        elif t[:2] == ("mls", "qos"):
+            c.globals.append((t, _origin(s)))
+    return c

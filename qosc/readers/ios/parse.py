@@ -1,0 +1,67 @@
+"""Cisco IOS / IOS XE running-config text (MQC, ACLs, Catalyst 6500 `mls qos` and `wrr-queue`) into the
+statement tree.
+
+A running-config is a list of lines whose indentation is their hierarchy
+(`class-map`, `policy-map` > `class` > `police`, `interface`, `ip
+access-list`): one statement per line, children by deeper indentation,
+origins file:line:column.  `!` lines are comments; `end` closes the
+configuration.  Every line is kept, owned by qosc or not (hostname, routing,
+...), as a plain statement.  Source: Cisco IOS Configuration Fundamentals
+Configuration Guide, "Using the Cisco IOS Command-Line Interface" (IOS XE 17);
+Catalyst 6500 Release 12.2SX Software Configuration Guide, "Configuring PFC QoS".
+"""
+
+from __future__ import annotations
+
+import re
+
+from qosc.diagnostics import Location, error
+from qosc.errors import InputError
+from qosc.tree import Document, Kind, Statement, Word, integer, kw
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _word(text: str) -> Word:
+    return integer(int(text), text=text) if text.isdigit() else kw(text)
+
+
+def parse(text: str, source: str, platform: object = None, fmt: str | None = None) -> Document:
+    root: list[Statement] = []
+    # stack of (indent, words, origin, children)
+    stack: list[tuple[int, tuple[Word, ...], Location, list[Statement]]] = []
+
+    def close(to: int) -> None:
+        while stack and stack[-1][0] >= to:
+            _, words, origin, kids = stack.pop()
+            made = Statement(words, tuple(kids) if kids else None, origin=origin)
+            (stack[-1][3] if stack else root).append(made)
+
+    for number, line in enumerate(text.splitlines(), 1):
+        body = line.rstrip()
+        stripped = body.lstrip(" ")
+        if not stripped or stripped.startswith("!"):
+            continue
+        where = Location(source, number, len(body) - len(stripped) + 1)
+        if "\t" in body[: len(body) - len(stripped) + 1] or _CONTROL.search(body):
+            raise InputError([error("QOS179", "IOS configuration syntax: tab or control character", where)])
+        if stripped == "end" and len(body) == len(stripped):
+            break
+        indent = len(body) - len(stripped)
+        if stack and indent > stack[-1][0] + 8:
+            raise InputError([error("QOS179", "IOS configuration syntax: indented deeper than any block", where)])
+        if not stack and indent > 0 and not root:
+            raise InputError([error("QOS179", "IOS configuration syntax: the first line is indented", where)])
+        close(indent)
+        words = tuple(_word(w) if '"' not in w else Word(Kind.TEXT, w, w) for w in stripped.split())
+        stack.append((indent, words, where, []))
+    close(0)
+    return Document(source.rsplit("/", 1)[-1].split(".")[0] or "config", "ios-cli", tuple(root),
+                    origin=Location(source, 1, 1))
+
+
+def sniff(text: str) -> str | None:
+    owned = re.search(r"^(policy-map|class-map|mls qos)\b", text, re.MULTILINE)
+    if owned and re.search(r"^interface \S", text, re.MULTILINE):
+        return "cfg"
+    return None

@@ -1,0 +1,10 @@
+"""Read JUNOS configurations back (curly-brace and set text) into behaviour: see parse, interpret, edge."""
+
+from __future__ import annotations
+
+from qosc.readers.junos.interpret import interpret
+from qosc.readers.junos.parse import parse, sniff
+
+READS: tuple[str, ...] = ("conf", "set")
+
+__all__ = ["READS", "interpret", "parse", "sniff"]

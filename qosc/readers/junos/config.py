@@ -1,0 +1,109 @@
+"""The class-of-service and firewall objects of a JUNOS configuration, collected by name from its paths.
+
+Sources as in qosc.readers.junos.facts and .edge (Junos OS 21.4 Class of
+Service and Firewall Filter user guides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.errors import QoscError
+from qosc.readers.junos.facts import code_point
+from qosc.readers.junos.parse import paths
+from qosc.tree import Document
+
+Path = tuple[str, ...]
+
+
+@dataclass
+class Config:
+    """The class-of-service and firewall objects of one configuration, by name, with where each is."""
+
+    queues: dict[str, int] = field(default_factory=dict)
+    classifiers: dict[tuple[str, str], dict[int, tuple[str, str]]] = field(default_factory=dict)
+    imports: set[tuple[str, str]] = field(default_factory=set)
+    profiles: dict[str, list[Path]] = field(default_factory=dict)
+    schedulers: dict[str, list[Path]] = field(default_factory=dict)
+    maps: dict[str, dict[str, str]] = field(default_factory=dict)
+    rewrites: dict[tuple[str, str], dict[tuple[str, str], int]] = field(default_factory=dict)
+    ports: dict[str, dict[str, list[Path]]] = field(default_factory=dict)
+    policers: dict[str, list[Path]] = field(default_factory=dict)
+    filters: dict[tuple[str, str], dict[str, list[Path]]] = field(default_factory=dict)
+    bound: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    where: dict[tuple[str, str], Location | None] = field(default_factory=dict)
+    aliases: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def at(self, kind: str, name: str, loc: Location | None) -> None:
+        self.where.setdefault((kind, name), loc)
+
+
+def collect(document: Document) -> Config:
+    c = Config()
+    leaves = paths(document.statements)
+    for p, _ in leaves:
+        if p[:3] == ("class-of-service", "code-point-aliases", "dscp") and len(p) == 5:
+            c.aliases[p[3]] = int(p[4], 2)
+    for p, loc in leaves:
+        if p[:1] == ("class-of-service",):
+            _cos(c, p[1:], loc)
+        elif p[:1] == ("firewall",):
+            _firewall(c, p[1:], loc)
+        elif p[:1] == ("interfaces",) and len(p) >= 8 and p[2] == "unit" and p[4] == "family" and p[6] == "filter":
+            c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
+    return c
+
+
+def _cos(c: Config, p: Path, loc: Location | None) -> None:
+    head = p[0] if p else ""
+    if head == "forwarding-classes" and len(p) >= 4:
+        if p[1] == "queue":
+            c.queues[p[3]] = int(p[2])
+        elif p[1] == "class" and p[3] == "queue-num":
+            c.queues[p[2]] = int(p[4])
+    elif head == "classifiers" and len(p) >= 4:
+        key = (p[1], p[2])
+        table = c.classifiers.setdefault(key, {})
+        c.at("classifier", p[2], loc)
+        if p[3:5] == ("import", "default"):
+            c.imports.add(key)
+        elif p[3] == "forwarding-class" and len(p) >= 9 and p[5] == "loss-priority" and p[7] == "code-points":
+            try:
+                code = code_point(p[8], c.aliases)
+            except QoscError:
+                c.diagnostics.append(warning("QOS172", f"classifier {p[2]}: unknown code point {p[8]}", loc))
+                return
+            if code in table and table[code] != (p[4], p[6]):
+                c.diagnostics.append(warning("QOS175", f"classifier {p[2]} classifies code point {p[8]} twice "
+                                             f"({table[code][0]} and {p[4]}); JUNOS refuses to commit it", loc))
+            table[code] = (p[4], p[6])
+    elif head == "drop-profiles" and len(p) >= 3:
+        c.profiles.setdefault(p[1], []).append(p[2:])
+        c.at("drop-profile", p[1], loc)
+    elif head == "schedulers" and len(p) >= 3:
+        c.schedulers.setdefault(p[1], []).append(p[2:])
+        c.at("scheduler", p[1], loc)
+    elif head == "scheduler-maps" and len(p) >= 5 and p[2] == "forwarding-class" and p[4] == "scheduler":
+        c.maps.setdefault(p[1], {})[p[3]] = p[5]
+        c.at("scheduler-map", p[1], loc)
+        c.where.setdefault(("map-entry", f"{p[1]}/{p[3]}"), loc)
+    elif head == "rewrite-rules" and len(p) >= 9 and p[3] == "forwarding-class" and p[7] == "code-point":
+        c.rewrites.setdefault((p[1], p[2]), {})[(p[4], p[6])] = code_point(p[8], c.aliases)
+        c.at("rewrite-rule", p[2], loc)
+    elif head == "interfaces" and len(p) >= 3:
+        c.ports.setdefault(p[1], {}).setdefault(p[2] if p[2] != "unit" else f"unit {p[3]}", []).append(p)
+        c.at("interface", p[1], loc)
+    elif head != "code-point-aliases":
+        c.diagnostics.append(warning("QOS172", f"class-of-service {' '.join(p)}: not read", loc))
+
+
+def _firewall(c: Config, p: Path, loc: Location | None) -> None:
+    if p[:1] in (("policer",), ("three-color-policer",)) and len(p) >= 3:
+        c.policers.setdefault(p[1], []).append(p[2:] + (p[0],))
+        c.at("policer", p[1], loc)
+    elif p[:1] == ("family",) and len(p) >= 6 and p[2] == "filter" and p[4] == "term":
+        c.filters.setdefault((p[1], p[3]), {}).setdefault(p[5], []).append(p[6:])
+        c.at("filter", p[3], loc)
+        c.where.setdefault(("term", f"{p[1]}/{p[3]}/{p[5]}"), loc)

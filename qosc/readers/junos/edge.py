@@ -1,0 +1,122 @@
+"""JUNOS input firewall filters as edge rules: matches, the mark (forwarding class and loss priority through
+the unit's rewrite rule), and the policer envelope.
+
+Source: Junos OS Routing Policies, Firewall Filters and Traffic Policers User
+Guide, release 21.4: "Firewall Filter Match Conditions for IPv4/IPv6 Traffic"
+(source-address, destination-address, protocol / next-header, source-port,
+destination-port, dscp), "Firewall Filter Terminating Actions" (accept,
+discard), "Nonterminating Actions" (forwarding-class, loss-priority, policer,
+three-color-policer), "Two-Color Policer Configuration" (if-exceeding
+bandwidth-limit, burst-size-limit; then discard or loss-priority), "Two-Rate
+Three-Color Policers" (committed-information-rate, committed-burst-size,
+peak-information-rate, peak-burst-size: green -> low, yellow -> medium-high,
+red -> high loss priority).  A term without `from` at the end is the mark of
+unmatched traffic.
+"""
+
+from __future__ import annotations
+
+from qosc.behaviour.model import FAMILIES, Envelope, Rule
+from qosc.diagnostics import warning
+from qosc.readers.junos.config import Config, Path
+from qosc.readers.junos.facts import code_point, number
+
+
+def _port(text: str) -> tuple[int, int]:
+    low, _, high = text.partition("-")
+    return int(low), int(high or low)
+
+
+def policer(c: Config, name: str, fc: str, marks: dict[tuple[str, str], int]) -> Envelope | None:
+    lines = c.policers.get(name)
+    if lines is None:
+        c.diagnostics.append(warning("QOS174", f"a filter names policer {name}, which is not defined",
+                                     c.where.get(("filter", name))))
+        return None
+    values = {p[-2]: p[-1] for p in [q[:-1] for q in lines] if len(p) >= 2}
+    flat = {p[0]: p for p in [q[:-1] for q in lines]}
+    mark = {lp: (f"dscp {marks[(fc, lp)]}" if (fc, lp) in marks else "transmit")
+            for lp in ("low", "medium-high", "high")}
+    if lines[0][-1] == "three-color-policer":
+        two = "peak-information-rate" in values
+        return Envelope(number(values.get("committed-information-rate", "0")),
+                        number(values.get("committed-burst-size", "0")),
+                        number(values["peak-information-rate"]) if two else None,
+                        number(values["peak-burst-size"]) if two and "peak-burst-size" in values else None,
+                        number(values["excess-burst-size"]) if "excess-burst-size" in values else None,
+                        mark["low"], mark["medium-high"], mark["high"])
+    then = flat.get("then", ())
+    exceed = "drop" if "discard" in then else (mark["high"] if "loss-priority" in then else "transmit")
+    return Envelope(number(values.get("bandwidth-limit", "0")), number(values.get("burst-size-limit", "0")),
+                    conform="transmit", exceed=exceed)
+
+
+def _term(c: Config, family: str, term: str, lines: list[Path],
+          marks: dict[tuple[str, str], int]) -> tuple[Rule | None, int | None]:
+    src: list[str] = []
+    dst: list[str] = []
+    protos: list[str] = []
+    sports: list[tuple[int, int]] = []
+    dports: list[tuple[int, int]] = []
+    dscps: list[int] = []
+    fc, lp, pol = None, "low", None
+    has_from = False
+    for p in lines:
+        if p[0] == "from" and len(p) >= 3:
+            has_from = True
+            what, value = p[1], p[2]
+            if what == "source-address":
+                src.append(value)
+            elif what == "destination-address":
+                dst.append(value)
+            elif what in ("protocol", "next-header"):
+                protos.append(value)
+            elif what == "source-port":
+                sports.append(_port(value))
+            elif what == "destination-port":
+                dports.append(_port(value))
+            elif what in ("dscp", "traffic-class"):
+                dscps.append(code_point(value, c.aliases))
+        elif p[0] == "then" and len(p) >= 3:
+            if p[1] == "forwarding-class":
+                fc = p[2]
+            elif p[1] == "loss-priority":
+                lp = p[2]
+            elif p[1] == "policer" or p[1] == "three-color-policer":
+                pol = p[-1]
+    mark = marks.get((fc, lp)) if fc else None
+    if not has_from:
+        return None, mark
+    env = policer(c, pol, fc or "", marks) if pol else None
+    return Rule(term, tuple(src), tuple(dst), tuple(protos), tuple(sports), tuple(dports), tuple(dscps), mark, env,
+                (family,), origin=c.where.get(("term", f"{family}/{term}"))), None
+
+
+def rules(c: Config, port: str, unit: str, bound: dict[str, str],
+          marks: dict[tuple[str, str], int]) -> tuple[list[Rule], int | None]:
+    """The edge rules of a unit's input filters (IPv4 and IPv6 terms of one name merged) and the unmatched mark."""
+    merged: dict[str, Rule] = {}
+    unmatched = None
+    for family in FAMILIES:
+        fname = bound.get(f"filter-input-{family}")
+        if fname is None:
+            continue
+        terms = c.filters.get((family, fname))
+        if terms is None:
+            c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "
+                                         "which is not defined", c.where.get(("interface", port))))
+            continue
+        for term, lines in terms.items():
+            rule, mark = _term(c, family, term, lines, marks)
+            if rule is None:
+                unmatched = mark if unmatched is None else unmatched
+                continue
+            old = merged.get(term)
+            if old is None:
+                merged[term] = rule
+            else:
+                merged[term] = Rule(term, old.sources + rule.sources, old.destinations + rule.destinations,
+                                    tuple(dict.fromkeys(old.protocols + rule.protocols)), old.source_ports,
+                                    old.destination_ports, old.match_dscp, old.mark, old.policer,
+                                    old.families + rule.families, old.origin)
+    return list(merged.values()), unmatched

@@ -1,0 +1,107 @@
+"""Linux tc reader: dumps of compiled tc batches read back as the policy; mutations and flaws are found.
+
+data/four-service-eth0.dump is `tc -j qdisc/class/filter show dev v0` (iproute2 6.1, Linux 6.x) after
+`tc -batch` of the linux-tc output of policies/four-service-linux.yaml (dev renamed to a veth) in a scratch
+network namespace; test_live_dump_round_trip does it again where network namespaces can be made.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from qosc.behaviour.model import Device
+from qosc.errors import InputError
+from qosc.readers import linux_tc
+from qosc.readers.conftest import drift, load, outputs
+
+DATA = Path(__file__).parent / "data"
+
+
+def read(text: str, source: str = "eth0.dump") -> Device:
+    return linux_tc.interpret(linux_tc.parse(text, source, None), None)[0]
+
+
+def test_dump_of_compiled_batch_reads_back_as_the_policy() -> None:
+    text = (DATA / "four-service-eth0.dump").read_text()
+    assert linux_tc.sniff(text) == "json"
+    found = read(text, "eth0.dump")
+    assert drift(load("four-service-linux.yaml"), "lab-router", found) == []
+    assert found.interfaces[0].rate == 100_000_000
+
+
+def test_changed_rate_and_filter_are_found() -> None:
+    text = (DATA / "four-service-eth0.dump").read_text()
+    mutated = text.replace("rate 1Mbit ceil 100Mbit", "rate 3Mbit ceil 100Mbit")
+    mutated = mutated.replace('"value":"200000"', '"value":"0"', 1)  # the IPv4 cs1 filter now matches DSCP 0
+    assert mutated.count("rate 3Mbit") == 1 and mutated.count('"value":"0"') == text.count('"value":"0"') + 1
+    found = drift(load("four-service-linux.yaml"), "lab-router", read(mutated))
+    assert sorted((f.subject, f.what, f.expected, f.found) for f in found) == [
+        ("DSCP 8 (cs1)", "classified to", "lbe", "best-effort"), ("lbe", "share", "1%", "3%")]
+
+
+HAND = """\
+[{"kind":"htb","handle":"1:","root":true,"options":{"r2q":10,"default":"0x30"}},
+ {"kind":"red","handle":"20:","parent":"1:20","options":{"limit":400000,"min":60000,"max":180000,"probability":0.1}}]
+[{"class":"htb","handle":"1:1","root":true,"rate":125000000,"ceil":125000000,"prio":0},
+ {"class":"htb","handle":"1:2","parent":"1:1","rate":62500000,"ceil":125000000,"prio":2},
+ {"class":"htb","handle":"1:20","parent":"1:2","rate":25000000,"ceil":62500000,"prio":1},
+ {"class":"htb","handle":"1:21","parent":"1:2","rate":37500000,"ceil":125000000,"prio":3},
+ {"class":"htb","handle":"1:30","parent":"1:1","rate":62500000,"ceil":125000000,"prio":5}]
+[{"parent":"1:","protocol":"all","pref":5,"kind":"u32","options":{"fh":"800::800","order":2048,"flowid":"1:20",
+  "match":{"value":"200000","mask":"e00000","offmask":"","off":0}}},
+ {"parent":"1:","protocol":"ip","pref":3,"kind":"u32","options":{"fh":"801::800","order":2048,"flowid":"1:21",
+  "match":{"value":"280000","mask":"fc0000","offmask":"","off":0}}},
+ {"parent":"1:","protocol":"ip","pref":9,"kind":"u32","options":{"fh":"802::800","order":2048,"flowid":"1:99",
+  "match":{"value":"0","mask":"fc0000","offmask":"","off":0}}}]
+"""
+
+
+def test_hand_written_tree_with_borrowing_prio_red_and_json_classes() -> None:
+    device, diagnostics = linux_tc.interpret(linux_tc.parse(HAND, "gw/eth3.json", None), None)
+    iface = device.interfaces[0]
+    assert (iface.name, iface.rate) == ("eth3", 1_000_000_000)
+    by = {c.name: c for c in iface.classes}
+    assert set(by) == {"1:20", "1:21", "1:30"}  # 1:2 is an inner class
+    assert (by["1:20"].share, by["1:20"].ceiling, by["1:20"].priority) == (20.0, 50.0, 6)
+    assert by["1:21"].ceiling is None and by["1:21"].priority == 4
+    red = by["1:20"].curve(1)
+    assert red is not None and red.points == ((15.0, 0.0), (45.0, 10.0))
+    v4, v6 = iface.classify
+    # pref 3 (IPv4 af11: tos 0x28) before pref 5 (precedence 1); the rest to the default class 1:30; protocol
+    # all applies the IPv4 offsets to IPv6 headers too, where they are not the traffic class
+    assert (v4[10], v4[8], v4[14], v4[40], v4[0]) == ("1:21", "1:20", "1:20", "1:30", "1:30")
+    assert (v6[10], v6[8]) == ("1:30", "1:30")
+    assert [(d.code, d.location.line if d.location else 0) for d in diagnostics] == [("QOS174", 12)]
+
+
+def test_broken_json_is_located() -> None:
+    with pytest.raises(InputError) as caught:
+        linux_tc.parse('[{"kind": "htb",\n "handle": }]\n', "bad.json", None)
+    d = caught.value.diagnostics[0]
+    assert d.code == "QOS179" and d.location is not None and d.location.line == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("tc") is None or shutil.which("ip") is None,
+                    reason="needs root, ip and tc for a scratch network namespace")
+def test_live_dump_round_trip(tmp_path: Path) -> None:
+    pol = load("four-service-linux.yaml")
+    batch = next(o.text for o in outputs(pol, "lab-router") if o.path.endswith(".tc")).replace("dev eth0", "dev v0")
+    (tmp_path / "b.tc").write_text(batch)
+    ns = f"qosc-rd-{uuid.uuid4().hex[:8]}"
+    if subprocess.run(["ip", "netns", "add", ns], check=False, capture_output=True).returncode != 0:
+        pytest.skip("cannot make a network namespace here")
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "add", "v0", "type", "veth", "peer", "name", "v1"], check=True)
+        subprocess.run(["ip", "netns", "exec", ns, "tc", "-batch", str(tmp_path / "b.tc")], check=True)
+        dump = "".join(subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", kind, "show", "dev", "v0"],
+                                      check=True, capture_output=True, text=True).stdout
+                       for kind in ("qdisc", "class", "filter"))
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+    assert drift(pol, "lab-router", read(dump, "eth0.dump")) == []

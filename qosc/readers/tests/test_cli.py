@@ -46,8 +46,12 @@ def test_equiv_same_vendor_both_formats_and_across_vendors(tmp_path: Path) -> No
                  "--map", "xe-0/1/0=TenGigabitEthernet0/1/0")
     assert cross.returncode == 1
     out = cross.stdout + cross.stderr
-    # IOS `match ip dscp` leaves IPv6 EF in class-default (named as JUNOS names its class: best-effort)
-    assert "DSCP 46 (ef) (IPv6): classified to ip-premium expected, best-effort found" in out
+    # both classify IPv6 like IPv4 (IOS `match dscp`, JUNOS dscp-ipv6 tables) ...
+    assert "classified to" not in out
+    # ... but JUNOS rewrites every best-effort packet to `be` where IOS leaves undeclared code points alone,
+    # and IOS WRED cannot start dropping above 0 % (the policy says neither which is wanted)
+    assert "DSCP 13: leaves marked DSCP 0 (default) expected, DSCP 13 found" in out
+    assert "best-effort: drop probability at 50% fill 10% expected, 0% found" in out
     assert "ge-0/0/1: assured: share" not in out  # the shares agree
 
 

@@ -41,6 +41,7 @@ class CiscoTarget(Target):
     fields = frozenset(fields_mod.target_fields("devices.")) | frozenset(
         f for f in fields_mod.target_fields() if not f.startswith("hosts."))
     driver = "qosc.targets.ios.push:IosDriver"
+    reader = "qosc.targets.ios.read"
     default_port = 22
     suffix = ".cfg"
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
-from qosc.readers.ios.acl import Match
-from qosc.readers.ios.mqc import Config, PolicyClass, code, collect
-from qosc.readers.ios.pfc import classes as pfc_classes
-from qosc.readers.ios.pfc import is_pfc
+from qosc.targets.ios.read.acl import Match
+from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
+from qosc.targets.ios.read.pfc import classes as pfc_classes
+from qosc.targets.ios.read.pfc import is_pfc
 from qosc.tree import Document
 
 _SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),

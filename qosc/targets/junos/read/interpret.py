@@ -1,6 +1,6 @@
 """What a JUNOS configuration does with packets: its class-of-service and firewall statements as behaviour.
 
-Reads the flattened paths of qosc.readers.junos.parse (curly and set text
+Reads the flattened paths of qosc.targets.junos.read.parse (curly and set text
 alike).  Per interface unit that carries QoS (a scheduler map on the port,
 classifiers or rewrite rules on the unit, an input filter): the forwarding
 classes of the scheduler map as classes (transmit-rate percent or remainder,
@@ -21,9 +21,9 @@ from collections import defaultdict
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.readers.junos.config import Config, Path, collect
-from qosc.readers.junos.edge import rules as edge_rules
-from qosc.readers.junos.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
+from qosc.targets.junos.read.config import Config, Path, collect
+from qosc.targets.junos.read.edge import rules as edge_rules
+from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
 from qosc.tree import Document
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from qosc.readers.junos.interpret import interpret
-from qosc.readers.junos.parse import parse, sniff
+from qosc.targets.junos.read.interpret import interpret
+from qosc.targets.junos.read.parse import parse, sniff
 
 READS: tuple[str, ...] = ("conf", "set")
 

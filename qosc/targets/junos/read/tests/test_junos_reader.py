@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from qosc.behaviour.model import Device
+from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.diagnostics import Location
 from qosc.errors import InputError
-from qosc.readers import junos
-from qosc.readers.conftest import drift, load, outputs
+from qosc.targets.junos import read as junos
 
 CASES = [("assured-rate.yaml", "edge-mx"), ("assured-rate.yaml", "core-m"), ("geant-lbe.yaml", "de1.de")]
 # what the platform cannot do, warned at compile time (QOS115: M-series has two loss priorities)

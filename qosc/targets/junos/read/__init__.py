@@ -1,10 +1,10 @@
-"""Read JUNOS configurations back (curly-brace and set text) into behaviour: see parse, interpret, edge."""
+"""Read JUNOS configurations back (curly and set text, XML) into behaviour: see parse, xml, interpret, edge."""
 
 from __future__ import annotations
 
 from qosc.targets.junos.read.interpret import interpret
 from qosc.targets.junos.read.parse import parse, sniff
 
-READS: tuple[str, ...] = ("conf", "set")
+READS: tuple[str, ...] = ("conf", "set", "xml")
 
 __all__ = ["READS", "interpret", "parse", "sniff"]

@@ -44,11 +44,13 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
     priority = None
     buffer = None
     drops: dict[int, Curve] = {}
+    # `exact` is a sibling of the rate: on the same line or its own (`transmit-rate { percent 20; exact; }`)
+    exact = any(p[0] == "transmit-rate" and "exact" in p[1:] for p in lines)
     for p in lines:
         if p[0] == "transmit-rate" and len(p) >= 2:
             if p[1] == "percent":
                 share = float(p[2])
-                cap = share if "exact" in p else cap
+                cap = share if exact else cap
             elif p[1] == "remainder":
                 share = round(share_left / max(remainders, 1), 6)
         elif p[0] == "shaping-rate" and p[1:2] == ("percent",):

@@ -18,6 +18,10 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS122", "ios", "warning", "services sharing a precedence (or CoS) share a queue", _M),
     Code("QOS123", "ios", "error", "ECN on a release without it", _M),
     Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
+    Code("QOS131", "ios", "error", "rate above what the dialect's police command accepts (classic IOS: 2 Gbit/s)", _M),
+    Code("QOS132", "ios", "error", "two-rate policer on a release without two-rate policing (IOS 12.0S)", _M),
+    Code("QOS133", "ios", "error", "bandwidth or priority in kbit/s above the release's maximum, with no percent form",
+         _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

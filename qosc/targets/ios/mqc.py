@@ -37,7 +37,7 @@ import math
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
+from qosc.model import Device, Interface, Policer, Policy, Role, Service, resolve_rate
 from qosc.targets.ios.common import (
     Command,
     Findings,
@@ -135,6 +135,24 @@ class MqcLowering(IosLowering):
             return None
         return packets
 
+    def queue_size(self, iface: Interface, limit: int | None) -> tuple[int, str]:
+        """The queue the WRED thresholds of a class are fill % of, and a note saying where it comes from.
+
+        The class's queue-limit where it has a buffer; else, where the platform gives a default queue time
+        (ios-gsr: 50 ms), that time at the link rate in interface-MTU packets (at most the largest threshold);
+        else the IOS default queue-limit (64 packets)."""
+        q = self.d.queue
+        if limit is not None:
+            return limit, f"WRED thresholds are fill % of the {limit}-packet queue of the service's buffer"
+        if q.default_delay_us is None or not iface.rate:
+            return q.default_limit, f"WRED thresholds are fill % of the default {q.default_limit}-packet queue"
+        packets = max(1, math.ceil(q.default_delay_us * iface.rate / 8_000_000 / iface.mtu))
+        ms = f"{q.default_delay_us / 1000:g} ms at {format_rate(iface.rate)} in {iface.mtu}-byte packets"
+        if packets > q.threshold_max:
+            return q.threshold_max, (f"WRED thresholds are fill % of a {q.threshold_max}-packet queue (the largest "
+                                     f"threshold; {ms} would be {packets} packets)")
+        return packets, f"WRED thresholds are fill % of a {packets}-packet queue ({ms})"
+
     def thresholds(self, profile: str | None, limit: int, s: Service) -> list[int]:
         if profile is None or profile not in self.policy.drop_profile_map:
             return [limit, limit, 1]
@@ -198,6 +216,14 @@ class MqcLowering(IosLowering):
                              f"{percent_text(s.queue.rate_cap)} needs the speed of {self.device.name}:{iface.name}",
                              iface.where.at("speed"), "set speed: on the interface or its profile")
         limits = self.platform.policer_rate  # the range of `police cir` and of `priority <kbit/s>` alike
+        if cap is not None and cap > limits.high and self.d.priority == "police":
+            where = (s.where.at("queue.rate-cap") if s.queue.rate_cap is not None
+                     else self.policy.policer_map[s.policer or ""].where.at("cir"))
+            self.found.error("QOS131", f"strict-priority service '{s.name}' is capped at {format_rate(cap)} on "
+                             f"{self.device.name}:{iface.name}, but {self.platform.name} limits a priority class "
+                             f"only with police, whose rate is at most {format_rate(limits.high)}", where,
+                             f"cap the service at {format_rate(limits.high)} or less on this link")
+            return None
         if cap is not None and cap not in limits:
             origin = (f"rate cap {percent_text(s.queue.rate_cap)}" if s.queue.rate_cap is not None
                       else f"policer '{s.policer}' CIR")
@@ -241,8 +267,9 @@ class MqcLowering(IosLowering):
                         cmds.append(["priority", max(8, cap // 1000)])
                     else:
                         bc = max(2 * iface.mtu, cap // 800)
-                        cmds += [["priority"], ["police", "cir", cap, "bc", bc, "conform-action", "transmit",
-                                                "exceed-action", "drop"]]
+                        rate: Command = [cap, bc, bc] if self.d.police == "positional" else ["cir", cap, "bc", bc]
+                        cmds += [["priority"], ["police", *rate, "conform-action", "transmit", "exceed-action",
+                                                "drop"]]
                     notes.append(f"strict priority, capped at {cap} bit/s")
                 if s.queue.buffer is not None or s.drop_profiles:
                     notes.append("no queue-limit or WRED in a priority class")
@@ -254,15 +281,23 @@ class MqcLowering(IosLowering):
             elif not fractional:
                 cmds.append(["bandwidth", "percent", round(pct)])
             elif iface.rate:
-                cmds.append(["bandwidth", max(8, math.floor(pct * iface.rate / 100_000))])
+                kbps = max(8, math.floor(pct * iface.rate / 100_000))
+                if kbps > self.d.kbps_max:
+                    self.found.error("QOS133", f"service '{s.name}' share {pct:g}% of {self.device.name}:"
+                                     f"{iface.name} is {kbps} kbit/s, above the {self.d.kbps_max} kbit/s "
+                                     f"`bandwidth` of {self.platform.name}, and `bandwidth percent` takes whole "
+                                     "numbers only", s.where.at("queue.share"),
+                                     "give every service of the interface a whole-percent share")
+                cmds.append(["bandwidth", kbps])
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
             visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
-            wred = self.wred(s, iface, visible, limit or self.d.queue.default_limit)
+            size, why = self.queue_size(iface, limit)
+            wred = self.wred(s, iface, visible, size)
             if limit is not None and (not wred or self.d.queue.limit_with_wred):
                 cmds.append(["queue-limit", limit])
-            elif limit is not None:
-                notes.append(f"WRED thresholds relative to a {limit}-packet queue (no queue-limit with WRED here)")
+            if wred and not (limit is not None and self.d.queue.limit_with_wred):
+                notes.append(why + ("" if self.d.queue.limit_with_wred else "; no queue-limit with WRED here"))
             cmds += wred
             if not wred:
                 self.ecn_without_wred(s, iface)
@@ -270,6 +305,15 @@ class MqcLowering(IosLowering):
         return classes, total
 
     # -- ingress (see IosLowering.ingress) ----------------------------------------
+    def police(self, p: Policer, mark: int | None = None) -> Command:
+        """The dialect's `police` for a policer (positional on classic IOS); a two-rate policer where the release
+        has no two-rate policing is QOS132 at its pir."""
+        if p.pir is not None and not self.d.two_rate:
+            self.found.error("QOS132", f"policer '{p.name}' is two-rate (pir), but {self.platform.name} has only "
+                             "the single-rate police of classic IOS (two-rate policing came with 12.2(4)T)",
+                             p.where.at("pir"), "police at one rate here (cir and cbs, with ebs for three colours)")
+        return mqc_police(p, mark, positional=self.d.police == "positional")
+
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
         classes: list[dict[str, Any]] = []
@@ -285,7 +329,7 @@ class MqcLowering(IosLowering):
             if name is None:
                 continue
             pol = policy.policer_map.get(r.policer or service.policer or "")
-            cmds = [mqc_police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         for s in policy.services_on(iface):
@@ -296,17 +340,17 @@ class MqcLowering(IosLowering):
             name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
                                   f"service {s.name}" + (" alone" if sharers else ""))
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
-                            "commands": [mqc_police(pol)]})
+                            "commands": [self.police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
         if iface.trust != "dscp":
             mark = default.mark if default and default.dscp else 0
-            cmds = [mqc_police(dpol, mark)] if dpol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(dpol, mark)] if dpol else [["set", "dscp", ios_dscp(mark)]]
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": ["untrusted: unclassified traffic is marked as the default service"],
                             "commands": cmds})
         elif dpol is not None and default is not None:
             classes.append({"name": "class-default", "service": default.name, "notes": [],
-                            "commands": [mqc_police(dpol)]})
+                            "commands": [self.police(dpol)]})
         return classes
 
     # -- the device -------------------------------------------------------------
@@ -350,10 +394,13 @@ class MqcLowering(IosLowering):
                 cmds.append(["service-policy", "output", out_name])
             interfaces.append({"name": iface.name, "notes": notes, "commands": cmds})
         q = self.d.queue
+        police = ("police <bit/s> <burst-normal bytes> <burst-max bytes>" if self.d.police == "positional"
+                  else "police cir/pir bit/s, bc/be bytes")
+        queue = (f"the class's queue (buffer, else {q.default_delay_us / 1000:g} ms at the link rate in MTU packets)"
+                 if q.default_delay_us is not None else f"queue-limit (default {q.default_limit} packets)")
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
-                  "units: bandwidth and priority kbit/s, police cir/pir bit/s, bc/be bytes, queue-limit and WRED "
-                  "thresholds packets",
-                  f"WRED thresholds = drop-profile fill % x queue-limit (default {q.default_limit} packets); "
+                  f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
+                  f"WRED thresholds = drop-profile fill % x {queue}; "
                   f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
         return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}

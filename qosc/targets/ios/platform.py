@@ -27,6 +27,9 @@ class QueueData:
     limit_max: int
     threshold_max: int
     limit_with_wred: bool
+    default_delay_us: int | None = None
+    """Where set, a class without a buffer has the queue this long at the link rate, in interface-MTU packets
+    (the reference of its WRED thresholds); None: the platform default queue-limit (default_limit)."""
     note: str = ""
 
 
@@ -61,6 +64,13 @@ class MqcPlatform(IosPlatform):
 
     match: Literal["dscp", "precedence"]
     priority: Literal["police", "kbps"]
+    police: Literal["positional", "keywords"]
+    """`police <bps> <bc> <be> conform-action ...` (classic IOS before two-rate policing, 12.0S) or
+    `police cir <bps> bc <bytes> [pir <bps> be <bytes>] ...` (12.2(4)T and later, IOS XE)."""
+    two_rate: bool
+    """Whether the release has two-rate (`pir`) policing."""
+    kbps_max: int
+    """The largest `bandwidth <kbps>` / `priority <kbps>` the release documents; above it only percent forms."""
     ecn: bool
     queue: QueueData
     reservable: Reservable

@@ -1,0 +1,153 @@
+"""Issue 15: Cisco output each dialect accepts and that means what the policy says, read back where it helps.
+
+GSR (IOS 12.0S): positional police, the 2 Gbit/s police and 2,000,000 kbit/s bandwidth limits, no two-rate
+policing, WRED thresholds from the class's real queue (and the seed's 2000/3000/1 reproduced).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from qosc import api
+from qosc.behaviour.model import Envelope
+from qosc.readers import ios as reader
+from qosc.readers.ios.interpret import envelope
+from qosc.targets.base import SelfCheckError
+from qosc.targets.ios import modes
+from qosc.targets.ios.tests.support import load
+from qosc.targets.ios.tests.test_ios_mqc import ROOT, classes, compile_device
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def errors(result: api.Result, code: str) -> list:  # type: ignore[type-arg]
+    return [d for d in result.diagnostics if d.code == code]
+
+
+GSR = """\
+qosc: 1
+name: g
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: $be, priority: low}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: $cap}, policer: prem}
+  af: {kind: assured, dscp: [af21], queue: {share: $af, priority: low}, policer: $afpol}
+policers:
+  prem: {cir: 100M, cbs: 64KB}
+  two: {cir: 50M, cbs: 2500KB, pir: 100M, pbs: 5MB, conform: af21, exceed: af22, violate: af23}
+  three: {cir: 50M, cbs: 2500KB, ebs: 5MB, conform: af21, exceed: af22, violate: drop}
+  fast: {cir: $fast, cbs: 5MB}
+classifiers:
+  site:
+    rules:
+      - {name: bulk, service: af, match: {destination: [198.18.1.0/24]}}
+devices:
+  r1:
+    platform: ios-gsr
+    interfaces:
+      POS0/0: {role: core, speed: $speed}
+      POS1/0: {role: edge, speed: 1G, classifier: site}
+"""
+
+
+def gsr(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"be": "60%", "af": "20%", "cap": "10%", "afpol": "three", "speed": "10G", "fast": "1G", **kw}
+    return api.validate(write(tmp_path, string.Template(GSR).substitute(values)))
+
+
+def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
+    result = gsr(tmp_path, speed="2.5G")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    text = compile_device(result.policy, "r1")
+    core = classes(text, "g-out-POS0-0")
+    assert core["premium"] == ["priority", "police 250000000 312500 312500 conform-action transmit "
+                               "exceed-action drop"]
+    edge = classes(text, "g-in")
+    # single-rate three-colour: burst-max is the excess bucket, violate-action names the third colour
+    assert edge["site-bulk"] == ["police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 "
+                                 "exceed-action set-dscp-transmit af22 violate-action drop"]
+    assert "police cir" not in text
+    # the reader sees the same policers: the strict class's cap, the edge rule's single-rate three-colour envelope
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    assert next(c for i in device.interfaces for c in i.classes if c.name == "premium").strict
+    (rule,) = [r for i in device.interfaces for r in i.rules if r.policer is not None]
+    assert rule.mark == 18 and rule.policer == Envelope(50_000_000, 2_500_000, ebs=5_000_000, exceed="dscp 20",
+                                                        violate="drop")
+    assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 312_500, ebs=312_500)
+    # the grammar refuses the keyword form on 12.0S
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"), "ios-gsr")
+
+
+def test_gsr_two_rate_policer_is_refused_at_its_pir(tmp_path: Path) -> None:
+    result = gsr(tmp_path, afpol="two")
+    (diag,) = errors(result, "QOS132")
+    assert "'two' is two-rate" in diag.message
+    assert diag.location is not None and diag.location.line == 9 and diag.location.column > 30  # pir:
+    assert api.compile_policy(result, ["ios-mqc"]) == []
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+
+
+def test_gsr_police_above_two_gigabit_is_refused(tmp_path: Path) -> None:
+    # strict cap 30% of 10G = 3 Gbit/s: the GSR limits a priority class only with police, at most 2 Gbit/s
+    result = gsr(tmp_path, cap="30%", be="50%", af="10%")
+    (diag,) = errors(result, "QOS131")
+    assert "3G" in diag.message and "at most 2G" in diag.message
+    assert diag.location is not None and diag.location.line == 5  # premium's rate-cap
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    # an edge policer above 2 Gbit/s is outside the platform's police range (located at its cir)
+    result = gsr(tmp_path, afpol="fast", fast="3G")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS095" and "'fast'" in d.message]
+    assert diag.location is not None and diag.location.line == 11
+    # 2 Gbit/s itself is accepted, and the grammar refuses one bit/s more
+    result = gsr(tmp_path, cap="20%")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    text = compile_device(result.policy, "r1")
+    assert "  police 2000000000 2500000 2500000 conform-action transmit exceed-action drop" in text.splitlines()
+    with pytest.raises(SelfCheckError, match=re.escape("outside 8000..2000000000")):
+        modes.check(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
+
+
+def test_gsr_bandwidth_kbps_above_two_million_is_refused(tmp_path: Path) -> None:
+    # a fractional share forces kbit/s; 20.5% of 10G is 2,050,000 kbit/s, above the documented 2,000,000
+    result = gsr(tmp_path, af="20.5%", be="59.5%")
+    (diag,) = [d for d in errors(result, "QOS133") if "'af'" in d.message]
+    assert "2050000 kbit/s" in diag.message
+    assert diag.location is not None and diag.location.line == 6  # af's share
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    # on a 2.5G link the same shares fit in kbit/s
+    result = gsr(tmp_path, af="20.5%", be="59.5%", speed="2.5G")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    assert classes(compile_device(result.policy, "r1"), "g-out-POS0-0")["af"][0] == "bandwidth 512500"
+
+
+def test_gsr_wred_thresholds_follow_the_real_queue() -> None:
+    """No 64-packet constant: a class without a buffer queues 50 ms at the link rate (3496 packets of 4470
+    bytes at 2.5G); the reader, told that queue, reads the policy's fill levels back."""
+    policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
+    text = compile_device(policy, "gsr-1")
+    got = classes(text, "datagrid-gsr-out")
+    assert "random-detect precedence 1 874 2622 10" in got["precedence-1"]  # 25% / 75% of 3496
+    assert "random-detect precedence 4 1049 3146 10" in got["precedence-4"]  # 30% / 90% of 3496
+    for line in (ln for cmds in got.values() for ln in cmds if ln.startswith("random-detect precedence ")):
+        low, high = (int(x) for x in line.split()[3:5])
+        assert low >= 874 and high <= 3496
+
+
+def test_gsr_seed_is_reproduced_exactly() -> None:
+    """examples/datagrid-gsr-seed.yaml gives the seed's `random-detect precedence P 2000 3000 1` on every queue."""
+    policy, _ = load(ROOT / "examples/datagrid-gsr-seed.yaml")
+    text = compile_device(policy, "gsr-1")
+    wred = [ln.strip() for ln in text.splitlines() if ln.startswith("  random-detect precedence ")]
+    assert [w.split()[2] for w in wred] == ["1", "2", "3", "4", "0", "5", "6", "7"]
+    assert {" ".join(w.split()[3:]) for w in wred} == {"2000 3000 1"}
+    device = reader.interpret(reader.parse(text, "gsr-1.cfg", None), None)[0]
+    assert [c.name for c in device.interfaces[0].classes][:4] == [f"precedence-{p}" for p in (1, 2, 3, 4)]

@@ -22,6 +22,8 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS132", "ios", "error", "two-rate policer on a release without two-rate policing (IOS 12.0S)", _M),
     Code("QOS133", "ios", "error", "bandwidth or priority in kbit/s above the release's maximum, with no percent form",
          _M),
+    Code("QOS134", "ios", "error", "queue buffer on an IOS XE class without a share (no bandwidth, shape or priority)",
+         _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

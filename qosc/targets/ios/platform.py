@@ -27,6 +27,8 @@ class QueueData:
     limit_max: int
     threshold_max: int
     limit_with_wred: bool
+    limit_needs_rate: bool = False
+    """IOS XE: a queue-limit only in a class with bandwidth, shape or priority (class-default excepted)."""
     default_delay_us: int | None = None
     """Where set, a class without a buffer has the queue this long at the link rate, in interface-MTU packets
     (the reference of its WRED thresholds); None: the platform default queue-limit (default_limit)."""
@@ -70,6 +72,9 @@ class MqcPlatform(IosPlatform):
     two_rate: bool
     """Whether the release has two-rate (`pir`) policing."""
     kbps_max: int
+    shaping: bool
+    """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
+    policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""
     """The largest `bandwidth <kbps>` / `priority <kbps>` the release documents; above it only percent forms."""
     ecn: bool
     queue: QueueData

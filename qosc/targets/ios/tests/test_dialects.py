@@ -151,3 +151,79 @@ def test_gsr_seed_is_reproduced_exactly() -> None:
     assert {" ".join(w.split()[3:]) for w in wred} == {"2000 3000 1"}
     device = reader.interpret(reader.parse(text, "gsr-1.cfg", None), None)[0]
     assert [c.name for c in device.interfaces[0].classes][:4] == [f"precedence-{p}" for p in (1, 2, 3, 4)]
+
+
+# -- IOS XE ---------------------------------------------------------------------------------------------------
+
+XE = """\
+qosc: 1
+name: x
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}}
+  lbe: {kind: lbe, dscp: [cs1], queue: {priority: low$lbe}}
+  af: {kind: assured, dscp: [af21], queue: {share: 20%, priority: high}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+      HundredGigE0/0/0: {role: core, speed: 100G}
+      GigabitEthernet0/0/1: {role: core, speed: 1G$extra}
+"""
+
+
+def xe(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"lbe": "", "extra": "", "platform": "ios-xe", **kw}
+    return api.validate(write(tmp_path, string.Template(XE).substitute(values)))
+
+
+def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
+    """`priority <kbps>` limits only under congestion, and above 2,000,000 kbit/s 16.x refuses it: strict classes
+    get `priority` + `police cir` at the cap, so a 100G port compiles (never QOS199)."""
+    result = xe(tmp_path)
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["ios-mqc"])
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    got = classes(out.text, "x-out-HundredGigE0-0-0")
+    assert got["premium"] == ["priority", "police cir 10000000000 bc 12500000 conform-action transmit "
+                              "exceed-action drop"]
+    assert not [ln for ln in out.text.splitlines() if ln.strip().startswith("priority ")]
+    device = reader.interpret(reader.parse(out.text, "r1.cfg", None), None)[0]
+    premium = next(c for c in device.interfaces[0].classes if c.name == "premium")
+    assert premium.strict and premium.cap == 10.0  # 10G of the HundredGigE's 100G, read from the policer
+    # the XE grammar refuses the kbit/s forms above the documented 2,000,000
+    for bad in ("priority 10000000", "bandwidth 32500000"):
+        with pytest.raises(SelfCheckError, match=re.escape("outside 8..2000000")):
+            modes.check(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
+
+
+def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:
+    result = xe(tmp_path, lbe=", buffer: 1%")
+    (diag,) = errors(result, "QOS134")
+    assert "'lbe'" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    # the GSR takes the same class with a bare queue-limit
+    assert not errors(xe(tmp_path, lbe=", buffer: 1%", platform="ios-gsr"), "QOS134")
+
+
+def test_xe_shape_and_unit_are_a_hierarchical_policy_on_the_subinterface(tmp_path: Path) -> None:
+    result = xe(tmp_path, extra=", shape: 500M, unit: 100")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["ios-mqc"])
+    parent = "x-out-GigabitEthernet0-0-1-shape-500000000"
+    assert classes(out.text, parent) == {"class-default": ["shape average 500000000",
+                                                            "service-policy x-out-GigabitEthernet0-0-1"]}
+    lines = out.text.splitlines()
+    at = lines.index("interface GigabitEthernet0/0/1.100")
+    assert f" service-policy output {parent}" in lines[at:at + 6]
+    # shares of the child are of the shaped rate: the strict cap is 10% of 500M
+    child = classes(out.text, "x-out-GigabitEthernet0-0-1")
+    assert child["premium"][1].startswith("police cir 50000000 ")
+
+
+@pytest.mark.parametrize("field,value", [("shape", "500M"), ("unit", "100")])
+def test_gsr_refuses_shape_and_unit_at_the_field(tmp_path: Path, field: str, value: str) -> None:
+    result = xe(tmp_path, extra=f", {field}: {value}", platform="ios-gsr")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS090"]
+    assert f"({'devices.*.interfaces.*.' + field})" in diag.message
+    assert diag.location is not None and diag.location.line == 13

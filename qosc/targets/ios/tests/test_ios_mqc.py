@@ -111,7 +111,9 @@ def test_assured_rate_two_rate_policer_remarks_af21_af22_af23() -> None:
     core = classes(text, "assured-rate-out-TenGigabitEthernet0-1-0")
     assert core["assured"][:3] == ["bandwidth percent 40", "queue-limit 1638", "random-detect dscp-based"]
     assert [c.split()[2] for c in core["assured"] if c.startswith("random-detect dscp ")] == ["af21", "af22", "af23"]
-    assert core["ip-premium"] == ["priority 1000000"]  # 10% of 10G in kbit/s
+    # a hard cap: `priority <kbps>` limits only under congestion (issue 15); 10% of 10G
+    assert core["ip-premium"] == ["priority", "police cir 1000000000 bc 1250000 conform-action transmit "
+                                  "exceed-action drop"]
     # the GSR schedules by precedence: one curve for AF2x, and a warning says so
     assert any(d.code == "QOS122" and "ios-gsr" in d.message for d in diags)
     gsr = classes(compile_device(policy, "gsr-2"), "assured-rate-out")

@@ -32,4 +32,7 @@ CATALYST_CODES: tuple[Code, ...] = (
     Code("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _C),
     Code("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _C),
     Code("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _C),
+    Code("QOS135", "ios", "warning", "PFC policer bucket below rate/4000 bytes", _C),
+    Code("QOS136", "ios", "warning", "a queue's owner and sharer on one CoS, so on one drop threshold", _C),
+    Code("QOS137", "ios", "warning", "IPv6 classifier rule on a PFC generation without IPv6 QoS", _C),
 )

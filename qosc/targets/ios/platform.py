@@ -88,6 +88,9 @@ class CatalystPlatform(IosPlatform):
     port_types: Mapping[str, PortType]
     port_types_source: str
     default_port_type: str
+    ipv6_qos: bool
+    """Whether the PFC generation classifies and marks IPv6 (PFC3); without it IPv6 rules warn (QOS137)."""
+    ipv6_qos_source: str
 
     def port_type(self, name: str | None) -> tuple[str, PortType]:
         chosen = name or self.default_port_type

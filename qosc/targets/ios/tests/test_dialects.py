@@ -227,3 +227,85 @@ def test_gsr_refuses_shape_and_unit_at_the_field(tmp_path: Path, field: str, val
     (diag,) = [d for d in result.diagnostics if d.code == "QOS090"]
     assert f"({'devices.*.interfaces.*.' + field})" in diag.message
     assert diag.location is not None and diag.location.line == 13
+
+
+# -- Catalyst 6500 (PFC) --------------------------------------------------------------------------------------
+
+CAT = """\
+qosc: 1
+name: c
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: 30%, priority: high}}
+  bulk: {kind: assured, dscp: [$bulk], queue: {shared-with: af}}
+policers:
+  mark-down: {cir: 10M, cbs: $cbs, conform: af21, exceed: af22}
+  ef-seed: {cir: 80M, cbs: 40KB, pir: 80M, pbs: 40KB, conform: transmit, exceed: drop, violate: drop}
+classifiers:
+  site:
+    rules:
+      - {name: r1, service: af, policer: mark-down, match: {source: [$src]}}
+      - {name: r2, service: af, policer: ef-seed, match: {source: [198.18.2.0/24]}}
+devices:
+  cat:
+    platform: catalyst6500
+    interfaces:
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+"""
+
+
+def cat(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"bulk": "af11", "cbs": "64KB", "src": "198.18.1.0/24", **kw}
+    return api.validate(write(tmp_path, string.Template(CAT).substitute(values)))
+
+
+def cat_text(result: api.Result) -> str:
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["catalyst6500"])
+    return out.text
+
+
+def test_catalyst_markdown_without_pir_uses_the_max_burst_map(tmp_path: Path) -> None:
+    text = cat_text(cat(tmp_path))
+    assert "  police 10000000 64000 conform-action set-dscp-transmit af21 exceed-action policed-dscp-transmit" in \
+        text.splitlines()
+    assert "mls qos map policed-dscp max-burst 18 to 20" in text.splitlines()
+    assert "normal-burst" not in text
+    # read back: the PFC really marks the exceeding traffic AF22 (through the max-burst map)
+    device = reader.interpret(reader.parse(text, "cat.cfg", None), None)[0]
+    (rule,) = [r for i in device.interfaces for r in i.rules if r.policer is not None and r.policer.cir == 10**7]
+    assert rule.policer is not None and rule.policer.exceed == "dscp 20"
+
+
+def test_catalyst_pir_equal_to_cir_is_a_one_rate_policer(tmp_path: Path) -> None:
+    text = cat_text(cat(tmp_path))
+    assert "  police 80000000 40000 conform-action set-dscp-transmit af21 exceed-action drop" in text.splitlines()
+    assert " pir " not in text
+    # 12.2SX refuses exceed-action drop with a maximum burst: so does the grammar
+    bad = text.replace("police 80000000 40000 conform", "police 80000000 40000 40000 pir 80000000 conform")
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(bad, "catalyst6500")
+
+
+def test_catalyst_small_bucket_warns_at_the_burst(tmp_path: Path) -> None:
+    result = cat(tmp_path, cbs="2000B")  # 10 Mbit/s / 4000 = 2500 bytes
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS135"]
+    assert "'mark-down' cbs 2000 bytes" in diag.message and "2500 bytes" in diag.message
+    assert diag.location is not None and diag.location.line == 8
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS135"]
+
+
+def test_catalyst_sharer_on_its_owners_cos_warns(tmp_path: Path) -> None:
+    result = cat(tmp_path, bulk="cs2")  # precedence 2, like af21: one CoS, so one threshold
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS136"]
+    assert "'bulk'" in diag.message and "CoS 2" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS136"]  # af11: CoS 1, a threshold of its own
+
+
+def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
+    result = cat(tmp_path, src="fd00:1::/64")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS137"]
+    assert "'r1'" in diag.message and "IPv6" in diag.message
+    assert diag.location is not None and diag.location.line == 13
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]

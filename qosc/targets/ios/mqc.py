@@ -238,7 +238,7 @@ class MqcLowering(Queueing, IosLowering):
             if name is None:
                 continue
             pol = policy.policer_map.get(r.policer or service.policer or "")
-            cmds = [self.police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(pol, mark)] if pol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         for s in policy.services_on(iface):
@@ -253,7 +253,7 @@ class MqcLowering(Queueing, IosLowering):
         dpol = policy.policer_map.get(default.policer or "") if default else None
         if iface.trust != "dscp":
             mark = default.mark if default and default.dscp else 0
-            cmds = [self.police(dpol, mark)] if dpol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(dpol, mark)] if dpol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": ["untrusted: unclassified traffic is marked as the default service"],
                             "commands": cmds})

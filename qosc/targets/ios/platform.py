@@ -72,6 +72,8 @@ class MqcPlatform(IosPlatform):
     two_rate: bool
     """Whether the release has two-rate (`pir`) policing."""
     kbps_max: int
+    set_dscp: Literal["set dscp", "set ip dscp"]
+    """How a class marks: `set ip dscp` on classic IOS (12.0S), `set dscp` (IPv4 and IPv6) from 12.2(13)T."""
     shaping: bool
     """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
     policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""

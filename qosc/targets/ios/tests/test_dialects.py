@@ -87,6 +87,18 @@ def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
         modes.check(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"), "ios-gsr")
 
 
+def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
+    """12.0S marks with `set ip dscp`; `set dscp` came with 12.2(13)T (IOS XE keeps it, for IPv4 and IPv6)."""
+    text = compile_device(gsr(tmp_path, speed="2.5G").policy, "r1")
+    assert classes(text, "g-in")["class-default"] == ["set ip dscp default"]
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    assert next(i for i in device.interfaces if i.name == "POS1/0").unmatched_mark == 0
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
+    policy, _ = load(ROOT / "policies/assured-rate.yaml")
+    assert classes(compile_device(policy, "asr-1"), "assured-rate-in")["class-default"] == ["set dscp default"]
+
+
 def test_gsr_two_rate_policer_is_refused_at_its_pir(tmp_path: Path) -> None:
     result = gsr(tmp_path, afpol="two")
     (diag,) = errors(result, "QOS132")

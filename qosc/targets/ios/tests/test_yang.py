@@ -19,6 +19,7 @@ import pytest
 from qosc.targets.ios import modes
 from qosc.targets.ios.platform import MqcPlatform, get
 
+
 def _xe() -> MqcPlatform:
     found = get("ios-xe")
     assert isinstance(found, MqcPlatform)

@@ -321,3 +321,98 @@ def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
     assert "'r1'" in diag.message and "IPv6" in diag.message
     assert diag.location is not None and diag.location.line == 13
     assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]
+
+
+# -- every Cisco feature of the schema, on every dialect ---------------------------------------------------------
+
+EVERYTHING = """\
+qosc: 1
+name: all
+defaults: {mtu: 1500B, rtt: 20ms}
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 40%, buffer: 20%, priority: high}, drop-profile: be}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}, policer: $prem}
+  af: {kind: assured, dscp: [af21, af22, af23], queue: {share: 30%, priority: high},
+       drop-profile: {low: af-low, medium: af-medium, high: af-high}, policer: $af}
+  af-bulk: {kind: assured, dscp: [cs2], queue: {shared-with: af}}
+  lbe: {kind: lbe, dscp: [cs1], queue: {share: 1%, buffer: 1%, priority: low}}
+  network-control: {kind: network-control, queue: {share: 5%, buffer: 5%, priority: high}}
+drop-profiles:
+  be: {min: 40, max: 80, max-probability: 10%}
+  af-low: {min: 60, max: 95, max-probability: 5%}
+  af-medium: {min: 40, max: 80, max-probability: 10%}
+  af-high: {min: 20, max: 60, max-probability: 20%}
+policers:
+  one: {cir: 10M, cbs: 64KB, exceed: drop}
+  one-mark: {cir: 10M, cbs: 64KB, conform: cs2, exceed: af22}
+  sr3: {cir: 50M, cbs: 2.5MB, ebs: 5MB, conform: af21, exceed: af22, violate: drop}
+  tr3: {cir: 50M, cbs: 2.5MB, pir: 100M, pbs: 5MB, conform: af21, exceed: af22, violate: af23}
+  seed-ef: {cir: 80M, cbs: 40KB, pir: 80M, pbs: 40KB, exceed: drop, violate: drop}
+classifiers:
+  site:
+    rules:
+      - {name: video, service: premium, policer: $ef,
+         match: {source: [198.18.20.0/24], protocol: [udp], destination-port: ["5004-5005"]}}
+      - {name: bulk, service: af, match: {source: [198.18.20.0/24, "fd00:20::/64"], protocol: [tcp],
+                                          destination-port: [2811, "50000-51000"]}}
+      - {name: mark, service: af-bulk, policer: one-mark, match: {destination: [198.18.40.0/24]}}
+      - {name: backups, service: lbe, match: {destination: [198.18.30.0/24], protocol: [tcp]}}
+      - {name: sctp6, service: af, match: {destination: ["fd00:30::/64"], protocol: [sctp],
+                                           destination-port: [2905]}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+$interfaces
+"""
+
+DIALECTS = {
+    "ios-gsr": ("one", "sr3", "one", """\
+      POS0/0: {role: edge, speed: 1G, classifier: site}
+      POS1/0: {role: edge, speed: 1G, classifier: site, trust: dscp}
+      POS2/0: {role: core, speed: 2.5G}
+      POS3/0: {role: core, speed: 10G}"""),
+    "ios-xe": ("one", "tr3", "seed-ef", """\
+      GigabitEthernet0/0/0: {role: edge, speed: 1G, classifier: site}
+      GigabitEthernet0/0/1: {role: edge, speed: 1G, classifier: site, trust: dscp}
+      TenGigabitEthernet0/1/0: {role: core, speed: 10G, shape: 4G, unit: 200}
+      HundredGigE0/2/0: {role: core, speed: 100G}"""),
+    "catalyst6500": ("one", "tr3", "seed-ef", """\
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p7q8t}
+      GigabitEthernet1/2: {role: edge, speed: 1G, classifier: site, trust: dscp, port-type: 1p2q2t,
+                           services: [best-effort, premium, af]}
+      GigabitEthernet2/1: {role: core, speed: 1G, port-type: 2q2t, services: [best-effort, lbe]}
+      GigabitEthernet2/2: {role: core, speed: 1G, port-type: 1p3q8t, services: [best-effort, premium, af, lbe]}
+      TenGigabitEthernet4/1: {role: core, speed: 10G, port-type: 1p7q8t}"""),
+}
+
+
+@pytest.mark.parametrize("platform", sorted(DIALECTS))
+def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, platform: str) -> None:
+    """Strict with caps, AF with per-precedence WRED, policers of every kind the dialect has (with remarks),
+    ACL classifiers v4/v6, shaping and subinterfaces where the dialect has them, every Catalyst port type,
+    100G links: compiled, every line passes the dialect's grammar (render runs it), and nothing is QOS199."""
+    prem, af, ef, interfaces = DIALECTS[platform]
+    text = string.Template(EVERYTHING).substitute(platform=platform, prem=prem, af=af, ef=ef, interfaces=interfaces)
+    result = api.validate(write(tmp_path, text))
+    errs = [f"{d.code} {d.message}" for d in result.diagnostics if d.is_error]
+    assert not errs, errs
+    target = "catalyst6500" if platform == "catalyst6500" else "ios-mqc"
+    (out,) = api.compile_policy(result, [target])
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    modes.check(out.text, platform)
+    lines = out.text.splitlines()
+    assert any(ln.startswith("ipv6 access-list ") for ln in lines)
+    if platform == "ios-xe":
+        assert "interface TenGigabitEthernet0/1/0.200" in lines and "  shape average 4000000000" in lines
+        assert ("  police cir 50000000 bc 2500000 pir 100000000 be 5000000 conform-action set-dscp-transmit af21 "
+                "exceed-action set-dscp-transmit af22 violate-action set-dscp-transmit af23") in lines
+    if platform == "ios-gsr":
+        assert ("  police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 exceed-action "
+                "set-dscp-transmit af22 violate-action drop") in lines
+    if platform == "catalyst6500":
+        # tr3 (with PIR) marks AF21 down through the normal-burst map, its violate and the PIR-less one-mark
+        # through the max-burst map
+        assert [ln for ln in lines if ln.startswith("mls qos map policed-dscp ")] == [
+            "mls qos map policed-dscp max-burst 16 to 20", "mls qos map policed-dscp max-burst 18 20 22 to 22",
+            "mls qos map policed-dscp normal-burst 18 20 22 to 20"]  # (the trusted port polices all of AF2x)

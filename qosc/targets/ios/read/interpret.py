@@ -73,7 +73,8 @@ def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, 
 
     def norm(a: str | None, which: str) -> str | None:
         if a == "policed-dscp-transmit" and mark is not None:
-            got = policed.get("max-burst" if which == "violate" else "normal-burst", {}).get(mark)
+            # without PIR the PFC marks exceeding traffic down through the max-burst map too (12.2SX guide)
+            got = policed.get("max-burst" if which == "violate" or pir is None else "normal-burst", {}).get(mark)
             return f"dscp {got}" if got is not None else "transmit"
         return "transmit" if mark is not None and a == f"dscp {mark}" else a
     return Envelope(cir, bc, pir, be if pir else None, None if pir else be,

@@ -15,10 +15,10 @@ import pytest
 
 from qosc import api
 from qosc.behaviour.model import Envelope
-from qosc.readers import ios as reader
-from qosc.readers.ios.interpret import envelope
 from qosc.targets.base import SelfCheckError
 from qosc.targets.ios import modes
+from qosc.targets.ios import read as reader
+from qosc.targets.ios.read.interpret import envelope
 from qosc.targets.ios.tests.support import load
 from qosc.targets.ios.tests.test_ios_mqc import ROOT, classes, compile_device
 

@@ -139,14 +139,25 @@ class _Pair:
                     self.add(x1.name, f"priority relative to {x2.name}:", "higher", "not higher", x1.origin,
                              y1.origin)
 
+    def _cap(self, cls: Class) -> float | None:
+        """A cap in percent; one known only as a rate is taken of whichever side knows the interface rate."""
+        rate = self.a.rate or self.b.rate
+        if cls.cap is None and cls.cap_rate is not None and rate:
+            return round(cls.cap_rate * 100.0 / rate, 6)
+        return cls.cap
+
     def _attributes(self, x: Class, y: Class) -> None:
         tol = self.tol
-        for what, want, got in (("share", x.share, y.share), ("rate cap", x.cap, y.cap),
+        for what, want, got in (("share", x.share, y.share), ("rate cap", self._cap(x), self._cap(y)),
                                 ("ceiling", x.ceiling, y.ceiling)):
             if want is None and got is None:
                 continue
             if want is None or got is None or abs(want - got) > tol.share:
                 self.add(x.name, what, want, got, x.origin, y.origin)
+        if self._cap(x) is None and self._cap(y) is None and x.cap_rate != y.cap_rate and (
+                None in (x.cap_rate, y.cap_rate) or abs((x.cap_rate or 0) - (y.cap_rate or 0)) >
+                tol.rate * max(x.cap_rate or 0, y.cap_rate or 0)):
+            self.add(x.name, "rate cap (bit/s)", x.cap_rate, y.cap_rate, x.origin, y.origin)
         if x.strict != y.strict:
             self.add(x.name, "strict priority", x.strict, y.strict, x.origin, y.origin)
         if x.ecn != y.ecn:

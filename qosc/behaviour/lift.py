@@ -9,6 +9,10 @@ Several devices import into one policy with shared services:
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
+- priorities keep the order the device serves classes in (qosc.behaviour.lift.priorities); a device that
+  gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
+- a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
+  the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
 - drop profiles and policers deduplicated by value; edge rules become classifiers (one per distinct rule
   list), interfaces keep their role and rate where the configuration says them.
 
@@ -27,7 +31,6 @@ from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, warning
 from qosc.units import format_rate, format_size
 
-_PRIORITY = {0: "low", 1: "medium-low", 2: "medium-high", 3: "high"}
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -42,12 +45,46 @@ def _pct(value: float) -> str:
     return f"{value:g}%"
 
 
+_LEVELS = ("low", "medium-low", "medium-high", "high")
+
+
+def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
+    """The policy priority of each non-strict class of an interface, keeping the order the device serves them
+    in (only the order counts: vendors have different numbers of levels).
+
+    Ranks 0..3 are the policy's own levels (JUNOS); other scales (HTB prio) are mapped by order, lowest rank
+    to low and highest to high.  A device that gives no priority (IOS, Catalyst: WRR shares only) gets the
+    levels the policy's own rules ask for: LBE low, every other class high.  More distinct ranks than the
+    policy has levels are collapsed, with QOS172 at the class.
+    """
+    ranked = [c for c in iface.classes if not c.strict and c.priority is not None]
+    if not ranked:
+        return {c.name: "low" if kinds.get(c.name) == "lbe" else "high" for c in iface.classes if not c.strict}, []
+    ranks = sorted({c.priority for c in ranked if c.priority is not None})
+    if all(0 <= r <= 3 for r in ranks):
+        label = {r: _LEVELS[r] for r in ranks}
+    elif len(ranks) <= len(_LEVELS):
+        picks = {1: (3,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}[len(ranks)]
+        label = {r: _LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
+    else:
+        label = {r: _LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
+    out = {c.name: label[c.priority] for c in ranked if c.priority is not None}
+    diags: list[Diagnostic] = []
+    if len(ranks) > len(_LEVELS):
+        worst = next(c for c in ranked if list(out.values()).count(out[c.name]) > 1)
+        diags.append(warning("QOS172", f"interface {iface.name} serves {len(ranks)} priority levels, the policy "
+                             f"language has {len(_LEVELS)}: classes of neighbouring levels share one (e.g. "
+                             f"{worst.name}: {out[worst.name]})", worst.origin))
+    return out, diags
+
+
 def _kind(codes: frozenset[int], default: bool) -> str:
     if default:
         return "best-effort"
     if 46 in codes:
         return "premium"
-    if codes & {1, 8}:
+    if codes & {1, 8} and not any(dscp_mod.af_class(c) for c in codes):
+        # a class matching a whole precedence (GSR: 8..15) carries AF11-13 too: assured, not a scavenger
         return "lbe"
     if codes & {48, 56}:
         return "network-control"
@@ -74,12 +111,13 @@ class _Lifter:
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.default: frozenset[int] | None = None
+        self.rule_policers: dict[str, list[str]] = {}
 
     # -- services -------------------------------------------------------------------------------------------
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
-    def service(self, iface: Interface, cls: Class, default: bool) -> str:
+    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None) -> str:
         codes = frozenset(range(64)) if default else self.codes_of(iface, cls)
         key = frozenset({-1}) if default else codes
         if key not in self.services:
@@ -90,12 +128,13 @@ class _Lifter:
                 name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
             self.service_names[key] = name
             self.first[key] = cls
-            self.services[key] = self._service_body(iface, cls, codes, default)
+            self.services[key] = self._service_body(iface, cls, codes, default, priority)
         else:
             self._agree(key, cls)
         return self.service_names[key]
 
-    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
+    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
+                      priority: str | None) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": _kind(codes, default)}
         if default:
             body["default"] = True
@@ -106,8 +145,8 @@ class _Lifter:
         queue: dict[str, Any] = {}
         if cls.share is not None:
             queue["share"] = _pct(cls.share)
-        if cls.priority is not None and not cls.strict:
-            queue["priority"] = _PRIORITY.get(cls.priority, "low")
+        if priority is not None and not cls.strict:
+            queue["priority"] = priority
         if cls.strict:
             queue["strict"] = True
         if cls.cap is not None:
@@ -141,7 +180,7 @@ class _Lifter:
     def _agree(self, key: frozenset[int], cls: Class) -> None:
         first = self.first[key]
         for what in ("share", "priority", "strict", "cap", "ceiling", "drop", "ecn"):
-            if getattr(first, what) != getattr(cls, what):
+            if getattr(first, what) != getattr(cls, what) and None not in (getattr(first, what), getattr(cls, what)):
                 self.diagnostics.append(warning(
                     "QOS173", f"service '{self.service_names[key]}': {what} of class {cls.name} is "
                     f"{getattr(cls, what)!r} here but {getattr(first, what)!r} where the service was first met; "
@@ -187,10 +226,35 @@ class _Lifter:
             item["service"] = service
             if r.policer is not None:
                 item["policer"] = self.policer(r.policer, f"{r.name}-policer")
+                self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
         self.classifiers[rules] = name
         self.classifier_bodies[name] = {"rules": body}
         return name
+
+
+def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, trusted_edge: bool) -> None:
+    """A strict-priority class must be capped (QOS042): by its own rate where the device shows one (a rate of
+    an interface whose speed the configuration does not say is the service's policer: IOS `priority` with
+    `police` on a POS port), else by the policer the edge rules that mark into it share (Catalyst priority
+    queues have no rate)."""
+    queue = body.get("queue", {})
+    if not queue.get("strict") or "rate-cap" in queue or "policer" in body:
+        return
+    if cls.cap_rate is not None:
+        if trusted_edge:  # a service policer would police trusted edges too: keep the cap as a rate
+            queue["rate-cap"] = format_rate(cls.cap_rate)
+        else:
+            body["policer"] = lifter.policer(Envelope(cls.cap_rate, max(1500, cls.cap_rate // 800)), f"{name}-cap")
+        return
+    used = set(lifter.rule_policers.get(name, ()))
+    if len(used) == 1 and not trusted_edge:
+        body["policer"] = used.pop()
+        return
+    lifter.diagnostics.append(warning(
+        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration and "
+        f"{'no edge policer marks into it' if not used else 'its edge rules use different policers'}: the policy "
+        "language needs one (QOS042)", cls.origin, "give the service a queue.rate-cap or a policer by hand"))
 
 
 def _profile(curve: Curve) -> dict[str, Any]:
@@ -229,10 +293,19 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         for iface in device.interfaces:
             counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
             default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
+            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name) for cls in iface.classes}
+            levels, found = priorities(iface, kinds)
+            lifter.diagnostics += found
+            capped = next((cls for cls in iface.classes if cls.cap_rate is not None), None)
+            if capped is not None and iface.rate is None:
+                lifter.diagnostics.append(warning(
+                    "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
+                    f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
+                    "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
             carried: list[str] = []
             service_of: dict[int, str] = {}
             for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name)
+                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
                 carried.append(service)
                 for code in lifter.codes_of(iface, cls):
                     service_of[code] = service
@@ -253,6 +326,10 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
             interfaces[iface.name if not iface.unit else f"{iface.name}"] = body
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
+    trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
+                       for b in d["interfaces"].values())
+    for key, body in lifter.services.items():
+        _strict_cap(lifter, lifter.service_names[key], body, lifter.first[key], trusted_edge)
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+import yaml
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
-from qosc.diagnostics import Diagnostic, warning
+from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate, format_size
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -83,8 +85,7 @@ def _kind(codes: frozenset[int], default: bool) -> str:
         return "best-effort"
     if 46 in codes:
         return "premium"
-    if codes & {1, 8} and not any(dscp_mod.af_class(c) for c in codes):
-        # a class matching a whole precedence (GSR: 8..15) carries AF11-13 too: assured, not a scavenger
+    if codes & {1, 8}:
         return "lbe"
     if codes & {48, 56}:
         return "network-control"
@@ -97,6 +98,41 @@ def _kind(codes: frozenset[int], default: bool) -> str:
 class Lifted:
     policy: dict[str, Any]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    origins: dict[tuple[str, ...], Location] = field(default_factory=dict)
+    """Where each service, drop profile, policer, classifier and interface of the policy came from in the
+    configurations (its first class, rule or interface statement)."""
+
+    def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
+        """The diagnostics of the written policy that have a configuration origin, again at that origin: a
+        flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
+        spans = _spans(policy_text)
+        out = []
+        for d in diagnostics:
+            if d.location is None or d.location.file != policy_path:
+                continue
+            path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in self.origins), None)
+            if path is not None:
+                out.append(replace(d, location=self.origins[path],
+                                   message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
+        return out
+
+
+def _spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
+    """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
+    spans: list[tuple[tuple[str, ...], int, int]] = []
+
+    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = (*path, str(key.value))
+                walk(value, sub)
+                # a block collection ends where the next key starts: its last line is the one before
+                last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
+                spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
+    root = yaml.compose(text)
+    if root is not None:
+        walk(root, ())
+    return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
 
 
 class _Lifter:
@@ -112,6 +148,7 @@ class _Lifter:
         self.diagnostics: list[Diagnostic] = []
         self.default: frozenset[int] | None = None
         self.rule_policers: dict[str, list[str]] = {}
+        self.origins: dict[tuple[str, ...], Location] = {}
 
     # -- services -------------------------------------------------------------------------------------------
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
@@ -128,6 +165,8 @@ class _Lifter:
                 name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
             self.service_names[key] = name
             self.first[key] = cls
+            if cls.origin is not None:
+                self.origins[("services", name)] = cls.origin
             self.services[key] = self._service_body(iface, cls, codes, default, priority)
         else:
             self._agree(key, cls)
@@ -138,7 +177,11 @@ class _Lifter:
         body: dict[str, Any] = {"kind": _kind(codes, default)}
         if default:
             body["default"] = True
-            declared = sorted(c for c in range(64) if iface.classify[0][c] == cls.name and iface.rewrite[0][c] == c)
+            # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
+            # (IOS, Catalyst, transparent units) unclassified traffic lands here anyway: `default` says it
+            untouched = all(iface.rewrite[0][c] in (c, None) for c in range(64))
+            declared = [] if untouched else sorted(c for c in range(64) if iface.classify[0][c] == cls.name
+                                                   and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         else:
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
@@ -167,14 +210,16 @@ class _Lifter:
     def _drop(self, cls: Class) -> str | dict[str, str] | None:
         if not cls.drop:
             return None
-        names = {level: self._curve(curve) for level, curve in cls.drop}
+        names = {level: self._curve(curve, cls.origin) for level, curve in cls.drop}
         if 0 in names:
             return names[0]
         return {label: names[level] for level, label in ((1, "low"), (2, "medium"), (3, "high")) if level in names}
 
-    def _curve(self, curve: Curve) -> str:
+    def _curve(self, curve: Curve, origin: Location | None = None) -> str:
         if curve not in self.curves:
             self.curves[curve] = f"drop-{len(self.curves) + 1}"
+            if origin is not None:
+                self.origins[("drop-profiles", self.curves[curve])] = origin
         return self.curves[curve]
 
     def _agree(self, key: frozenset[int], cls: Class) -> None:
@@ -188,13 +233,15 @@ class _Lifter:
                     "split the service per site by hand, or make the devices agree"))
 
     # -- edges ------------------------------------------------------------------------------------------------
-    def policer(self, env: Envelope, hint: str) -> str:
+    def policer(self, env: Envelope, hint: str, origin: Location | None = None) -> str:
         if env not in self.policers:
             base = _ident(hint, "policer")
             name, n = base, 2
             while name in self.policers.values():
                 name, n = f"{base}-{n}", n + 1
             self.policers[env] = name
+            if origin is not None:
+                self.origins[("policers", name)] = origin
         return self.policers[env]
 
     def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
@@ -225,11 +272,13 @@ class _Lifter:
                 continue
             item["service"] = service
             if r.policer is not None:
-                item["policer"] = self.policer(r.policer, f"{r.name}-policer")
+                item["policer"] = self.policer(r.policer, f"{r.name}-policer", r.origin)
                 self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
         self.classifiers[rules] = name
         self.classifier_bodies[name] = {"rules": body}
+        if iface.origin is not None:
+            self.origins[("classifiers", name)] = iface.origin
         return name
 
 
@@ -323,7 +372,9 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body["trust"] = "dscp" if iface.trust else "none"
             body.update(dict(iface.options))
             body["services"] = carried
-            interfaces[iface.name if not iface.unit else f"{iface.name}"] = body
+            interfaces[iface.name] = body
+            if iface.origin is not None:
+                lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
@@ -343,4 +394,4 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     if lifter.classifier_bodies:
         policy["classifiers"] = lifter.classifier_bodies
     policy["devices"] = out_devices
-    return Lifted(policy, lifter.diagnostics)
+    return Lifted(policy, lifter.diagnostics, lifter.origins)

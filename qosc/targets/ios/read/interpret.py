@@ -269,9 +269,14 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
         port, _, unit = name.partition(".")
         role = "edge" if "input" in policies else "core"
+        trusted = unmatched is None
+        if is_pfc(lines) and role == "edge":
+            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0
+            trusted = trust
+            unmatched = 0 if not trust and unmatched is None else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
-                                    None if role != "edge" else unmatched is None, tuple(rules), unmatched,
+                                    None if role != "edge" else trusted, tuple(rules), unmatched,
                                     options, origin=c.where.get(("interface", name))))
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))

@@ -105,7 +105,7 @@ class Lifted:
     def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
         """The diagnostics of the written policy that have a configuration origin, again at that origin: a
         flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
-        spans = _spans(policy_text)
+        spans = yaml_spans(policy_text)
         out = []
         for d in diagnostics:
             if d.location is None or d.location.file != policy_path:
@@ -117,7 +117,7 @@ class Lifted:
         return out
 
 
-def _spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
+def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
     """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
     spans: list[tuple[tuple[str, ...], int, int]] = []
 

@@ -18,6 +18,8 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS122", "ios", "warning", "services sharing a precedence (or CoS) share a queue", _M),
     Code("QOS123", "ios", "error", "ECN on a release without it", _M),
     Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
+    Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
+    Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

@@ -97,6 +97,17 @@ class _Pair:
             if x not in match and y not in taken:
                 match[x] = y
                 taken.add(y)
+        # a class whose code points all moved elsewhere keeps its partner of the same name (same vendor), or the
+        # one class left over on each side: its code points are then reported as moved, not its share as wrong
+        left = [c.name for c in self.a.classes if c.name not in match]
+        spare = [c.name for c in self.b.classes if c.name not in taken]
+        for name in left:
+            if name in spare:
+                match[name] = name
+                spare.remove(name)
+        left = [n for n in left if n not in match]
+        if len(left) == 1 and len(spare) == 1:
+            match[left[0]] = spare[0]
         for cls in self.a.classes:  # no class of its own left: the one that carries most of its code points
             if cls.name not in match:
                 best = [(n, y) for (x, y), n in overlap.items() if x == cls.name]
@@ -207,24 +218,30 @@ class _Pair:
         for i, want in enumerate(self.a.rules):
             got = self.b.rules[i] if i < len(self.b.rules) else None
             if got is None:
-                self.add(f"rule {want.name}", "rule", "present", "missing", want.origin, self.b.origin)
+                self.add(self.rule(want, self.a), "rule", "present", "missing", want.origin, self.b.origin)
                 continue
             self._rule(want, got)
         for got in self.b.rules[len(self.a.rules):]:
-            self.add(f"rule {got.name}", "rule", "absent", "present", self.a.origin, got.origin)
+            self.add(self.rule(got, self.b), "rule", "absent", "present", self.a.origin, got.origin)
+
+    @staticmethod
+    def rule(r: Rule, iface: Interface) -> str:
+        """A rule, with the class (service) its mark puts packets in."""
+        cls = iface.classify[0][r.mark] if r.mark is not None else None
+        return f"rule {r.name} ({cls})" if cls else f"rule {r.name}"
 
     def _rule(self, want: Rule, got: Rule) -> None:
         for what in ("sources", "destinations", "protocols", "source_ports", "destination_ports", "match_dscp"):
             a, b = getattr(want, what), getattr(got, what)
             if sorted(a) != sorted(b):
-                self.add(f"rule {want.name}", f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
+                self.add(self.rule(want, self.a), f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
                          got.origin)
         if want.mark != got.mark:
-            self.add(f"rule {want.name}", "marks", want.mark, got.mark, want.origin, got.origin)
+            self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
         self._envelope(want, want.policer, got.policer, got)
 
     def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:
-        subject = f"rule {want_rule.name} policer"
+        subject = f"{self.rule(want_rule, self.a)} policer"
         if a is None or b is None:
             if a is not b:
                 self.add(subject, "policer", "present" if a else "none", "present" if b else "none",

@@ -92,7 +92,8 @@ def test_one_changed_policer_rate_is_named() -> None:
     got_edge = dataclasses.replace(edge, rules=tuple(slower if r is rule else r for r in edge.rules))
     got = dataclasses.replace(want, interfaces=tuple(got_edge if i is edge else i for i in want.interfaces))
     found = [f.message for f in compare(want, got)]
-    assert found == [f"edge-mx:{edge.name}: rule {rule.name} policer: cir {rule.policer.cir} expected, "
+    service = edge.classify[0][rule.mark or 0]  # the rule names the service its mark puts packets in
+    assert found == [f"edge-mx:{edge.name}: rule {rule.name} ({service}) policer: cir {rule.policer.cir} expected, "
                      f"{rule.policer.cir // 2} found"]
 
 

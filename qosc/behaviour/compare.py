@@ -33,6 +33,9 @@ class Tolerance:
     """Relative difference allowed in policer rates and bursts."""
     curve: float = 2.0
     """Percentage points a drop curve may differ by at any sampled fill level."""
+    fill: float = 1.5
+    """Percentage points of fill a drop curve's corners may move by (thresholds are whole packets: 0.5 of a
+    64-packet queue is 0.8 %, so a 85 % maximum becomes 84.4 % and drops everything at 85 %)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,11 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _off(want: float, around: list[float]) -> float:
+    """How far a drop probability lies outside what the other curve reaches within the fill tolerance."""
+    return max(0.0, min(around) - want, want - max(around))
+
+
 class _Pair:
     """One interface on both sides, with the class matching."""
 
@@ -90,6 +98,17 @@ class _Pair:
             if x not in match and y not in taken:
                 match[x] = y
                 taken.add(y)
+        # a class whose code points all moved elsewhere keeps its partner of the same name (same vendor), or the
+        # one class left over on each side: its code points are then reported as moved, not its share as wrong
+        left = [c.name for c in self.a.classes if c.name not in match]
+        spare = [c.name for c in self.b.classes if c.name not in taken]
+        for name in left:
+            if name in spare:
+                match[name] = name
+                spare.remove(name)
+        left = [n for n in left if n not in match]
+        if len(left) == 1 and len(spare) == 1:
+            match[left[0]] = spare[0]
         for cls in self.a.classes:  # no class of its own left: the one that carries most of its code points
             if cls.name not in match:
                 best = [(n, y) for (x, y), n in overlap.items() if x == cls.name]
@@ -140,14 +159,29 @@ class _Pair:
                     self.add(x1.name, f"priority relative to {x2.name}:", "higher", "not higher", x1.origin,
                              y1.origin)
 
+    def _cap(self, cls: Class) -> float | None:
+        """A cap in percent; one known only as a rate is taken of whichever side knows the interface rate."""
+        rate = self.a.rate or self.b.rate
+        if cls.cap is None and cls.cap_rate is not None and rate:
+            return round(cls.cap_rate * 100.0 / rate, 6)
+        return cls.cap
+
+    def _share(self, cls: Class) -> float | None:
+        """A strict class known only by its cap's rate is guaranteed its cap."""
+        return cls.share if cls.share is not None or not cls.strict or cls.cap is not None else self._cap(cls)
+
     def _attributes(self, x: Class, y: Class) -> None:
         tol = self.tol
-        for what, want, got in (("share", x.share, y.share), ("rate cap", x.cap, y.cap),
+        for what, want, got in (("share", self._share(x), self._share(y)), ("rate cap", self._cap(x), self._cap(y)),
                                 ("ceiling", x.ceiling, y.ceiling)):
             if want is None and got is None:
                 continue
             if want is None or got is None or abs(want - got) > tol.share:
                 self.add(x.name, what, want, got, x.origin, y.origin)
+        if self._cap(x) is None and self._cap(y) is None and x.cap_rate != y.cap_rate and (
+                None in (x.cap_rate, y.cap_rate) or abs((x.cap_rate or 0) - (y.cap_rate or 0)) >
+                tol.rate * max(x.cap_rate or 0, y.cap_rate or 0)):
+            self.add(x.name, "rate cap (bit/s)", x.cap_rate, y.cap_rate, x.origin, y.origin)
         if x.strict != y.strict:
             self.add(x.name, "strict priority", x.strict, y.strict, x.origin, y.origin)
         if x.ecn != y.ecn:
@@ -162,7 +196,8 @@ class _Pair:
                 self.add(x.name, f"drop curve{which}", "a curve" if cx else "tail drop",
                          "a curve" if cy else "tail drop", x.origin, y.origin)
                 continue
-            gaps = [abs(a - b) for a, b in zip(cx.samples(), cy.samples(), strict=True)]
+            gaps = [_off(cx.at(f), [cy.at(f + d) for d in (-tol.fill, 0.0, tol.fill)])
+                    for f in (i * 5.0 for i in range(21))]
             worst = gaps.index(max(gaps))
             if gaps[worst] > tol.curve:
                 self.add(x.name, f"drop probability at {worst * 5}% fill{which}", cx.samples()[worst],
@@ -184,24 +219,30 @@ class _Pair:
         for i, want in enumerate(self.a.rules):
             got = self.b.rules[i] if i < len(self.b.rules) else None
             if got is None:
-                self.add(f"rule {want.name}", "rule", "present", "missing", want.origin, self.b.origin)
+                self.add(self.rule(want, self.a), "rule", "present", "missing", want.origin, self.b.origin)
                 continue
             self._rule(want, got)
         for got in self.b.rules[len(self.a.rules):]:
-            self.add(f"rule {got.name}", "rule", "absent", "present", self.a.origin, got.origin)
+            self.add(self.rule(got, self.b), "rule", "absent", "present", self.a.origin, got.origin)
+
+    @staticmethod
+    def rule(r: Rule, iface: Interface) -> str:
+        """A rule, with the class (service) its mark puts packets in."""
+        cls = iface.classify[0][r.mark] if r.mark is not None else None
+        return f"rule {r.name} ({cls})" if cls else f"rule {r.name}"
 
     def _rule(self, want: Rule, got: Rule) -> None:
         for what in ("sources", "destinations", "protocols", "source_ports", "destination_ports", "match_dscp"):
             a, b = getattr(want, what), getattr(got, what)
             if sorted(a) != sorted(b):
-                self.add(f"rule {want.name}", f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
+                self.add(self.rule(want, self.a), f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
                          got.origin)
         if want.mark != got.mark:
-            self.add(f"rule {want.name}", "marks", want.mark, got.mark, want.origin, got.origin)
+            self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
         self._envelope(want, want.policer, got.policer, got)
 
     def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:
-        subject = f"rule {want_rule.name} policer"
+        subject = f"{self.rule(want_rule, self.a)} policer"
         if a is None or b is None:
             if a is not b:
                 self.add(subject, "policer", "present" if a else "none", "present" if b else "none",

@@ -9,6 +9,10 @@ Several devices import into one policy with shared services:
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
+- priorities keep the order the device serves classes in (qosc.behaviour.lift.priorities); a device that
+  gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
+- a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
+  the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
 - drop profiles and policers deduplicated by value; edge rules become classifiers (one per distinct rule
   list), interfaces keep their role and rate where the configuration says them.
 
@@ -19,15 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+import yaml
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
-from qosc.diagnostics import Diagnostic, warning
+from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate, format_size
 
-_PRIORITY = {0: "low", 1: "medium-low", 2: "medium-high", 3: "high"}
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -40,6 +45,39 @@ def _ident(text: str, fallback: str) -> str:
 
 def _pct(value: float) -> str:
     return f"{value:g}%"
+
+
+_LEVELS = ("low", "medium-low", "medium-high", "high")
+
+
+def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
+    """The policy priority of each non-strict class of an interface, keeping the order the device serves them
+    in (only the order counts: vendors have different numbers of levels).
+
+    Ranks 0..3 are the policy's own levels (JUNOS); other scales (HTB prio) are mapped by order, lowest rank
+    to low and highest to high.  A device that gives no priority (IOS, Catalyst: WRR shares only) gets the
+    levels the policy's own rules ask for: LBE low, every other class high.  More distinct ranks than the
+    policy has levels are collapsed, with QOS172 at the class.
+    """
+    ranked = [c for c in iface.classes if not c.strict and c.priority is not None]
+    if not ranked:
+        return {c.name: "low" if kinds.get(c.name) == "lbe" else "high" for c in iface.classes if not c.strict}, []
+    ranks = sorted({c.priority for c in ranked if c.priority is not None})
+    if all(0 <= r <= 3 for r in ranks):
+        label = {r: _LEVELS[r] for r in ranks}
+    elif len(ranks) <= len(_LEVELS):
+        picks = {1: (3,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}[len(ranks)]
+        label = {r: _LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
+    else:
+        label = {r: _LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
+    out = {c.name: label[c.priority] for c in ranked if c.priority is not None}
+    diags: list[Diagnostic] = []
+    if len(ranks) > len(_LEVELS):
+        worst = next(c for c in ranked if list(out.values()).count(out[c.name]) > 1)
+        diags.append(warning("QOS172", f"interface {iface.name} serves {len(ranks)} priority levels, the policy "
+                             f"language has {len(_LEVELS)}: classes of neighbouring levels share one (e.g. "
+                             f"{worst.name}: {out[worst.name]})", worst.origin))
+    return out, diags
 
 
 def _kind(codes: frozenset[int], default: bool) -> str:
@@ -60,6 +98,41 @@ def _kind(codes: frozenset[int], default: bool) -> str:
 class Lifted:
     policy: dict[str, Any]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    origins: dict[tuple[str, ...], Location] = field(default_factory=dict)
+    """Where each service, drop profile, policer, classifier and interface of the policy came from in the
+    configurations (its first class, rule or interface statement)."""
+
+    def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
+        """The diagnostics of the written policy that have a configuration origin, again at that origin: a
+        flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
+        spans = yaml_spans(policy_text)
+        out = []
+        for d in diagnostics:
+            if d.location is None or d.location.file != policy_path:
+                continue
+            path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in self.origins), None)
+            if path is not None:
+                out.append(replace(d, location=self.origins[path],
+                                   message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
+        return out
+
+
+def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
+    """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
+    spans: list[tuple[tuple[str, ...], int, int]] = []
+
+    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = (*path, str(key.value))
+                walk(value, sub)
+                # a block collection ends where the next key starts: its last line is the one before
+                last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
+                spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
+    root = yaml.compose(text)
+    if root is not None:
+        walk(root, ())
+    return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
 
 
 class _Lifter:
@@ -74,12 +147,14 @@ class _Lifter:
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.default: frozenset[int] | None = None
+        self.rule_policers: dict[str, list[str]] = {}
+        self.origins: dict[tuple[str, ...], Location] = {}
 
     # -- services -------------------------------------------------------------------------------------------
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
-    def service(self, iface: Interface, cls: Class, default: bool) -> str:
+    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None) -> str:
         codes = frozenset(range(64)) if default else self.codes_of(iface, cls)
         key = frozenset({-1}) if default else codes
         if key not in self.services:
@@ -90,24 +165,31 @@ class _Lifter:
                 name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
             self.service_names[key] = name
             self.first[key] = cls
-            self.services[key] = self._service_body(iface, cls, codes, default)
+            if cls.origin is not None:
+                self.origins[("services", name)] = cls.origin
+            self.services[key] = self._service_body(iface, cls, codes, default, priority)
         else:
             self._agree(key, cls)
         return self.service_names[key]
 
-    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
+    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
+                      priority: str | None) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": _kind(codes, default)}
         if default:
             body["default"] = True
-            declared = sorted(c for c in range(64) if iface.classify[0][c] == cls.name and iface.rewrite[0][c] == c)
+            # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
+            # (IOS, Catalyst, transparent units) unclassified traffic lands here anyway: `default` says it
+            untouched = all(iface.rewrite[0][c] in (c, None) for c in range(64))
+            declared = [] if untouched else sorted(c for c in range(64) if iface.classify[0][c] == cls.name
+                                                   and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         else:
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
         queue: dict[str, Any] = {}
         if cls.share is not None:
             queue["share"] = _pct(cls.share)
-        if cls.priority is not None and not cls.strict:
-            queue["priority"] = _PRIORITY.get(cls.priority, "low")
+        if priority is not None and not cls.strict:
+            queue["priority"] = priority
         if cls.strict:
             queue["strict"] = True
         if cls.cap is not None:
@@ -128,20 +210,22 @@ class _Lifter:
     def _drop(self, cls: Class) -> str | dict[str, str] | None:
         if not cls.drop:
             return None
-        names = {level: self._curve(curve) for level, curve in cls.drop}
+        names = {level: self._curve(curve, cls.origin) for level, curve in cls.drop}
         if 0 in names:
             return names[0]
         return {label: names[level] for level, label in ((1, "low"), (2, "medium"), (3, "high")) if level in names}
 
-    def _curve(self, curve: Curve) -> str:
+    def _curve(self, curve: Curve, origin: Location | None = None) -> str:
         if curve not in self.curves:
             self.curves[curve] = f"drop-{len(self.curves) + 1}"
+            if origin is not None:
+                self.origins[("drop-profiles", self.curves[curve])] = origin
         return self.curves[curve]
 
     def _agree(self, key: frozenset[int], cls: Class) -> None:
         first = self.first[key]
         for what in ("share", "priority", "strict", "cap", "ceiling", "drop", "ecn"):
-            if getattr(first, what) != getattr(cls, what):
+            if getattr(first, what) != getattr(cls, what) and None not in (getattr(first, what), getattr(cls, what)):
                 self.diagnostics.append(warning(
                     "QOS173", f"service '{self.service_names[key]}': {what} of class {cls.name} is "
                     f"{getattr(cls, what)!r} here but {getattr(first, what)!r} where the service was first met; "
@@ -149,13 +233,15 @@ class _Lifter:
                     "split the service per site by hand, or make the devices agree"))
 
     # -- edges ------------------------------------------------------------------------------------------------
-    def policer(self, env: Envelope, hint: str) -> str:
+    def policer(self, env: Envelope, hint: str, origin: Location | None = None) -> str:
         if env not in self.policers:
             base = _ident(hint, "policer")
             name, n = base, 2
             while name in self.policers.values():
                 name, n = f"{base}-{n}", n + 1
             self.policers[env] = name
+            if origin is not None:
+                self.origins[("policers", name)] = origin
         return self.policers[env]
 
     def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
@@ -186,11 +272,38 @@ class _Lifter:
                 continue
             item["service"] = service
             if r.policer is not None:
-                item["policer"] = self.policer(r.policer, f"{r.name}-policer")
+                item["policer"] = self.policer(r.policer, f"{r.name}-policer", r.origin)
+                self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
         self.classifiers[rules] = name
         self.classifier_bodies[name] = {"rules": body}
+        if iface.origin is not None:
+            self.origins[("classifiers", name)] = iface.origin
         return name
+
+
+def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, trusted_edge: bool) -> None:
+    """A strict-priority class must be capped (QOS042): by its own rate where the device shows one (a rate of
+    an interface whose speed the configuration does not say is the service's policer: IOS `priority` with
+    `police` on a POS port), else by the policer the edge rules that mark into it share (Catalyst priority
+    queues have no rate)."""
+    queue = body.get("queue", {})
+    if not queue.get("strict") or "rate-cap" in queue or "policer" in body:
+        return
+    if cls.cap_rate is not None:
+        if trusted_edge:  # a service policer would police trusted edges too: keep the cap as a rate
+            queue["rate-cap"] = format_rate(cls.cap_rate)
+        else:
+            body["policer"] = lifter.policer(Envelope(cls.cap_rate, max(1500, cls.cap_rate // 800)), f"{name}-cap")
+        return
+    used = set(lifter.rule_policers.get(name, ()))
+    if len(used) == 1 and not trusted_edge:
+        body["policer"] = used.pop()
+        return
+    lifter.diagnostics.append(warning(
+        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration and "
+        f"{'no edge policer marks into it' if not used else 'its edge rules use different policers'}: the policy "
+        "language needs one (QOS042)", cls.origin, "give the service a queue.rate-cap or a policer by hand"))
 
 
 def _profile(curve: Curve) -> dict[str, Any]:
@@ -229,10 +342,19 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         for iface in device.interfaces:
             counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
             default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
+            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name) for cls in iface.classes}
+            levels, found = priorities(iface, kinds)
+            lifter.diagnostics += found
+            capped = next((cls for cls in iface.classes if cls.cap_rate is not None), None)
+            if capped is not None and iface.rate is None:
+                lifter.diagnostics.append(warning(
+                    "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
+                    f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
+                    "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
             carried: list[str] = []
             service_of: dict[int, str] = {}
             for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name)
+                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
                 carried.append(service)
                 for code in lifter.codes_of(iface, cls):
                     service_of[code] = service
@@ -250,9 +372,15 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body["trust"] = "dscp" if iface.trust else "none"
             body.update(dict(iface.options))
             body["services"] = carried
-            interfaces[iface.name if not iface.unit else f"{iface.name}"] = body
+            interfaces[iface.name] = body
+            if iface.origin is not None:
+                lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
+    trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
+                       for b in d["interfaces"].values())
+    for key, body in lifter.services.items():
+        _strict_cap(lifter, lifter.service_names[key], body, lifter.first[key], trusted_edge)
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():
@@ -266,4 +394,4 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     if lifter.classifier_bodies:
         policy["classifiers"] = lifter.classifier_bodies
     policy["devices"] = out_devices
-    return Lifted(policy, lifter.diagnostics)
+    return Lifted(policy, lifter.diagnostics, lifter.origins)

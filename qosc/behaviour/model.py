@@ -100,6 +100,8 @@ class Class:
     """Rank for excess bandwidth, higher is served first (policy: low 0 .. high 3)."""
     cap: float | None = None
     """Hard cap, percent of the interface rate."""
+    cap_rate: int | None = None
+    """Hard cap in bit/s where the configuration gives it as a rate and the interface rate is unknown."""
     ceiling: float | None = None
     """How far it may borrow, percent of the interface rate (None: the whole link)."""
     buffer: tuple[str, float] | None = None

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
 from qosc.behaviour.compare import Finding, Tolerance, compare, stale
@@ -131,13 +132,24 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
         if found.behaviour is None:
             continue
         out.devices.append(name)
-        out.findings.extend(compare(intent.device(policy, dev), found.behaviour, tolerance))
-        out.findings.extend(_stale(policy, dev, found.behaviour))
+        expected = intent.device(policy, dev)
+        compiled = _compiled(policy, dev)
+        # what the target itself renders differently (warned at compile time: a WRED curve that cannot start
+        # above 0 %, precedence matching) is not drift: drift is what the device does beyond its own compile
+        known = {_key(f) for f in compare(expected, compiled[0], tolerance)} if compiled else set()
+        out.findings.extend(f for f in compare(expected, found.behaviour, tolerance) if _key(f) not in known)
+        out.findings.extend(stale(replace(found.behaviour, owned=tuple(o for d in compiled for o in d.owned)),
+                                  found.behaviour) if compiled else [])
     return out
 
 
-def _stale(policy: Policy, dev: ModelDevice, running: Device) -> list[Finding]:
-    """Objects qosc owns on the device that the policy's own compile does not produce."""
+def _key(f: Finding) -> tuple[str, str, str, str, str]:
+    return f.interface, f.subject, f.what, f.expected, f.found
+
+
+def _compiled(policy: Policy, dev: ModelDevice) -> list[Device]:
+    """The policy's own compile of a device, read back like the device's configuration (every output the
+    device's reader reads; none where it reads only what a device shows, e.g. a kernel's tc dump)."""
     pair = reader(dev.platform)
     if pair is None:
         return []
@@ -148,13 +160,8 @@ def _stale(policy: Policy, dev: ModelDevice, running: Device) -> list[Finding]:
     _, lowered = pipeline.lower(target, policy, dev)
     if lowered is None:
         return []
-    if isinstance(how, Reader):  # the reader reads the compiled text, not the target's own trees
-        docs = [how.parse(o.text, o.path, data, None) for o in target.render(lowered)
-                if how.sniff(o.text) is not None]
-    else:
-        docs = list(lowered.documents)
-    owned = [o for doc in docs for o in how.interpret(doc, data)[0].owned]
-    return stale(replace(running, owned=tuple(owned)), running)
+    return [how.interpret(how.parse(o.text, o.path, data, None), data)[0] for o in target.render(lowered)
+            if how.sniff(o.text) is not None]
 
 
 def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,
@@ -185,5 +192,27 @@ def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,
     forward = compare(left, right, tolerance)
     backward = compare(right, left, tolerance)
     seen = {(f.interface, f.subject, f.what) for f in forward}
-    return forward + [f for f in backward if f.what == "class" and (f.interface, f.subject, f.what) not in seen], \
-        problems
+    found = forward + [f for f in backward if f.what == "class" and (f.interface, f.subject, f.what) not in seen]
+    return [_labelled(f, left, right) for f in found], problems
+
+
+def _labelled(f: Finding, left: Device, right: Device) -> Finding:
+    """A finding with every class it names labelled with the code points the class carries: a configuration
+    names its classes after queues (Catalyst queue-3, HTB 1:12) as often as after services, so the code points
+    say which service it is."""
+    labels: dict[str, str] = {}
+    for device in (right, left):  # the left side's classes win: findings name classes as the left knows them
+        iface = next((i for i in device.interfaces if i.name == f.interface), None)
+        for cls in iface.classes if iface is not None else ():
+            codes = [c for c in range(64) if iface.classify[0][c] == cls.name] if iface is not None else []
+            label = "the rest" if len(codes) > 8 else " ".join(dscp_mod.name(c) for c in codes) or "no code point"
+            labels[cls.name] = f"{cls.name} [{label}]"
+    subject = labels.get(f.subject, f.subject)
+    if f.subject.startswith("rule ") and "(" in f.subject:
+        head, _, rest = f.subject.partition("(")
+        name, _, tail = rest.partition(")")
+        subject = f"{head}({labels.get(name, name)}){tail}"
+    if f.what == "classified to":
+        return replace(f, subject=subject, expected=labels.get(f.expected, f.expected),
+                       found=labels.get(f.found, f.found))
+    return replace(f, subject=subject)

@@ -7,7 +7,9 @@ queue settings, drop profiles, policers, classifiers, interface roles.
 Every statement the policy language cannot represent, every ambiguity and
 every semantic problem found on the way (dangling references, overlapping
 classifiers) is reported at its configuration line; the written policy is
-then validated like any other.  Exit 0 when a policy was written (warnings
+then validated like any other, and what its checks find in an imported
+service, interface, drop profile or policer (shares above 100%, LBE not
+below best effort) is reported again at the configuration line it came from.  Exit 0 when a policy was written (warnings
 allowed), 1 when a configuration could not be read or the policy has errors,
 2 on usage errors.
 """
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"qosc import: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     checked = pipeline.validate(out)
-    diagnostics += checked.diagnostics
+    diagnostics += checked.diagnostics + lifted.relocate(checked.diagnostics, text, str(out))
     report(diagnostics, args.format)
     print(f"qosc import: {len(devices)} device(s) into {out}: {len(lifted.policy['services'])} services",
           file=sys.stderr)

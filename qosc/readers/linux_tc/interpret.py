@@ -124,8 +124,9 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                                (round(size(qo.get("max", 0)) * 100 / limit, 1), p)), True, 100.0)),)
             buffer = ("bytes", float(limit))
         strict = prio == 0 and r == c
-        out.append(Class(h, share=share, strict=strict, priority=7 - prio, cap=share if r == c else None,
-                         ceiling=None if r == c else ceiling, buffer=buffer, drop=drop, origin=w))
+        # rate = ceil: a strict class (prio 0) is capped there; any other class just may not borrow
+        out.append(Class(h, share=share, strict=strict, priority=7 - prio, cap=share if strict else None,
+                         ceiling=None if strict else ceiling, buffer=buffer, drop=drop, origin=w))
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     ordered = sorted(filters, key=lambda e: (int(str(e[1].get("pref", 0))), str(e[1].get("options", {}))))
     for _, f, w in sorted(ordered, key=lambda e: (int(str(e[1].get("pref", 0))),

@@ -51,7 +51,7 @@ def test_equiv_same_vendor_both_formats_and_across_vendors(tmp_path: Path) -> No
     # ... but JUNOS rewrites every best-effort packet to `be` where IOS leaves undeclared code points alone,
     # and IOS WRED cannot start dropping above 0 % (the policy says neither which is wanted)
     assert "DSCP 13: leaves marked DSCP 0 (default) expected, DSCP 13 found" in out
-    assert "best-effort: drop probability at 50% fill 10% expected, 0% found" in out
+    assert "best-effort [the rest]: drop probability at 50% fill 10% expected, 0% found" in out
     assert "ge-0/0/1: assured: share" not in out  # the shares agree
 
 

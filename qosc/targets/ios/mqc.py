@@ -58,7 +58,7 @@ class MqcLowering(Queueing, IosLowering):
     def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
         super().__init__(policy, device, platform)
         self.d = platform
-        self.by_precedence = self.d.match == "precedence"
+        self.by_precedence = self.d.match == "precedence"  # QOS180 says what that classifies beyond the policy
         self._egress: dict[Any, Any] = {}  # interface settings -> (egress classes, diagnostics)
 
     # -- class-maps -----------------------------------------------------------
@@ -103,12 +103,29 @@ class MqcLowering(Queueing, IosLowering):
                                          "classifies by precedence only, so it cannot tell them apart",
                                          s.where.at("dscp"), "give each service code points of its own precedence")
                         break
+            self.precedence_reach(services)
         for s in services:
             if s.queue.ecn and not self.d.ecn:
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which {self.platform.name} "
                                  "(IOS 12.0S) cannot mark", s.where.at("queue.ecn"), "remove queue.ecn")
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
+
+    def precedence_reach(self, services: tuple[Service, ...]) -> None:
+        """`match ip precedence` catches every code point of the precedence, and IPv4 only: say what the class
+        of each non-default service takes beyond the policy (read back, verify finds exactly that)."""
+        declared = {x for s in services for x in s.dscp}
+        default = self.policy.default_service
+        for s in services:
+            if s is default or s.queue.shared_with or not s.dscp:
+                continue
+            extra = sorted(self.covered(self.class_dscps(s)) - declared)
+            precs = ", ".join(str(p) for p in sorted({x >> 3 for x in self.class_dscps(s)}))
+            taken = f"code points of no service ({', '.join(dscp_mod.name(x) for x in extra)}) go to it too, and " \
+                if extra else ""
+            self.found.warning("QOS180", f"{self.platform.name} matches service '{s.name}' by IP precedence "
+                               f"{precs}, on IPv4 only: {taken}its IPv6 packets go to class-default",
+                               s.where.at("dscp"), "on IOS XE platforms qosc matches DSCP on IPv4 and IPv6")
 
     # -- egress -----------------------------------------------------------------
     def strict_cap(self, s: Service, iface: Interface) -> int | None:
@@ -207,11 +224,29 @@ class MqcLowering(Queueing, IosLowering):
                 cmds.append(["queue-limit", limit])
             if wred and not (limit is not None and self.d.queue.limit_with_wred):
                 notes.append(why + ("" if self.d.queue.limit_with_wred else "; no queue-limit with WRED here"))
+            if wred and not self.d.queue.limit_with_wred:
+                self.queue_unstated(s, limit, size, why)
             cmds += wred
             if not wred:
                 self.ecn_without_wred(s, iface)
             classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
         return classes, total
+
+    def queue_unstated(self, s: Service, limit: int | None, size: int, why: str) -> None:
+        """QOS181: classic IOS takes no queue-limit beside random-detect, so the queue the WRED thresholds are
+        fill % of is not in the configuration: a reader (and verify) can only infer it."""
+        what = (f"service '{s.name}' buffer ({limit} packets) is not configured on {self.device.name}" if limit
+                is not None else f"the {size}-packet queue service '{s.name}' WRED thresholds are fill % of is an "
+                f"assumption ({why.split('(', 1)[-1].rstrip(')')}), not configured on {self.device.name}")
+        self.found.warning("QOS181", f"{self.platform.name} takes no queue-limit beside random-detect, so {what}: "
+                           "only the WRED thresholds are, in packets; read back, they are a fill level of the "
+                           "queue the reader infers",
+                           s.where.at("queue.buffer" if limit is not None else "drop-profile"),
+                           "leave the buffer out, or give it equal to the share (the queue read back then is the "
+                           "share of the packet pool)" if limit is not None else
+                           "give the service a buffer whose queue makes the thresholds the packets you want "
+                           "(examples/datagrid-gsr-seed.yaml), or accept that verify compares fill levels of an "
+                           "inferred queue")
 
     # -- ingress (see IosLowering.ingress) ----------------------------------------
     def police(self, p: Policer, mark: int | None = None) -> Command:

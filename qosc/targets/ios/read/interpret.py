@@ -6,8 +6,10 @@ rest to class-default); shares from bandwidth percent, kbps (of the
 interface rate: its `bandwidth` statement, else the speed its type runs at)
 or remaining percent (of what priority and bandwidth percent leave);
 priority classes strict, their rate their cap and share; WRED thresholds in
-packets of the queue limit (64 packets when none is configured; fill % to
-0.1, the precision whole packets allow) as drop curves per drop precedence;
+packets of the queue limit as drop curves per drop precedence (fill % to
+0.1; where classic IOS takes no queue-limit beside WRED, of the queue
+`_reference` infers); a queue-limit as a buffer in percent of the
+platform's packet pool (qosc's convention);
 `set dscp` in an output class as the rewrite.
 The input policy's classes are the edge rules (access-list matches, set
 dscp, police), class-default's `set dscp` the mark of unmatched traffic.
@@ -19,13 +21,15 @@ Configuration Guide (IOS XE 17), "bandwidth" default = the interface speed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.targets.ios.read.acl import Match
 from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
 from qosc.targets.ios.read.pfc import classes as pfc_classes
-from qosc.targets.ios.read.pfc import is_pfc
+from qosc.targets.ios.read.pfc import is_pfc, port_type
 from qosc.tree import Document
 
 _SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),
@@ -83,10 +87,30 @@ def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, 
                                                                                      "violate"))
 
 
-def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float) -> Class:
-    share = cap = None
+def _reference(limit: int | None, share: float | None, wred: list[tuple[str, int, int, int, int]],
+               queue: Any) -> int:
+    """The queue, in packets, WRED thresholds are a fill level of: the class's queue-limit; where the platform
+    takes no queue-limit with WRED (classic IOS: the thresholds bound the queue themselves), the default limit
+    when the thresholds fit in it, else the class's share of the port's packet pool (qosc's convention of a
+    buffer equal to the share, GÉANT's choice), else the highest maximum threshold (the queue WRED bounds)."""
+    if limit is not None:
+        return limit
+    default = getattr(queue, "default_limit", DEFAULT_QUEUE_LIMIT)
+    top = max((high for _, _, _, high, _ in wred), default=0)
+    if top <= default:
+        return default
+    pool = getattr(queue, "port_buffer_packets", None)
+    if share is not None and pool:
+        by_share = max(1, round(share * pool / 100))
+        if top <= by_share:
+            return by_share
+    return top
+
+
+def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None) -> Class:
+    share = cap = cap_rate = None
     strict = False
-    limit = DEFAULT_QUEUE_LIMIT
+    limit: int | None = None
     red: dict[int, Curve] = {}
     wred: list[tuple[str, int, int, int, int]] = []
     for w, _ in pc.lines:
@@ -106,9 +130,10 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float) -> Class:
             limit = int(w[1])
         elif w[:1] == ("random-detect",) and len(w) >= 6 and w[1] in ("dscp", "precedence"):
             wred.append((w[1], code(w[2]) if w[1] == "dscp" else int(w[2]), int(w[3]), int(w[4]), int(w[5])))
+    reference = _reference(limit, share, wred, queue)
     for kind, value, low, high, denom in wred:
-        curve = Curve(((round(low * 100.0 / limit, 1), 0.0), (round(high * 100.0 / limit, 1), 100.0 / denom)), True,
-                      100.0)
+        curve = Curve(((round(low * 100.0 / reference, 1), 0.0), (round(high * 100.0 / reference, 1), 100.0 / denom)),
+                      True, 100.0)
         red.setdefault(drop_precedence(value) if kind == "dscp" else 0, curve)
     if len(set(red.values())) == 1 and red:
         red = {0: next(iter(red.values()))}
@@ -118,8 +143,19 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float) -> Class:
     police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
     if strict and share is None and police is not None:  # `priority` with no rate: its policer is its rate
         cap = share = _pct(envelope(police, None, {}).cir, rate)
-    return Class(pc.name, share=share, strict=strict, cap=cap, buffer=("packets", float(limit)),
+        cap_rate = envelope(police, None, {}).cir if cap is None else None
+    return Class(pc.name, share=share, strict=strict, cap=cap, cap_rate=cap_rate,
+                 buffer=_buffer(limit if limit is not None or not wred else reference, queue),
                  drop=tuple(sorted(red.items())), origin=pc.origin)
+
+
+def _buffer(packets: int | None, queue: Any) -> tuple[str, float] | None:
+    """A queue of `packets` as the policy says buffers: percent of the port's packet pool where the platform
+    has one (qosc's convention), else packets; None for the default queue."""
+    if packets is None:
+        return None
+    pool = getattr(queue, "port_buffer_packets", None)
+    return ("percent", round(packets * 100.0 / pool, 6)) if pool else ("packets", float(packets))
 
 
 def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
@@ -133,13 +169,15 @@ def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
     return total
 
 
-def _output(c: Config, name: str, policy: str, rate: int | None) -> tuple[tuple[Class, ...], list[list[str | None]],
-                                                                           list[list[int | None]]]:
+Output = tuple[tuple[Class, ...], list[list[str | None]], list[list[int | None]]]
+
+
+def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = None) -> Output:
     pcs = c.policies.get(policy, [])
     if not any(pc.name == "class-default" for pc in pcs):  # every policy-map ends in class-default
         pcs = [*pcs, PolicyClass("class-default", [], c.where.get(("policy-map", policy)))]
     fixed = _fixed(pcs, rate)
-    classes = tuple(_class(c, pc, rate, fixed) for pc in pcs)
+    classes = tuple(_class(c, pc, rate, fixed, queue) for pc in pcs)
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     rewrite: list[list[int | None]] = [list(range(64)), list(range(64))]
     warned: set[str] = set()
@@ -219,19 +257,28 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         if not policies and not trust and not is_pfc(lines):
             continue
         rate = _rate(name, lines)
-        classes, classify, rewrite = _output(c, name, policies["output"], rate) if "output" in policies \
+        classes, classify, rewrite = _output(c, name, policies["output"], rate, getattr(platform, "queue", None)) \
+            if "output" in policies \
             else ((), [[None] * 64] * 2, [[None] * 64] * 2)
+        options: tuple[tuple[str, str], ...] = ()
         if is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
             classes, by_code = pfc_classes(lines, c.globals, c.where.get(("interface", name)))
             classify = [list(by_code), list(by_code)]
             rewrite = [[*range(64)], [*range(64)]]
+            kind = port_type(lines, platform)
+            options = (("port-type", kind),) if kind else ()
         rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
         port, _, unit = name.partition(".")
         role = "edge" if "input" in policies else "core"
+        trusted = unmatched is None
+        if is_pfc(lines) and role == "edge":
+            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0
+            trusted = trust
+            unmatched = 0 if not trust and unmatched is None else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
-                                    None if role != "edge" else unmatched is None, tuple(rules), unmatched,
-                                    origin=c.where.get(("interface", name))))
+                                    None if role != "edge" else trusted, tuple(rules), unmatched,
+                                    options, origin=c.where.get(("interface", name))))
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))
     return Device(document.stem, None, tuple(interfaces), owned,

@@ -4,7 +4,9 @@ Source: Catalyst 6500 Release 12.2SX Software Configuration Guide, "Configuring
 PFC QoS": the DSCP-to-CoS map (default: CoS = DSCP >> 3) selects the egress
 queue through `wrr-queue cos-map QUEUE THRESHOLD COS...` and `priority-queue
 cos-map 1 COS...` (strict priority); `wrr-queue bandwidth W1 W2 ...` are
-relative weights, so queue q is guaranteed W_q / sum(W) of the port;
+relative weights, so queue q is guaranteed W_q / sum(W) of the port (the sum
+over queues some CoS is mapped to: an empty queue takes no turn; weights that
+add up to at most 100 guarantee at least W_q percent, and are read so);
 `wrr-queue queue-limit` percentages of the port buffer; `wrr-queue
 random-detect min-threshold / max-threshold QUEUE T1..T8` WRED per
 threshold in percent of the queue (drop probability rising to 100 % at the
@@ -31,6 +33,21 @@ def dscp_cos(globals_: Lines) -> list[int]:
     return table
 
 
+def port_type(lines: Lines, platform: object) -> str | None:
+    """The port type whose queue structure the interface's `wrr-queue` lines configure: as many WRR queues as
+    `wrr-queue bandwidth` has weights, a priority queue where `priority-queue cos-map` is configured (on two
+    queues: 1p2q2t has WRED only, 2q2t tail drop only)."""
+    weights = next((len(w) - 2 for w, _ in lines if w[:2] == ("wrr-queue", "bandwidth")), None)
+    types = getattr(platform, "port_types", None) or {}
+    priority = any(w[:1] == ("priority-queue",) for w, _ in lines)
+    wred = any(w[:2] == ("wrr-queue", "random-detect") for w, _ in lines)
+    fits = [name for name, spec in types.items() if spec.queues == weights]
+    if len(fits) > 1:
+        fits = [n for n in fits if types[n].priority_queue == (priority or (wred and "tail-drop" not in
+                                                                              types[n].drop))] or fits
+    return fits[0] if fits else None
+
+
 def is_pfc(lines: Lines) -> bool:
     return any(w[:1] in (("wrr-queue",), ("priority-queue",)) for w, _ in lines)
 
@@ -53,8 +70,10 @@ def classes(lines: Lines, globals_: Lines, where: Location | None) -> tuple[tupl
             limits = [float(x) for x in w[2:]]
         elif w[:2] == ("wrr-queue", "random-detect") and len(w) >= 5 and w[2] in ("min-threshold", "max-threshold"):
             red[(w[2], int(w[3]))] = [float(x) for x in w[4:]]
-    total = sum(weights) or 1
     names = sorted(set(cos_queue.values()) | {"queue-1"}, key=lambda n: (n == "priority-queue", n))
+    # a queue no CoS is mapped to never holds a packet, so it never takes a WRR turn: shares are of the others;
+    # weights adding up to at most 100 are read as percentages (91/9): each queue gets at least that much
+    total = max(100, sum(w for q, w in enumerate(weights, 1) if f"queue-{q}" in names))
     out = []
     for name in names:
         if name == "priority-queue":

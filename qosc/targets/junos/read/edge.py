@@ -51,7 +51,7 @@ def policer(c: Config, name: str, fc: str, marks: dict[tuple[str, str], int]) ->
                     conform="transmit", exceed=exceed)
 
 
-def _term(c: Config, family: str, term: str, lines: list[Path],
+def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/TERM
           marks: dict[tuple[str, str], int]) -> tuple[Rule | None, int | None]:
     src: list[str] = []
     dst: list[str] = []
@@ -88,8 +88,8 @@ def _term(c: Config, family: str, term: str, lines: list[Path],
     if not has_from:
         return None, mark
     env = policer(c, pol, fc or "", marks) if pol else None
-    return Rule(term, tuple(src), tuple(dst), tuple(protos), tuple(sports), tuple(dports), tuple(dscps), mark, env,
-                (family,), origin=c.where.get(("term", f"{family}/{term}"))), None
+    return Rule(term.rsplit("/", 1)[-1], tuple(src), tuple(dst), tuple(protos), tuple(sports), tuple(dports),
+                tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}"))), None
 
 
 def rules(c: Config, port: str, unit: str, bound: dict[str, str],
@@ -107,7 +107,7 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
                                          "which is not defined", c.where.get(("interface", port))))
             continue
         for term, lines in terms.items():
-            rule, mark = _term(c, family, term, lines, marks)
+            rule, mark = _term(c, family, f"{fname}/{term}", lines, marks)
             if rule is None:
                 unmatched = mark if unmatched is None else unmatched
                 continue

@@ -12,7 +12,8 @@ the input filter's terms as edge rules.  Dangling references are QOS174,
 code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
 in the class whose rewrite writes it, every other code point in the class of
-the filter's catch-all term (unknown without one).
+the filter's catch-all term (unknown without one).  A unit with a classifier
+and no rewrite rule keeps every code point: its role is transparent.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                          key=lambda t: (t[0], t[1])))
     name = document.stem
     return Device(name, None, tuple(interfaces), owned, document.origin if isinstance(document.origin, Location)
-                  else None), c.diagnostics
+                  else None), list(dict.fromkeys(c.diagnostics))  # a map shared by interfaces is read once each
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:
@@ -166,7 +167,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
             catch = classify[fam][unmatched]
             classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
-    role = "edge" if rules or unmatched is not None else ("core" if bound else None)
+    # a unit that classifies but binds no rewrite rule keeps every code point as it came: transparent
+    rewrites = any(k.startswith("rewrite-rules-") for k in bound)
+    role = "edge" if rules or unmatched is not None else ("core" if rewrites else "transparent" if bound else None)
     return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else bool(bound.get("classifiers-dscp")),
                      tuple(rules), unmatched, origin=loc)

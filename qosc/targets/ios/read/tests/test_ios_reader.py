@@ -136,15 +136,21 @@ def test_catalyst_pfc_queueing_reads_back_and_a_weight_change_is_found() -> None
 
 
 def test_catalyst_reads_what_the_platform_really_does() -> None:
-    """assured-rate on a 1p7q8t port: WRR weights are relative (40 of 89 is 44.9 %), the priority queue has no
-    rate cap, WRED is one min/max pair per queue threshold (QOS122 at compile time)."""
+    """assured-rate on a 1p7q8t port: WRR weights are relative among the queues some CoS uses (the unused
+    queues' weight 1 takes no turn); weights adding up to at most 100 guarantee at least that many percent
+    (1 40 40 5 of 86), larger ones are normalised (80 of 172 is 46.5 %); the priority queue has no rate cap;
+    WRED is one min/max pair per queue threshold (QOS122 at compile time)."""
     pol = load("assured-rate.yaml")
-    found = drift(pol, "cat6500-2", read(outputs(pol, "cat6500-2")[0].text))
-    shares = {(f.subject, f.found) for f in found if f.what == "share"}
-    assert shares == {("best-effort", "44.9438%"), ("assured", "44.9438%"), ("network-control", "5.61798%"),
-                      ("ip-premium", "none")}
+    text = outputs(pol, "cat6500-2")[0].text
+    found = drift(pol, "cat6500-2", read(text))
+    assert {(f.subject, f.found) for f in found if f.what == "share"} == {("ip-premium", "none")}
     assert {f.subject for f in found if f.what == "rate cap"} == {"ip-premium"}
     assert not [f for f in found if f.what == "classified to"]
+    doubled = text.replace("wrr-queue bandwidth 1 40 40 5 1 1 1", "wrr-queue bandwidth 2 80 80 10 1 1 1")
+    assert doubled.count("wrr-queue bandwidth 2 80 80 10 1 1 1") == 2
+    found = drift(pol, "cat6500-2", read(doubled))
+    assert {(f.interface, f.subject, f.found) for f in found if f.what == "share" and f.subject == "assured"} == {
+        ("GigabitEthernet1/1", "assured", "46.5116%"), ("TenGigabitEthernet4/1", "assured", "46.5116%")}
 
 
 @pytest.mark.parametrize(("policy", "device"), [("datagrid-gsr.yaml", "gsr-1"), ("assured-rate.yaml", "gsr-2")])

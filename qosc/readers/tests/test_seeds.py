@@ -1,0 +1,100 @@
+"""The seed configurations of domain.md 4.1-4.3, as the devices show them, import; their flaws are reported at
+their configuration lines.
+
+data/seeds/ holds them hand-written from the domain brief in the vendors' documented syntax (IOS 12.0S MQC on
+the GSR, IOS 12.1 PFC QoS on the Catalyst 6500, JUNOS 5.x class-of-service on the M-series), with the
+statements a running configuration carries beside QoS (routing, addresses, switchport), which import ignores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from qosc.readers.tests.test_cli import qosc
+
+SEEDS = Path(__file__).parent / "data" / "seeds"
+
+
+def line_of(name: str, text: str) -> int:
+    """The 1-based line of the seed that holds `text` (exactly once)."""
+    lines = (SEEDS / name).read_text(encoding="utf-8").splitlines()
+    hits = [i for i, line in enumerate(lines, 1) if text in line]
+    assert len(hits) == 1, (text, hits)
+    return hits[0]
+
+
+def imported(tmp: Path, spec: str) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
+    """qosc import of one seed: exit status, diagnostics (JSON), the written policy."""
+    out = tmp / "imported.yaml"
+    platform, _, name = spec.partition(":")
+    run = qosc("import", f"{platform}:{SEEDS / name}", "-o", str(out), "--format", "json")
+    diagnostics = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    assert out.exists(), run.stdout + run.stderr
+    return run.returncode, diagnostics, yaml.safe_load(out.read_text(encoding="utf-8"))
+
+
+def at(diagnostics: list[dict[str, Any]], name: str) -> set[tuple[str, int]]:
+    """(code, line) of the diagnostics located in the seed `name`."""
+    return {(d["code"], d["line"]) for d in diagnostics if str(d.get("file", "")).endswith(name)}
+
+
+def test_geant_m_series_final_lbe_imports_and_its_undefined_scheduler_is_reported_at_its_line(tmp_path: Path) -> None:
+    status, diagnostics, policy = imported(tmp_path, "junos-m-series:geant-m-series-lbe.conf")
+    assert status == 0  # the flaw is a warning: the policy is written and validates
+    assert ("QOS174", line_of("geant-m-series-lbe.conf", "scheduler nc-scheduler;")) in at(
+        diagnostics, "geant-m-series-lbe.conf")
+    message = next(d["message"] for d in diagnostics if d["code"] == "QOS174")
+    assert "nc-scheduler" in message and "not defined" in message
+    s = policy["services"]
+    queues = {name: (body["kind"], body.get("queue", {})) for name, body in s.items()}
+    assert queues["best-effort"] == ("best-effort", {"share": "5%", "priority": "high", "buffer": "5%"})
+    assert queues["expedited-forwarding"] == ("premium", {"share": "90%", "priority": "high", "buffer": "90%"})
+    assert queues["lbe"] == ("lbe", {"share": "0%", "priority": "low", "buffer": "0%"})
+    assert queues["network-control"] == ("network-control", {})  # its scheduler is missing
+    assert "cs1" in s["lbe"]["dscp"] and s["expedited-forwarding"]["dscp"] == ["ef"]
+    profiles = policy["drop-profiles"]
+    assert profiles[s["best-effort"]["drop-profile"]] == {"points": [[15.0, 30.0], [19.0, 50.0], [24.0, 75.0],
+                                                                     [30.0, 100.0]]}
+    assert profiles[s["expedited-forwarding"]["drop-profile"]] == {"points": [[10.0, 100.0]]}
+    assert set(policy["devices"]["geant-m-series-lbe"]["interfaces"]) == {"so-0/0/0", "so-1/0/0"}
+
+
+def test_gsr_datagrid_imports_and_its_103_percent_is_reported_at_the_interface(tmp_path: Path) -> None:
+    status, diagnostics, policy = imported(tmp_path, "ios-gsr:gsr-12000-datagrid.cfg")
+    assert status == 1  # 4+4+4+16+75 = 103 %: the imported policy is rejected, as IOS rejects the policy-map
+    assert ("QOS040", line_of("gsr-12000-datagrid.cfg", "interface POS0/0")) in at(diagnostics,
+                                                                                     "gsr-12000-datagrid.cfg")
+    assert any(d["code"] == "QOS040" and "103%" in d["message"] for d in diagnostics)
+    s = policy["services"]
+    assert [s[n]["queue"]["share"] for n in ("precedence-1", "precedence-2", "precedence-3", "precedence-4",
+                                            "class-default")] == ["4%", "4%", "4%", "16%", "75%"]
+    assert s["class-default"]["default"] is True and s["class-default"]["dscp"] == ["default"]
+    assert {"af41", "cs4"} <= set(s["precedence-4"]["dscp"])
+    # `random-detect precedence P 2000 3000 1`: no queue-limit beside WRED on 12.0S, so the thresholds are a
+    # fill level of the queue they bound (3000 packets): a ramp from 66.7 % to 100 % dropping everything
+    curve = policy["drop-profiles"][s["precedence-2"]["drop-profile"]]
+    assert curve == {"min": 66.7, "max": 100.0, "max-probability": 100.0}
+    assert {d["code"] for d in diagnostics if d["severity"] == "error"} == {"QOS040"}
+
+
+def test_catalyst_2q2t_datatag_imports_with_its_weights_and_queue_limits(tmp_path: Path) -> None:
+    status, diagnostics, policy = imported(tmp_path, "catalyst6500:cat6500-datatag.cfg")
+    assert status == 0, diagnostics
+    s = policy["services"]
+    premium = next(body for body in s.values() if "ef" in body["dscp"])
+    default = next(body for body in s.values() if body.get("default"))
+    assert (premium["queue"]["share"], premium["queue"]["buffer"]) == ("91%", "10%")
+    assert (default["queue"]["share"], default["queue"]["buffer"]) == ("9%", "80%")
+    ports = policy["devices"]["cat6500-datatag"]["interfaces"]
+    edge, uplink = ports["GigabitEthernet1/1"], ports["GigabitEthernet1/2"]
+    assert (edge["role"], edge["trust"], edge["port-type"]) == ("edge", "none", "2q2t")  # no `mls qos trust`
+    assert (uplink["role"], uplink["port-type"]) == ("core", "2q2t")
+    rule = policy["classifiers"][edge["classifier"]]["rules"][0]
+    assert rule["match"] == {"source": ["198.18.10.0/24"], "protocol": ["udp"], "destination-port": ["5004-5005"]}
+    assert policy["policers"][rule["policer"]]["cir"] == "80M"
+    assert policy["policers"][rule["policer"]]["cbs"] == "40KB"
+    assert not [d for d in diagnostics if d["severity"] == "error"]

@@ -92,6 +92,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS103", _COMPILE, "error", "two policies produce the same device or file"),
     _c("QOS104", _COMPILE, "info", "what an explicit verification (--verify) found on this machine; never written "
        "into the files"),
+    _c("QOS145", _HOSTS, "error", "a path's buffer (2 x rate x RTT) above the largest socket buffer Linux accepts"),
     _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
     _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),
     _c("QOS152", _HOSTS, "warning", "buffer override below the path's bandwidth-delay product"),

@@ -122,6 +122,9 @@ def _diagnostics_for(err: ValidationError, locate: Any) -> Iterator[Diagnostic]:
     if kind == "const":
         yield error("QOS013", f"{where} must be {err.validator_value!r}, not {err.instance!r}", loc)
         return
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        yield error("QOS013", f"{where}: {_short(err.instance)} is out of range", loc, _hint_from(err))
+        return
     if kind == "pattern":
         yield error("QOS013", f"{where} has invalid value {_short(err.instance)}", loc, _hint_from(err) or
                     "one line of text without control characters")
@@ -135,6 +138,9 @@ def _short(value: object) -> str:
 
 
 def _hint_from(err: ValidationError) -> str | None:
+    hint = err.schema.get("x-qosc-hint") if isinstance(err.schema, dict) else None
+    if isinstance(hint, str):
+        return hint
     desc = err.schema.get("description") if isinstance(err.schema, dict) else None
     if not desc and err.parent is not None and isinstance(err.parent.schema, dict):
         desc = err.parent.schema.get("description")

@@ -2,7 +2,8 @@
 
 Python's int() and float() accept Unicode digits (Arabic-Indic 17 is 17, a superscript two passes
 str.isdigit()), 'nan', 'Infinity' and 1e308; each of those reached a target before (an IOS ACL with
-Arabic-Indic digits, a traceback in the ios-gsr WRED thresholds, a zone id written verbatim to JUNOS).  Each is now a located diagnostic with a hint.
+Arabic-Indic digits, a traceback in the ios-gsr WRED thresholds, a zone id written verbatim to JUNOS).
+Each is now a located diagnostic with a hint.
 """
 
 from __future__ import annotations

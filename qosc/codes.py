@@ -51,6 +51,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS023", _REFS, "error", "undefined profile"),
     _c("QOS024", _REFS, "error", "undefined classifier"),
     _c("QOS025", _REFS, "error", "unknown platform"),
+    _c("QOS026", _REFS, "error", "names that differ only by case (they collide as file and vendor object names)"),
     _c("QOS030", _DSCP, "error", "invalid DSCP"),
     _c("QOS031", _DSCP, "error", "code point claimed by two services"),
     _c("QOS032", _DSCP, "error", "no default service"),

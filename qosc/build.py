@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
-from qosc.diagnostics import Diagnostic, Location, error
+from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
 from qosc.model import (
     Action,
@@ -166,14 +166,14 @@ class Builder:
     def _level(self, value: Any, loc: Location | None) -> float | None:
         """A fill level or probability in percent: 15, 15.5 or '15%' (range checked later)."""
         if isinstance(value, bool):
-            self.diagnostics.append(error("QOS014", f"invalid percentage {value!r}", loc, "write 15 or 15%"))
+            self.diagnostics.append(error("QOS014", f"invalid percentage {shown(value)}", loc, "write 15 or 15%"))
             return None
         if isinstance(value, (int, float)):
             return float(value)
         if isinstance(value, str) and _LEVEL.fullmatch(value.strip()):
             return float(value.strip().rstrip("%"))
         # float() would also take 'nan', 'Infinity', '1e308' and Unicode digits; the schema refuses them first
-        self.diagnostics.append(error("QOS014", f"invalid percentage {value!r}", loc, "write 15 or 15%"))
+        self.diagnostics.append(error("QOS014", f"invalid percentage {shown(value)}", loc, "write 15 or 15%"))
         return None
 
     def drop_profile(self, name: str, raw: Mapping[str, Any]) -> DropProfile:
@@ -257,7 +257,8 @@ class Builder:
                     raise ValueError("a zone id ('%...') is link-local to one host and has no place in a prefix")
                 out.append(str(ipaddress.ip_network(str(value), strict=True)))
             except ValueError as exc:
-                self.diagnostics.append(error("QOS015", f"invalid prefix {str(value)!r}: {exc}", loc,
+                why = shown(str(exc), quote=False)
+                self.diagnostics.append(error("QOS015", f"invalid prefix {shown(str(value))}: {why}", loc,
                                               "write a network such as 198.18.1.0/24 or fd00:1::/64 "
                                               "(host bits must be zero)"))
         return tuple(out)
@@ -269,7 +270,7 @@ class Builder:
             if name in PROTOCOLS or (_ASCII_DIGITS.fullmatch(name) and 0 <= int(name) <= 255):
                 out.append(str(int(name)) if name not in PROTOCOLS else name)
             else:
-                self.diagnostics.append(error("QOS015", f"unknown protocol {str(value)!r}", loc,
+                self.diagnostics.append(error("QOS015", f"unknown protocol {shown(str(value))}", loc,
                                               f"one of {', '.join(PROTOCOLS)} or a number 0-255 in ASCII digits"))
         return tuple(out)
 
@@ -286,7 +287,7 @@ class Builder:
                     raise ValueError
                 out.append((lo, hi))
             except ValueError:
-                self.diagnostics.append(error("QOS015", f"invalid port or range {text!r}", loc,
+                self.diagnostics.append(error("QOS015", f"invalid port or range {shown(text)}", loc,
                                               "a port 0-65535 or a range such as 6000-6010, in ASCII digits"))
         return tuple(out)
 

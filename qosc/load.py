@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import yaml
 
-from .diagnostics import Location, error
+from .diagnostics import Location, error, shown
 from .errors import InputError
 from .yamlsafe import Limits, MDict, MList, build, syntax_error
 
@@ -213,14 +213,14 @@ def _merge(into: MDict, sub: MDict, owned: set[str]) -> None:
                 owned.add(section)
             for entry, v in value.items():
                 if entry in mine:
-                    raise _fail("QOS005", f"'{entry}' under '{section}' is defined twice: here and at "
+                    raise _fail("QOS005", f"{shown(entry)} under {shown(section)} is defined twice: here and at "
                                 f"{mine.key_locs[entry]}", value.key_locs[entry],
                                 "rename one of them or remove the duplicate")
                 mine[entry] = v
                 mine.key_locs[entry] = value.key_locs[entry]
                 mine.value_locs[entry] = value.value_locs[entry]
         elif not _same(mine, value):
-            raise _fail("QOS005", f"'{section}' is defined differently here and at {into.key_locs[section]}",
+            raise _fail("QOS005", f"{shown(section)} is defined differently here and at {into.key_locs[section]}",
                         sub.key_locs[section], "give it the same value in both files or define it once")
 
 

@@ -28,7 +28,7 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from .diagnostics import Location, error
+from .diagnostics import Location, error, shown
 from .errors import InputError
 from .yamlscalars import MERGE, OutOfRange, resolve_plain
 
@@ -90,8 +90,8 @@ def _fail(code: str, message: str, loc: Location | None, hint: str | None = None
 def _tag_error(tag: str, loc: Location) -> InputError:
     if tag.startswith("tag:yaml.org,2002:"):
         tag = "!!" + tag[len("tag:yaml.org,2002:"):]
-    return _fail("QOS002", f"YAML tags are not allowed in a policy (found '{tag}')", loc,
-                 f"remove the tag '{tag}' and write the plain value")
+    return _fail("QOS002", f"YAML tags are not allowed in a policy (found {shown(tag)})", loc,
+                 f"remove the tag {shown(tag)} and write the plain value")
 
 
 def _key_text(value: object, loc: Location) -> str:
@@ -253,7 +253,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
                     value = _key_text(value, loc)
                 if value in obj:
                     first = klocs[value]  # type: ignore[index]
-                    raise _fail("QOS005", f"duplicate key '{value}': first defined at line {first.line}, "
+                    raise _fail("QOS005", f"duplicate key {shown(value)}: first defined at line {first.line}, "
                                 f"again at line {loc.line}", loc, "each key may appear only once in a mapping")
                 key, kloc = value, loc
             elif key is MERGE:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -43,6 +43,8 @@ class Diagnostic:
     message: str
     location: Location | None = None
     hint: str | None = None
+    io: bool = field(default=False, compare=False)
+    """An input the command was given cannot be read at all (exit status 2, not 1)."""
 
     @property
     def is_error(self) -> bool:

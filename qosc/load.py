@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from collections.abc import Sequence
 
 import yaml
@@ -48,12 +49,14 @@ def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
 
 
 def load_file(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
-    """Read and parse one policy file (no includes); unreadable files are QOS008."""
+    """Read and parse one policy file (no includes); an unreadable file is QOS006 marked as an I/O error (exit 2)."""
     name = os.fspath(path)
     try:
         data = _read_bounded(name, limits)
     except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
-        raise _fail("QOS008", f"cannot read policy file '{name}': {_why(exc)}", None) from None
+        unreadable = error("QOS006", f"cannot read policy file {shown(name)}: {_why(exc)}", None,
+                           "check the path given on the command line")
+        raise InputError([replace(unreadable, io=True)]) from None
     return load_text(_decode(data, name), name, limits)
 
 

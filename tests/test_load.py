@@ -204,8 +204,8 @@ def test_huge_file_refused_before_reading(tmp_path: Path) -> None:
 
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
-    assert fail_path(load_file, tmp_path / "missing.yaml")[0] == "QOS008"
-    assert fail_path(load_file, tmp_path)[0] == "QOS008"  # a directory
+    assert fail_path(load_file, tmp_path / "missing.yaml")[0] == "QOS006"
+    assert fail_path(load_file, tmp_path)[0] == "QOS006"  # a directory
     bad = tmp_path / "latin1.yaml"
     bad.write_bytes(b"a: 1\nb: caf\xe9\n")
     assert fail_path(load_file, bad)[:2] == ("QOS008", f"{bad}:2:7")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 
 import yaml
 

@@ -68,7 +68,24 @@ def load_policy(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDic
     paths (a diamond) is merged only once.
     """
     name = os.fspath(path)
-    return _load_tree(name, limits, chain=[], seen=set(), where=None)
+    return _load_tree(name, limits, chain=[], seen=set(), where=None, root=project_root(name))
+
+
+ROOT_MARKER = ".qosc-root"
+
+
+def project_root(policy: str | os.PathLike[str]) -> str:
+    """The directory includes must stay inside: the nearest directory above the policy that holds a
+    `.qosc-root` marker or is a git work tree (`.git`), else the policy's own directory (symlinks resolved)."""
+    start = os.path.realpath(os.path.dirname(os.path.abspath(os.fspath(policy))))
+    here = start
+    while True:
+        if any(os.path.lexists(os.path.join(here, mark)) for mark in (ROOT_MARKER, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
 
 
 def locate(tree: object, path: Sequence[str | int], key: bool = False) -> Location | None:
@@ -114,14 +131,18 @@ def _utf8_len(text: str) -> int:
 
 
 def _read_bounded(name: str, limits: Limits) -> bytes:
-    """Check the size before reading; never read more than max_bytes + 1."""
-    st = os.stat(name)
-    if not stat.S_ISREG(st.st_mode):
-        raise OSError(0, "not a regular file")
-    if st.st_size > limits.max_bytes:
-        raise _fail("QOS008", f"file is {st.st_size} bytes, larger than the limit of {limits.max_bytes}",
-                    Location(name, 1, 1), "split the policy into included files")
-    with open(name, "rb") as fh:
+    """Check the type and size of what was opened before reading; never read more than max_bytes + 1.
+
+    Opened non-blocking and checked with fstat, so a FIFO or device swapped in after a check never blocks or
+    gets read: only regular files are."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", closefd=True) as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file")
+        if st.st_size > limits.max_bytes:
+            raise _fail("QOS008", f"file is {st.st_size} bytes, larger than the limit of {limits.max_bytes}",
+                        Location(name, 1, 1), "split the policy into included files")
         data = fh.read(limits.max_bytes + 1)
     if len(data) > limits.max_bytes:
         raise _fail("QOS008", f"file is larger than the limit of {limits.max_bytes} bytes", Location(name, 1, 1))
@@ -144,7 +165,7 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: set[str],
-               where: Location | None) -> MDict:
+               where: Location | None, root: str) -> MDict:
     """Load `name` and merge its includes after its own entries, depth-first."""
     ident = _ident(name)
     if where is None:
@@ -168,6 +189,7 @@ def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: se
     for rel, loc in includes:
         target = os.path.normpath(os.path.join(os.path.dirname(name), rel))
         target_id = _ident(target)
+        _check_inside(rel, target_id, root, loc)
         if any(target_id == c for c, _ in chain):
             names = [n for _, n in chain] + [target]
             raise _fail("QOS007", "include cycle: " + " -> ".join(names), loc, "remove one of the includes")
@@ -176,9 +198,23 @@ def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: se
         if len(chain) > limits.max_include_depth:
             raise _fail("QOS007", f"includes are nested deeper than {limits.max_include_depth} files: "
                         + " -> ".join([n for _, n in chain] + [target]), loc)
-        sub = _load_tree(target, limits, chain, seen, loc)
+        sub = _load_tree(target, limits, chain, seen, loc, root)
         _merge(tree, sub, owned)
     return tree
+
+
+def _check_inside(rel: str, real: str, root: str, loc: Location) -> None:
+    """QOS006 for an include that is absolute or resolves (symlinks too) outside the project root.
+
+    A policy from a pull request must not make qosc read /proc/self/environ, a key under ~/.ssh or another
+    project's files and quote them back in a diagnostic; nothing of such a file is read."""
+    if os.path.isabs(rel):
+        raise _fail("QOS006", f"include {shown(rel)} is an absolute path", loc,
+                    "write the path relative to the including file, inside the project")
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise _fail("QOS006", f"include {shown(rel)} leaves the project root {shown(root)}", loc,
+                    f"keep included files inside the project (the git work tree, or the directory holding a "
+                    f"{ROOT_MARKER} marker file, else the top policy's directory)")
 
 
 def _ident(path: str) -> str:

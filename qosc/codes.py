@@ -37,7 +37,8 @@ CORE: tuple[Code, ...] = (
     _c("QOS005", _LOAD, "error", "duplicate key in a mapping"),
     _c("QOS006", _LOAD, "error", "file or included file cannot be read"),
     _c("QOS007", _LOAD, "error", "include cycle, or one name defined by two files"),
-    _c("QOS008", _LOAD, "error", "file too large, not UTF-8, or (diff --base) a revision that cannot be read"),
+    _c("QOS008", _LOAD, "error", "policy with its includes larger than 32 MiB, not UTF-8, or (diff --base) a revision "
+       "that cannot be read"),
     _c("QOS009", _LOAD, "error", "number out of range (64-bit integers, finite floats)"),
     _c("QOS010", _SCHEMA, "error", "unknown key (with a did-you-mean hint)"),
     _c("QOS011", _SCHEMA, "error", "wrong type"),
@@ -45,6 +46,8 @@ CORE: tuple[Code, ...] = (
     _c("QOS013", _SCHEMA, "error", "bad value (name, enumeration, pattern, range)"),
     _c("QOS014", _SCHEMA, "error", "bad unit or quantity (rate, size, time, percentage)"),
     _c("QOS015", _SCHEMA, "error", "bad prefix, port or protocol"),
+    _c("QOS016", _LOAD, "error", "policy too large: more than 2,000,000 nodes with its includes, or a list of more "
+       "than 65,536 items"),
     _c("QOS020", _REFS, "error", "undefined service"),
     _c("QOS021", _REFS, "error", "undefined drop profile"),
     _c("QOS022", _REFS, "error", "undefined policer"),

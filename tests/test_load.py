@@ -127,7 +127,7 @@ def test_billion_laughs_refused_fast() -> None:
     start = time.perf_counter()
     code, where, msg = fail("\n".join(lines) + "\n")
     assert time.perf_counter() - start < 0.5
-    assert (code, where) == ("QOS003", "p.yaml:7:40")  # the alias that crosses 5,000,000 nodes
+    assert (code, where) == ("QOS003", "p.yaml:7:20")  # the alias that crosses 2,000,000 nodes
     assert "billion laughs" in msg
 
 

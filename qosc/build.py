@@ -8,12 +8,13 @@ every problem in the file.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
-from qosc.diagnostics import Diagnostic, Location, error
+from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
 from qosc.model import (
     Action,
@@ -42,6 +43,8 @@ DEFAULT_TRANSPORT = {Kind.ASSURED: "tcp", Kind.LBE: "tcp", Kind.PREMIUM: "udp"}
 PROTOCOLS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "ah": 51, "icmp6": 58, "ospf": 89,
              "pim": 103, "sctp": 132}
 _PRIORITY = {p.label: p for p in Priority}
+_ASCII_DIGITS = re.compile(r"[0-9]{1,5}", re.ASCII)
+_LEVEL = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,6})? ?%?", re.ASCII)
 
 
 class Builder:
@@ -163,16 +166,15 @@ class Builder:
     def _level(self, value: Any, loc: Location | None) -> float | None:
         """A fill level or probability in percent: 15, 15.5 or '15%' (range checked later)."""
         if isinstance(value, bool):
-            self.diagnostics.append(error("QOS014", f"invalid percentage {value!r}", loc, "write 15 or 15%"))
+            self.diagnostics.append(error("QOS014", f"invalid percentage {shown(value)}", loc, "write 15 or 15%"))
             return None
         if isinstance(value, (int, float)):
             return float(value)
-        text = str(value).strip().rstrip("%")
-        try:
-            return float(text)
-        except ValueError:
-            self.diagnostics.append(error("QOS014", f"invalid percentage {value!r}", loc, "write 15 or 15%"))
-            return None
+        if isinstance(value, str) and _LEVEL.fullmatch(value.strip()):
+            return float(value.strip().rstrip("%"))
+        # float() would also take 'nan', 'Infinity', '1e308' and Unicode digits; the schema refuses them first
+        self.diagnostics.append(error("QOS014", f"invalid percentage {shown(value)}", loc, "write 15 or 15%"))
+        return None
 
     def drop_profile(self, name: str, raw: Mapping[str, Any]) -> DropProfile:
         where = self.where(raw)
@@ -251,9 +253,12 @@ class Builder:
         out = []
         for value in values:
             try:
+                if "%" in str(value):  # Python accepts IPv6 zone ids (fe80::1%eth0); no ACL or filter does
+                    raise ValueError("a zone id ('%...') is link-local to one host and has no place in a prefix")
                 out.append(str(ipaddress.ip_network(str(value), strict=True)))
             except ValueError as exc:
-                self.diagnostics.append(error("QOS015", f"invalid prefix {str(value)!r}: {exc}", loc,
+                why = shown(str(exc), quote=False)
+                self.diagnostics.append(error("QOS015", f"invalid prefix {shown(str(value))}: {why}", loc,
                                               "write a network such as 198.18.1.0/24 or fd00:1::/64 "
                                               "(host bits must be zero)"))
         return tuple(out)
@@ -262,11 +267,11 @@ class Builder:
         out = []
         for value in values:
             name = str(value).lower()
-            if name in PROTOCOLS or (name.isdigit() and 0 <= int(name) <= 255):
-                out.append(name)
+            if name in PROTOCOLS or (_ASCII_DIGITS.fullmatch(name) and 0 <= int(name) <= 255):
+                out.append(str(int(name)) if name not in PROTOCOLS else name)
             else:
-                self.diagnostics.append(error("QOS015", f"unknown protocol {str(value)!r}", loc,
-                                              f"one of {', '.join(PROTOCOLS)} or a number 0-255"))
+                self.diagnostics.append(error("QOS015", f"unknown protocol {shown(str(value))}", loc,
+                                              f"one of {', '.join(PROTOCOLS)} or a number 0-255 in ASCII digits"))
         return tuple(out)
 
     def ports(self, values: list[Any], loc: Location | None) -> tuple[tuple[int, int], ...]:
@@ -275,13 +280,15 @@ class Builder:
             text = str(value)
             lo_text, _, hi_text = text.partition("-")
             try:
+                if not all(_ASCII_DIGITS.fullmatch(t) for t in (lo_text, hi_text or lo_text)):
+                    raise ValueError  # int() takes ' 80', '+80', '8_0' and Unicode (Arabic-Indic, fullwidth) digits
                 lo, hi = int(lo_text), int(hi_text or lo_text)
                 if isinstance(value, bool) or not 0 <= lo <= hi <= 65535:
                     raise ValueError
                 out.append((lo, hi))
             except ValueError:
-                self.diagnostics.append(error("QOS015", f"invalid port or range {text!r}", loc,
-                                              "a port 0-65535 or a range such as 6000-6010"))
+                self.diagnostics.append(error("QOS015", f"invalid port or range {shown(text)}", loc,
+                                              "a port 0-65535 or a range such as 6000-6010, in ASCII digits"))
         return tuple(out)
 
     def interface(self, name: str, raw: Mapping[str, Any], profiles: Mapping[str, Any],

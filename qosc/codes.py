@@ -37,7 +37,8 @@ CORE: tuple[Code, ...] = (
     _c("QOS005", _LOAD, "error", "duplicate key in a mapping"),
     _c("QOS006", _LOAD, "error", "file or included file cannot be read"),
     _c("QOS007", _LOAD, "error", "include cycle, or one name defined by two files"),
-    _c("QOS008", _LOAD, "error", "file too large, not UTF-8, or (diff --base) a revision that cannot be read"),
+    _c("QOS008", _LOAD, "error", "policy with its includes larger than 32 MiB, not UTF-8, or (diff --base) a revision "
+       "that cannot be read"),
     _c("QOS009", _LOAD, "error", "number out of range (64-bit integers, finite floats)"),
     _c("QOS010", _SCHEMA, "error", "unknown key (with a did-you-mean hint)"),
     _c("QOS011", _SCHEMA, "error", "wrong type"),
@@ -45,12 +46,15 @@ CORE: tuple[Code, ...] = (
     _c("QOS013", _SCHEMA, "error", "bad value (name, enumeration, pattern, range)"),
     _c("QOS014", _SCHEMA, "error", "bad unit or quantity (rate, size, time, percentage)"),
     _c("QOS015", _SCHEMA, "error", "bad prefix, port or protocol"),
+    _c("QOS016", _LOAD, "error", "policy too large: more than 2,000,000 nodes with its includes, or a list of more "
+       "than 65,536 items"),
     _c("QOS020", _REFS, "error", "undefined service"),
     _c("QOS021", _REFS, "error", "undefined drop profile"),
     _c("QOS022", _REFS, "error", "undefined policer"),
     _c("QOS023", _REFS, "error", "undefined profile"),
     _c("QOS024", _REFS, "error", "undefined classifier"),
     _c("QOS025", _REFS, "error", "unknown platform"),
+    _c("QOS026", _REFS, "error", "names that differ only by case (they collide as file and vendor object names)"),
     _c("QOS030", _DSCP, "error", "invalid DSCP"),
     _c("QOS031", _DSCP, "error", "code point claimed by two services"),
     _c("QOS032", _DSCP, "error", "no default service"),
@@ -92,6 +96,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS103", _COMPILE, "error", "two policies produce the same device or file"),
     _c("QOS104", _COMPILE, "info", "what an explicit verification (--verify) found on this machine; never written "
        "into the files"),
+    _c("QOS145", _HOSTS, "error", "a path's buffer (2 x rate x RTT) above the largest socket buffer Linux accepts"),
     _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
     _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),
     _c("QOS152", _HOSTS, "warning", "buffer override below the path's bandwidth-delay product"),

@@ -8,8 +8,9 @@ CLI renders them as text, JSON or GitHub workflow annotations.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -21,9 +22,9 @@ class Severity(str, Enum):
     INFO = "info"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Location:
-    """A 1-based line and column in a policy file."""
+    """A 1-based line and column in a policy file (slotted: the loader makes one per node, millions of them)."""
 
     file: str
     line: int
@@ -42,6 +43,8 @@ class Diagnostic:
     message: str
     location: Location | None = None
     hint: str | None = None
+    io: bool = field(default=False, compare=False)
+    """An input the command was given cannot be read at all (exit status 2, not 1)."""
 
     @property
     def is_error(self) -> bool:
@@ -61,29 +64,72 @@ def warning(code: str, message: str, location: Location | None = None, hint: str
 
 
 
+# -- echoing what the user wrote ---------------------------------------------------------------
+# A diagnostic quotes keys, values and paths from the policy.  Printed raw, a key holding a newline would forge a
+# whole extra diagnostic line, an ESC sequence would reach the terminal and a bidi override would reorder what the
+# reader sees; a 30 MB value would be echoed whole.  Every rendered field goes through `clean` (control characters
+# escaped), and the places that quote a value use `shown` (escaped, quoted and capped with an ellipsis).
+
+ECHO_LIMIT = 80
+"""Characters of a quoted value kept in a message (then an ellipsis)."""
+FIELD_LIMIT = 4000
+"""Characters of a whole message, hint or file name kept when rendered (then an ellipsis)."""
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+                     "\ufff9-\ufffb\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def clean(text: str, limit: int | None = FIELD_LIMIT) -> str:
+    """`text` with C0/C1 controls, DEL, line separators and bidi/invisible format characters escaped (\\n,
+    \\x1b, \\u202e), cut to `limit` characters with an ellipsis."""
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + "\u2026"
+    return _UNSAFE.sub(_escape, text)
+
+
+def shown(value: object, limit: int = ECHO_LIMIT, quote: bool = True) -> str:
+    """A value from the policy as a message quotes it: 'text' escaped and capped, numbers and others via str."""
+    text = value if isinstance(value, str) else repr(value) if isinstance(value, (bytes, float)) else str(value)
+    if len(text) > limit:
+        text = text[:limit] + "\u2026"
+    text = clean(text, None)
+    return f"'{text}'" if quote and isinstance(value, str) else text
+
+
 def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:
     """True when the run must fail: any error, or any warning under --strict."""
     return any(d.is_error or (strict and d.severity is Severity.WARNING) for d in diagnostics)
 
 
+def _where(loc: Location) -> str:
+    return f"{clean(loc.file)}:{loc.line}:{loc.column}"
+
+
 def format_text(d: Diagnostic) -> str:
-    where = f"{d.location}: " if d.location else "qosc: "
-    text = f"{where}{d.severity.value}[{d.code}]: {d.message}"
+    where = f"{_where(d.location)}: " if d.location else "qosc: "
+    text = f"{where}{d.severity.value}[{d.code}]: {clean(d.message)}"
     if d.hint:
-        text += f"\n  hint: {d.hint}"
+        text += f"\n  hint: {clean(d.hint)}"
     return text
 
 
 def json_object(d: Diagnostic) -> dict[str, object]:
+    """The JSON form; strings are escaped like the text form, so a consumer printing them prints one line each."""
     loc = d.location
     return {
         "code": d.code,
         "severity": d.severity.value,
-        "message": d.message,
-        "file": loc.file if loc else None,
+        "message": clean(d.message),
+        "file": clean(loc.file) if loc else None,
         "line": loc.line if loc else None,
         "column": loc.column if loc else None,
-        "hint": d.hint,
+        "hint": clean(d.hint) if d.hint is not None else None,
     }
 
 
@@ -92,7 +138,7 @@ def format_json(d: Diagnostic) -> str:
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    value = clean(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         value = value.replace(":", "%3A").replace(",", "%2C")
     return value

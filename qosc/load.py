@@ -14,25 +14,31 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import replace
 
 import yaml
 
-from .diagnostics import Location, error
+from .diagnostics import Location, error, shown
 from .errors import InputError
-from .yamlsafe import Limits, MDict, MList, build, syntax_error
+from .yamlsafe import Budget, Limits, MDict, MList, build, syntax_error
 
 __all__ = ["Limits", "MDict", "MList", "load_file", "load_policy", "load_text", "locate"]
 
 _DEFAULT = Limits()
 
 
-def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
-    """Parse one policy document from a string; `include:` is left as data."""
-    if len(text) > limits.max_bytes or (len(text) * 4 > limits.max_bytes and _utf8_len(text) > limits.max_bytes):
-        raise _fail("QOS008", f"policy text is larger than the limit of {limits.max_bytes} bytes",
+def load_text(text: str, filename: str, limits: Limits = _DEFAULT, budget: Budget | None = None) -> MDict:
+    """Parse one policy document from a string; `include:` is left as data.
+
+    `budget` is what the policy this text belongs to has used already (its other files): the size and node
+    limits hold for the whole policy, not per file."""
+    room = limits.max_bytes - (budget.bytes if budget is not None else 0)
+    if len(text) > room or (len(text) * 4 > room and _utf8_len(text) > room):
+        raise _fail("QOS008", f"policy text is larger than the limit of {limits.max_bytes} bytes"
+                    + (" (with its includes)" if budget is not None and budget.bytes else ""),
                     Location(filename, 1, 1))
     try:
-        return build(text, filename, limits)
+        return build(text, filename, limits, budget)
     except InputError:
         raise
     except yaml.YAMLError as exc:
@@ -48,13 +54,27 @@ def load_text(text: str, filename: str, limits: Limits = _DEFAULT) -> MDict:
 
 
 def load_file(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
-    """Read and parse one policy file (no includes); unreadable files are QOS008."""
-    name = os.fspath(path)
+    """Read and parse one policy file (no includes); an unreadable file is QOS006 marked as an I/O error (exit 2)."""
+    return _load_file(os.fspath(path), limits, Budget())
+
+
+def _load_file(name: str, limits: Limits, budget: Budget) -> MDict:
     try:
-        data = _read_bounded(name, limits)
+        data = _read_bounded(name, limits, budget)
     except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
-        raise _fail("QOS008", f"cannot read policy file '{name}': {_why(exc)}", None) from None
-    return load_text(_decode(data, name), name, limits)
+        unreadable = error("QOS006", f"cannot read policy file {shown(name)}: {_why(exc)}", None,
+                           "check the path given on the command line")
+        raise InputError([replace(unreadable, io=True)]) from None
+    return _parse(data, name, limits, budget)
+
+
+def _parse(data: bytes, name: str, limits: Limits, budget: Budget) -> MDict:
+    """Decode and build one file's bytes, which count against the policy's byte budget only once."""
+    text = _decode(data, name)
+    budget.bytes -= len(data)  # _read_bounded counted them; load_text checks the decoded text against the rest
+    tree = load_text(text, name, limits, budget)
+    budget.bytes += len(data)
+    return tree
 
 
 def load_policy(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
@@ -65,7 +85,24 @@ def load_policy(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDic
     paths (a diamond) is merged only once.
     """
     name = os.fspath(path)
-    return _load_tree(name, limits, chain=[], seen=set(), where=None)
+    return _load_tree(name, limits, chain=[], seen=set(), where=None, root=project_root(name), budget=Budget())
+
+
+ROOT_MARKER = ".qosc-root"
+
+
+def project_root(policy: str | os.PathLike[str]) -> str:
+    """The directory includes must stay inside: the nearest directory above the policy that holds a
+    `.qosc-root` marker or is a git work tree (`.git`), else the policy's own directory (symlinks resolved)."""
+    start = os.path.realpath(os.path.dirname(os.path.abspath(os.fspath(policy))))
+    here = start
+    while True:
+        if any(os.path.lexists(os.path.join(here, mark)) for mark in (ROOT_MARKER, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
 
 
 def locate(tree: object, path: Sequence[str | int], key: bool = False) -> Location | None:
@@ -110,19 +147,35 @@ def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _read_bounded(name: str, limits: Limits) -> bytes:
-    """Check the size before reading; never read more than max_bytes + 1."""
-    st = os.stat(name)
-    if not stat.S_ISREG(st.st_mode):
-        raise OSError(0, "not a regular file")
-    if st.st_size > limits.max_bytes:
-        raise _fail("QOS008", f"file is {st.st_size} bytes, larger than the limit of {limits.max_bytes}",
-                    Location(name, 1, 1), "split the policy into included files")
-    with open(name, "rb") as fh:
-        data = fh.read(limits.max_bytes + 1)
-    if len(data) > limits.max_bytes:
-        raise _fail("QOS008", f"file is larger than the limit of {limits.max_bytes} bytes", Location(name, 1, 1))
+def _read_bounded(name: str, limits: Limits, budget: Budget | None = None) -> bytes:
+    """Check the type and size of what was opened before reading; never read more than max_bytes + 1.
+
+    Opened non-blocking and checked with fstat, so a FIFO or device swapped in after a check never blocks or
+    gets read: only regular files are."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", closefd=True) as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file")
+        used = budget.bytes if budget is not None else 0
+        if used + st.st_size > limits.max_bytes:
+            raise _too_big(name, st.st_size, used, limits)
+        data = fh.read(limits.max_bytes - used + 1)
+    if used + len(data) > limits.max_bytes:
+        raise _too_big(name, len(data), used, limits)
+    if budget is not None:
+        budget.bytes += len(data)
     return data
+
+
+def _too_big(name: str, size: int, used: int, limits: Limits) -> InputError:
+    if not used:
+        return _fail("QOS008", f"file is {size} bytes, larger than the limit of {limits.max_bytes}",
+                     Location(name, 1, 1), "split the network into several policies (qosc compile a.yaml b.yaml)")
+    return _fail("QOS008", f"the policy with its includes is larger than the limit of {limits.max_bytes} bytes: "
+                 f"{used} bytes read before this file of {size}", Location(name, 1, 1),
+                 "the limit is for a policy and everything it includes; split the network into several policies "
+                 "(qosc compile a.yaml b.yaml)")
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -141,18 +194,20 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: set[str],
-               where: Location | None) -> MDict:
+               where: Location | None, root: str, budget: Budget) -> MDict:
     """Load `name` and merge its includes after its own entries, depth-first."""
     ident = _ident(name)
     if where is None:
-        tree = load_file(name, limits)
+        tree = _load_file(name, limits, budget)
     else:
         try:
-            data = _read_bounded(name, limits)
+            data = _read_bounded(name, limits, budget)
         except (OSError, ValueError) as exc:
-            raise _fail("QOS006", f"cannot read included file '{name}': {_why(exc)}", where,
+            raise _fail("QOS006", f"cannot read included file {shown(name)}: {_why(exc)}", where,
                         "check the path; includes are relative to the including file") from None
-        tree = load_text(_decode(data, name), name, limits)
+        except InputError as exc:  # too large: say which include brought it in
+            raise InputError([replace(d, location=where) for d in exc.diagnostics]) from None
+        tree = _parse(data, name, limits, budget)
     seen.add(ident)
     chain = chain + [(ident, name)]
     if "include" not in tree:
@@ -165,6 +220,7 @@ def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: se
     for rel, loc in includes:
         target = os.path.normpath(os.path.join(os.path.dirname(name), rel))
         target_id = _ident(target)
+        _check_inside(rel, target_id, root, loc)
         if any(target_id == c for c, _ in chain):
             names = [n for _, n in chain] + [target]
             raise _fail("QOS007", "include cycle: " + " -> ".join(names), loc, "remove one of the includes")
@@ -173,9 +229,23 @@ def _load_tree(name: str, limits: Limits, chain: list[tuple[str, str]], seen: se
         if len(chain) > limits.max_include_depth:
             raise _fail("QOS007", f"includes are nested deeper than {limits.max_include_depth} files: "
                         + " -> ".join([n for _, n in chain] + [target]), loc)
-        sub = _load_tree(target, limits, chain, seen, loc)
+        sub = _load_tree(target, limits, chain, seen, loc, root, budget)
         _merge(tree, sub, owned)
     return tree
+
+
+def _check_inside(rel: str, real: str, root: str, loc: Location) -> None:
+    """QOS006 for an include that is absolute or resolves (symlinks too) outside the project root.
+
+    A policy from a pull request must not make qosc read /proc/self/environ, a key under ~/.ssh or another
+    project's files and quote them back in a diagnostic; nothing of such a file is read."""
+    if os.path.isabs(rel):
+        raise _fail("QOS006", f"include {shown(rel)} is an absolute path", loc,
+                    "write the path relative to the including file, inside the project")
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise _fail("QOS006", f"include {shown(rel)} leaves the project root {shown(root)}", loc,
+                    f"keep included files inside the project (the git work tree, or the directory holding a "
+                    f"{ROOT_MARKER} marker file, else the top policy's directory)")
 
 
 def _ident(path: str) -> str:
@@ -213,14 +283,14 @@ def _merge(into: MDict, sub: MDict, owned: set[str]) -> None:
                 owned.add(section)
             for entry, v in value.items():
                 if entry in mine:
-                    raise _fail("QOS005", f"'{entry}' under '{section}' is defined twice: here and at "
+                    raise _fail("QOS005", f"{shown(entry)} under {shown(section)} is defined twice: here and at "
                                 f"{mine.key_locs[entry]}", value.key_locs[entry],
                                 "rename one of them or remove the duplicate")
                 mine[entry] = v
                 mine.key_locs[entry] = value.key_locs[entry]
                 mine.value_locs[entry] = value.value_locs[entry]
         elif not _same(mine, value):
-            raise _fail("QOS005", f"'{section}' is defined differently here and at {into.key_locs[section]}",
+            raise _fail("QOS005", f"{shown(section)} is defined differently here and at {into.key_locs[section]}",
                         sub.key_locs[section], "give it the same value in both files or define it once")
 
 

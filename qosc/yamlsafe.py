@@ -28,7 +28,7 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from .diagnostics import Location, error
+from .diagnostics import Location, error, shown
 from .errors import InputError
 from .yamlscalars import MERGE, OutOfRange, resolve_plain
 
@@ -60,10 +60,26 @@ class Limits:
     """Resource bounds, so one bad file cannot eat the CI runner."""
 
     max_bytes: int = 32 * 1024 * 1024
+    """Bytes of the policy with all its includes (QOS008)."""
     max_depth: int = 64
-    max_nodes: int = 5_000_000
+    max_nodes: int = 2_000_000
+    """Keys, values and collections of the policy with all its includes, aliases expanded (QOS016; QOS003 when an
+    alias crosses it).  The loaded tree costs about 300 bytes a node, and everything after it more: 2,000,000 nodes
+    keep validating any policy under the size limit within 1 GiB."""
+    max_items: int = 65_536
+    """Items of one list (QOS016): no list of a policy needs more (64 code points, 65,536 ports)."""
     max_aliases: int = 10_000
     max_include_depth: int = 16
+
+
+class Budget:
+    """What one policy with all its includes has used of the Limits so far: bytes read and nodes built."""
+
+    __slots__ = ("bytes", "nodes")
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.nodes = 0
 
 
 class _Frame:
@@ -90,8 +106,8 @@ def _fail(code: str, message: str, loc: Location | None, hint: str | None = None
 def _tag_error(tag: str, loc: Location) -> InputError:
     if tag.startswith("tag:yaml.org,2002:"):
         tag = "!!" + tag[len("tag:yaml.org,2002:"):]
-    return _fail("QOS002", f"YAML tags are not allowed in a policy (found '{tag}')", loc,
-                 f"remove the tag '{tag}' and write the plain value")
+    return _fail("QOS002", f"YAML tags are not allowed in a policy (found {shown(tag)})", loc,
+                 f"remove the tag {shown(tag)} and write the plain value")
 
 
 def _key_text(value: object, loc: Location) -> str:
@@ -104,15 +120,18 @@ def _key_text(value: object, loc: Location) -> str:
     raise _fail("QOS001", f"mapping keys must be strings, not {what}", loc, "quote the key or give it a name")
 
 
-def build(text: str, filename: str, limits: Limits) -> MDict:
-    """Parse exactly one YAML document whose top level is a mapping into MDict/MList."""
+def build(text: str, filename: str, limits: Limits, budget: Budget | None = None) -> MDict:
+    """Parse exactly one YAML document whose top level is a mapping into MDict/MList.
+
+    Nodes count against `budget` (shared by a policy and its includes) and the build stops at the node that
+    crosses a limit, so memory stays bounded whatever the document holds."""
     parser = _Parser(text)
     # The tree is acyclic and made of ~1M new containers; letting the cyclic GC
     # rescan them during the build more than doubles the load time.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(parser.get_event, filename, limits)
+        return _build(parser.get_event, filename, limits, budget if budget is not None else Budget())
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -121,10 +140,11 @@ def build(text: str, filename: str, limits: Limits) -> MDict:
             dispose()
 
 
-def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on purpose
+def _build(get, fname: str, limits: Limits, budget: Budget) -> MDict:  # one long hot loop on purpose
     """The event loop: the innermost collection lives in locals, outer ones on `stack`."""
     L = Location
     new = object.__new__
+    set_file, set_line, set_column = L.file.__set__, L.line.__set__, L.column.__set__  # type: ignore[misc, attr-defined]
     cache: dict[str, object] = {}
     get()  # StreamStart
     if type(get()) is StreamEndEvent:  # otherwise that was DocumentStart
@@ -132,7 +152,8 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
     max_depth, max_nodes, max_aliases = limits.max_depth, limits.max_nodes, limits.max_aliases
     anchors: dict[str, tuple[object, int, int]] = {}  # name -> (value, expanded size, height)
     open_anchors: set[str] = set()
-    total, n_alias, maxd = 0, 0, 0
+    max_items = limits.max_items
+    total, n_alias, maxd = budget.nodes, 0, 0
     # The document itself is a one-item holder list at depth 0, so the root is
     # built (and bounded) like any other node and only then checked for type.
     holder = MList()
@@ -155,8 +176,9 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
         if t is ScalarEvent:
             m = ev.start_mark
             loc = new(L)  # Location(...) minus the frozen-dataclass __init__ cost (~1M of these)
-            d = loc.__dict__
-            d["file"], d["line"], d["column"] = fname, m.line + 1, m.column + 1
+            set_file(loc, fname)
+            set_line(loc, m.line + 1)
+            set_column(loc, m.column + 1)
             if ev.tag is not None:
                 raise _tag_error(ev.tag, loc)
             total += 1
@@ -245,7 +267,10 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
             m = ev.start_mark
             raise _fail("QOS001", f"unexpected YAML event {t.__name__}", L(fname, m.line + 1, m.column + 1))
         if total > max_nodes:
-            raise _fail("QOS003", f"document has more than {max_nodes} nodes", loc)
+            raise _fail("QOS016", f"policy too large: more than {max_nodes:,} nodes (keys, values and collections, "
+                        "counted over the policy and its includes)", loc,
+                        "reuse interface settings through profiles:, or split the network into several policies "
+                        "(qosc compile a.yaml b.yaml)")
         # Place `value` (found at `loc`) into the innermost open collection.
         if is_map:
             if key is None:
@@ -253,7 +278,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
                     value = _key_text(value, loc)
                 if value in obj:
                     first = klocs[value]  # type: ignore[index]
-                    raise _fail("QOS005", f"duplicate key '{value}': first defined at line {first.line}, "
+                    raise _fail("QOS005", f"duplicate key {shown(value)}: first defined at line {first.line}, "
                                 f"again at line {loc.line}", loc, "each key may appear only once in a mapping")
                 key, kloc = value, loc
             elif key is MERGE:
@@ -268,6 +293,9 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
                 vlocs[key] = loc  # type: ignore[index]
                 key = None
         else:
+            if len(ilocs) >= max_items:
+                raise _fail("QOS016", f"policy too large: a list with more than {max_items:,} items", loc,
+                            "no list of a policy needs that many: write port ranges such as 6000-6010, or split it")
             obj.append("<<" if value is MERGE else value)  # type: ignore[union-attr]
             ilocs.append(loc)
     ev = get()
@@ -276,6 +304,7 @@ def _build(get, fname: str, limits: Limits) -> MDict:  # one long hot loop on pu
         assert m is not None  # PyYAML's events carry their marks
         raise _fail("QOS001", "expected a single YAML document, found another one", L(fname, m.line + 1, m.column + 1),
                     "remove the '---' separator or split the policy into included files")
+    budget.nodes = total
     root = holder[0]
     if not isinstance(root, MDict):
         raise _fail("QOS008", "a policy must be a YAML mapping", holder.item_locs[0],

@@ -61,8 +61,12 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
 def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
     assert run("frobnicate").returncode == 2
     assert run().returncode == 2
-    proc = run("validate", str(tmp_path / "missing.yaml"))
-    assert proc.returncode == 1 and "QOS00" in proc.stderr and "Traceback" not in proc.stderr
+    for command in (["validate"], ["compile", "-o", str(tmp_path / "out")], ["sls", "-o", str(tmp_path / "sls")]):
+        for policy in (tmp_path / "missing.yaml", tmp_path):  # missing, and a directory
+            proc = run(*command, str(policy))
+            assert proc.returncode == 2, (command, proc.stderr)
+            assert "QOS006" in proc.stderr and "cannot read policy file" in proc.stderr
+            assert "Traceback" not in proc.stderr
 
 
 def test_schema_command_prints_the_schema() -> None:

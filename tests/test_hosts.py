@@ -257,6 +257,23 @@ def test_values_the_kernel_refuses(tmp_path: Path) -> None:
     assert any("tcp_rmem '0 131072 6000000' has 0" in d.message for d in found)
 
 
+@pytest.mark.parametrize("change", [("rtt: 14.5ms, rate: 750M", "rtt: 65535ms, rate: 200M"),
+                                    ("{speed: 1G}", "{speed: 1000T}")])
+def test_path_buffer_beyond_int_max_is_a_capability_error_not_qos199(tmp_path: Path, change: tuple[str, str]) -> None:
+    """Linux cannot hold a socket buffer above INT_MAX: a located QOS145, and compile writes nothing (no QOS199)."""
+    text = MEASURED.replace(*change)
+    if "1000T" in text:
+        text = text.replace("rate: 750M, ", "")
+    diags = diags_of(tmp_path, text)
+    found = only(diags, "QOS145")
+    assert found and all(d.severity is Severity.ERROR for d in found), codes(diags)
+    assert f"more than the largest socket buffer Linux accepts ({INT_MAX} B)" in found[0].message
+    assert found[0].location is not None and found[0].location.line == 25  # the first path, se1 -> se2
+    assert not only(diags, "QOS199")
+    result = api.validate(tmp_path / "p.yaml")
+    assert not result.ok and not only(result.diagnostics, "QOS199")
+
+
 def test_triple_out_of_order(tmp_path: Path) -> None:
     diags = diags_of(tmp_path, MEASURED + "    overrides: {tcp_wmem: 4194304 16384 4096}\n")
     [d] = only(diags, "QOS154")

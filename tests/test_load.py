@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import time
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from qosc.diagnostics import Location
 from qosc.errors import InputError
-from qosc.load import Limits, MDict, MList, load_file, load_policy, load_text, locate
+from qosc.load import Limits, MDict, MList, load_file, load_policy, load_text, locate, project_root
 
 
 def fail(text: str, limits: Limits = Limits(), name: str = "p.yaml") -> tuple[str, str, str]:
@@ -126,7 +127,7 @@ def test_billion_laughs_refused_fast() -> None:
     start = time.perf_counter()
     code, where, msg = fail("\n".join(lines) + "\n")
     assert time.perf_counter() - start < 0.5
-    assert (code, where) == ("QOS003", "p.yaml:7:40")  # the alias that crosses 5,000,000 nodes
+    assert (code, where) == ("QOS003", "p.yaml:7:20")  # the alias that crosses 2,000,000 nodes
     assert "billion laughs" in msg
 
 
@@ -204,8 +205,8 @@ def test_huge_file_refused_before_reading(tmp_path: Path) -> None:
 
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
-    assert fail_path(load_file, tmp_path / "missing.yaml")[0] == "QOS008"
-    assert fail_path(load_file, tmp_path)[0] == "QOS008"  # a directory
+    assert fail_path(load_file, tmp_path / "missing.yaml")[0] == "QOS006"
+    assert fail_path(load_file, tmp_path)[0] == "QOS006"  # a directory
     bad = tmp_path / "latin1.yaml"
     bad.write_bytes(b"a: 1\nb: caf\xe9\n")
     assert fail_path(load_file, bad)[:2] == ("QOS008", f"{bad}:2:7")
@@ -243,6 +244,7 @@ def test_include_relative_resolution_and_locations(tmp_path: Path, monkeypatch: 
 
 
 def test_include_single_string_and_parent_dir(tmp_path: Path) -> None:
+    write(tmp_path / ".qosc-root", "")  # the project root: includes may leave the policy's folder, not this one
     write(tmp_path / "a/main.yaml", "include: ../shared/x.yaml\nb: 1\n")
     write(tmp_path / "shared/x.yaml", "c: 2\n")
     tree = load_policy(tmp_path / "a/main.yaml")
@@ -439,3 +441,52 @@ def test_safe_dump_round_trips_with_sane_marks(data: dict, flow: bool) -> None: 
     n_lines = text.count("\n") + 1
     for loc in _all_locs(tree):
         assert loc.file == "rt.yaml" and 1 <= loc.line <= n_lines and loc.column >= 1
+
+
+# -- includes stay inside the project (issue 18) ------------------------------------------------------------------
+
+
+def test_include_outside_the_project_root_is_refused_unread(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    write(secret, "token: hunter2-do-not-echo\n")
+    write(tmp_path / "proj/.qosc-root", "")
+    write(tmp_path / "proj/ok.yaml", "c: 3\n")
+    cases = {
+        "../../secret.yaml": "leaves the project root",             # escapes the marker's directory
+        str(secret): "is an absolute path",
+        "/proc/self/environ": "is an absolute path",
+        "sub/../../../secret.yaml": "leaves the project root",
+        "link.yaml": "leaves the project root",                     # a symlink inside pointing out
+        "proc.yaml": "leaves the project root",                     # a symlink to a /proc file
+    }
+    (tmp_path / "proj/p").mkdir()
+    os.symlink(secret, tmp_path / "proj/p/link.yaml")
+    os.symlink("/proc/self/environ", tmp_path / "proj/p/proc.yaml")
+    for rel, why in cases.items():
+        write(tmp_path / "proj/p/main.yaml", f"include: [../ok.yaml, {json.dumps(rel)}]\nb: 1\n")
+        code, where, msg = fail_path(load_policy, tmp_path / "proj/p/main.yaml")
+        assert code == "QOS006" and why in msg, (rel, msg)
+        assert where.endswith("main.yaml:1:23") and "hunter2" not in msg
+
+
+def test_project_root_is_the_git_work_tree_or_the_policy_folder(tmp_path: Path) -> None:
+    write(tmp_path / "repo/.git/HEAD", "ref: refs/heads/main\n")
+    write(tmp_path / "repo/net/main.yaml", "include: ../common/s.yaml\nb: 1\n")
+    write(tmp_path / "repo/common/s.yaml", "c: 2\n")
+    assert project_root(tmp_path / "repo/net/main.yaml") == os.path.realpath(tmp_path / "repo")
+    assert load_policy(tmp_path / "repo/net/main.yaml") == {"b": 1, "c": 2}
+    write(tmp_path / "loose/a/main.yaml", "include: ../s.yaml\nb: 1\n")  # no marker, no git: the policy's folder
+    write(tmp_path / "loose/s.yaml", "c: 2\n")
+    assert project_root(tmp_path / "loose/a/main.yaml") == os.path.realpath(tmp_path / "loose/a")
+    assert fail_path(load_policy, tmp_path / "loose/a/main.yaml")[0] == "QOS006"
+
+
+def test_include_of_a_fifo_or_directory_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "dir.yaml").mkdir()
+    for rel in ("fifo.yaml", "dir.yaml"):
+        write(tmp_path / "main.yaml", f"include: [{rel}]\nb: 1\n")
+        start = time.perf_counter()
+        code, _, msg = fail_path(load_policy, tmp_path / "main.yaml")
+        assert code == "QOS006" and time.perf_counter() - start < 2
+        assert "not a regular file" in msg or "Is a directory" in msg

@@ -77,6 +77,26 @@ def check_kernel_ranges(policy: Policy) -> Iterator[Diagnostic]:
                                 "write min, initial size, max")
 
 
+def check_path_fits_kernel(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS145: a path whose buffer (HEADROOM x rate x RTT) is larger than any socket buffer the kernel accepts."""
+    for p in _plans(policy):
+        host = p.host
+        if all(getattr(host.overrides, key) is not None for key in _BUFFER_KEYS):
+            continue  # every buffer is the user's own: QOS151/QOS152 compare them with the paths
+        for need in p.needs:
+            if need.buffer <= INT_MAX:
+                continue
+            cap = cap_for(INT_MAX // HEADROOM, need.path.rtt_us)
+            yield error("QOS145", f"path {_label(host, need)} needs a buffer of {need.buffer} B ({need.formula}), "
+                        f"more than the largest socket buffer Linux accepts ({INT_MAX} B): one TCP flow on this "
+                        f"path is capped at {mbit(cap)}", need.path.where.at("rtt", "rate", "service", "peer"),
+                        "lower the path's rate or RTT to what one flow can carry, or split the transfer over "
+                        "parallel streams (GridFTP -p) and declare the per-stream rate")
+
+
+_BUFFER_KEYS = ("rmem_max", "wmem_max", "tcp_rmem", "tcp_wmem")
+
+
 def check_receive_vs_send(policy: Policy) -> Iterator[Diagnostic]:
     """QOS150: receive buffers smaller than send buffers (a 6 MB receive / 8 MB send pair degraded throughput)."""
     for p in _plans(policy):
@@ -229,5 +249,6 @@ def check_sizing_basis(policy: Policy) -> Iterator[Diagnostic]:
                               "give the path a rate, e.g. rate: 750M")
 
 
-RULES = (check_references, check_kernel_ranges, check_receive_vs_send, check_overrides_cover_paths, check_reachable,
+RULES = (check_references, check_kernel_ranges, check_path_fits_kernel, check_receive_vs_send,
+         check_overrides_cover_paths, check_reachable,
          check_current_caps, check_sizing_basis)

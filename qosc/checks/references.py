@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from qosc.diagnostics import Diagnostic, Location, error
 from qosc.model import Policy
@@ -77,4 +78,48 @@ def check_platforms(policy: Policy) -> Iterator[Diagnostic]:
             yield undefined("QOS025", "platform", d.platform, known, f"device '{d.name}'", d.where.at("platform"))
 
 
-RULES = (check_services, check_drop_profiles, check_policers, check_profiles_and_classifiers, check_platforms)
+def _case_clashes(what: str, named: Iterable[tuple[str, Location | None]], why: str,
+                  scope: str = "") -> Iterator[Diagnostic]:
+    """QOS026 for each name equal to an earlier one but for case (reported at the later one)."""
+    first: dict[str, tuple[str, Location | None]] = {}
+    for name, loc in named:
+        key = name.casefold()
+        if key not in first:
+            first[key] = (name, loc)
+            continue
+        other, other_loc = first[key]
+        if other == name:
+            continue  # the same name twice is the loader's QOS005
+        at = f" at {other_loc}" if other_loc is not None else ""
+        yield error("QOS026", f"{what} '{name}'{scope} differs only by case from '{other}'{at}; {why}", loc,
+                    f"rename one of them (names are compared case-insensitively): e.g. '{name}-2'")
+
+
+def _named(policy: Policy, section: str, items: Iterable[Any]) -> Iterator[tuple[str, Location | None]]:
+    """(name, location of its key in `section`) for each entity, falling back to the entity's own location."""
+    root = policy.where.nodes[-1] if policy.where.nodes else None
+    table = root.get(section) if isinstance(root, dict) else None
+    keys = getattr(table, "key_locs", {})
+    for item in items:
+        yield item.name, keys.get(item.name) or item.where.loc
+
+
+def check_case_collisions(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS026: names that differ only by case collide as file names (case-insensitive file systems: macOS,
+    Windows) and as vendor object names (IOS class-maps and JUNOS names as operators read and type them)."""
+    files = "they would be written to the same file on a case-insensitive file system"
+    objects = "they would name the same configuration object on a device"
+    yield from _case_clashes("device", _named(policy, "devices", policy.devices), files)
+    yield from _case_clashes("host", _named(policy, "hosts", policy.hosts), files)
+    for what, section, items in (("service", "services", policy.services),
+                                 ("drop profile", "drop-profiles", policy.drop_profiles),
+                                 ("policer", "policers", policy.policers),
+                                 ("classifier", "classifiers", policy.classifiers)):
+        yield from _case_clashes(what, _named(policy, section, items), objects)
+    for c in policy.classifiers:
+        rules = ((r.name, r.where.at("name")) for r in c.rules)
+        yield from _case_clashes("rule", rules, objects, f" of classifier '{c.name}'")
+
+
+RULES = (check_services, check_drop_profiles, check_policers, check_profiles_and_classifiers, check_platforms,
+         check_case_collisions)

@@ -22,4 +22,7 @@ def report(diagnostics: Iterable[Diagnostic], fmt: str) -> None:
 
 
 def status(diagnostics: list[Diagnostic], strict: bool) -> int:
+    """2 when an input could not be read at all (an I/O error), else 1 on errors (or warnings with --strict)."""
+    if any(d.io for d in diagnostics):
+        return 2
     return 1 if has_errors(diagnostics, strict) else 0

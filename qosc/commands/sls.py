@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from qosc import pipeline
-from qosc.commands._common import report
-from qosc.diagnostics import Diagnostic, error, has_errors
+from qosc.commands._common import report, status
+from qosc.diagnostics import Diagnostic, error
 from qosc.emit import emit
 from qosc.render import UnsafeValue
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     blocking = [d for d in diagnostics if d.is_error and not _sls_code(d)]
     if result.policy is None or blocking:
         report(diagnostics, "text")
-        return 1
+        return status(diagnostics, args.strict) or 1
     try:
         services = services_for(result.policy, args.service)
     except KeyError as exc:
@@ -69,4 +69,4 @@ def run(args: argparse.Namespace) -> int:
         for out in docs:
             print(f"{Path(args.output) / out.path}", file=sys.stderr)
         print(f"qosc: {len(docs)} SLS documents ({args.format}) in {args.output}", file=sys.stderr)
-    return 1 if has_errors(diagnostics, args.strict) else 0
+    return status(diagnostics, args.strict)

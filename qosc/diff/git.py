@@ -10,7 +10,7 @@ from pathlib import Path
 
 from qosc.diagnostics import error
 from qosc.diff.compare import DiffResult, Side, check_filters, compare, compile_side, relabel
-from qosc.load import Limits
+from qosc.load import ROOT_MARKER, Limits
 
 
 class GitError(Exception):
@@ -117,7 +117,9 @@ def diff_base(policy: str, rev: str, target_names: Sequence[str] = (), devices: 
         if exists:
             try:
                 materialise(top, rev, root)
-            except GitError as exc:
+                with open(os.path.join(root, ROOT_MARKER), "w", encoding="utf-8"):
+                    pass  # the work tree's root is the project root of the revision's includes too
+            except (GitError, OSError) as exc:
                 result = DiffResult(Side(label), Side(policy))
                 result.errors.append(error("QOS008", f"qosc diff --base: {exc}", None))
                 return result

@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
-from qosc.diagnostics import Diagnostic, Location, error
+from qosc.diagnostics import Diagnostic, Location, error, shown
 
 SCHEMA_FILE = "policy.schema.json"
 
@@ -50,7 +50,7 @@ def _ecma(pattern: str) -> re.Pattern[str]:
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema_: Any) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{shown(instance)} does not match {pattern!r}")
 
 
 _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
@@ -63,7 +63,7 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 def _where(path: Sequence[str | int]) -> str:
     """Human form of a path in the policy: services.lbe.queue."""
-    return ".".join(str(p) if str(p).isprintable() else repr(p) for p in path) or "the policy"
+    return ".".join(shown(str(p), quote=False) for p in path) or "the policy"
 
 
 def _type_name(value: object) -> str:
@@ -92,9 +92,9 @@ def _diagnostics_for(err: ValidationError, locate: Any) -> Iterator[Diagnostic]:
     if kind == "additionalProperties" and isinstance(err.instance, dict):
         allowed = sorted(_resolve(err.schema).get("properties", {}))
         for key in sorted(k for k in err.instance if k not in allowed):
-            close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(str(key)[:100], allowed, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"allowed keys here: {', '.join(allowed)}"
-            yield error("QOS010", f"unknown key '{key}' in {where}", locate(path + [key], key=True), hint)
+            yield error("QOS010", f"unknown key {shown(key)} in {where}", locate(path + [key], key=True), hint)
         return
     if kind == "required":
         missing = [k for k in err.validator_value if isinstance(err.instance, dict) and k not in err.instance]
@@ -116,32 +116,33 @@ def _diagnostics_for(err: ValidationError, locate: Any) -> Iterator[Diagnostic]:
                     _hint_from(err))
         return
     if kind == "propertyNames":
-        yield error("QOS013", f"invalid name {err.instance!r} in {_where(path)}",
+        yield error("QOS013", f"invalid name {shown(err.instance)} in {_where(path)}",
                     locate(path + [str(err.instance)], key=True),
                     "names start with a letter and use letters, digits, '.', '_' or '-'")
         return
     if kind == "enum":
         choices = [str(c) for c in err.validator_value]
-        close = difflib.get_close_matches(str(err.instance), choices, n=1, cutoff=0.5)
+        close = difflib.get_close_matches(str(err.instance)[:100], choices, n=1, cutoff=0.5)
         hint = (f"did you mean '{close[0]}'? " if close else "") + f"one of: {', '.join(choices)}"
-        yield error("QOS013", f"{where} has invalid value {err.instance!r}", loc, hint)
+        yield error("QOS013", f"{where} has invalid value {shown(err.instance)}", loc, hint)
         return
     if kind == "const":
-        yield error("QOS013", f"{where} must be {err.validator_value!r}, not {err.instance!r}", loc)
+        yield error("QOS013", f"{where} must be {err.validator_value!r}, not {shown(err.instance)}", loc)
+        return
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        yield error("QOS013", f"{where}: {shown(err.instance)} is out of range", loc, _hint_from(err))
         return
     if kind == "pattern":
-        yield error("QOS013", f"{where} has invalid value {_short(err.instance)}", loc, _hint_from(err) or
+        yield error("QOS013", f"{where} has invalid value {shown(err.instance)}", loc, _hint_from(err) or
                     "one line of text without control characters")
         return
-    yield error("QOS013", f"{where}: {err.message}", loc, _hint_from(err))
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "...'"
+    yield error("QOS013", f"{where}: {shown(err.message, 200, quote=False)}", loc, _hint_from(err))
 
 
 def _hint_from(err: ValidationError) -> str | None:
+    hint = err.schema.get("x-qosc-hint") if isinstance(err.schema, dict) else None
+    if isinstance(hint, str):
+        return hint
     desc = err.schema.get("description") if isinstance(err.schema, dict) else None
     if not desc and err.parent is not None and isinstance(err.parent.schema, dict):
         desc = err.parent.schema.get("description")

@@ -277,5 +277,6 @@ def _three_colour(plan: Plan, edge: Edge, p: Policer, fc: str, mark: int | None)
             rates = (("committed-information-rate", p.cir), ("committed-burst-size", p.cbs),
                      ("excess-burst-size", p.ebs))
         edge.tcms[name] = ThreeColour(name, mode, "color-aware" if p.color_aware else "color-blind",
-                                      tuple((k, str(v)) for k, v in rates), violate.kind == "drop")
+                                      # a missing pbs or ebs is the core's QOS012; lower what is there
+                                      tuple((k, str(v)) for k, v in rates if v is not None), violate.kind == "drop")
     return mode

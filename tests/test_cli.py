@@ -61,7 +61,8 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
 def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
     assert run("frobnicate").returncode == 2
     assert run().returncode == 2
-    for command in (["validate"], ["compile", "-o", str(tmp_path / "out")], ["sls", "-o", str(tmp_path / "sls")]):
+    for command in (["validate"], ["compile", "-o", str(tmp_path / "out")], ["sls", "-o", str(tmp_path / "sls")],
+                    ["push"], ["diff", str(tmp_path / "missing-too.yaml")]):
         for policy in (tmp_path / "missing.yaml", tmp_path):  # missing, and a directory
             proc = run(*command, str(policy))
             assert proc.returncode == 2, (command, proc.stderr)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from qosc.commands._common import report as report_diagnostics
+from qosc.commands._common import status
 from qosc.diagnostics import has_errors
 
 LOUD = ("WARNING: --insecure-lab-skip-hostkey: SSH host keys are NOT verified. Anyone on the path can pose as "
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     jobs, diagnostics = runner.plan(args.policies, args.device)
     report_diagnostics(diagnostics, args.format)
     if has_errors(diagnostics):
-        return 1
+        return status(diagnostics, False)  # 2 when a policy could not be read at all
     if not jobs:
         print("qosc push: no device to push (no target with a push driver)", file=sys.stderr)
         return 0

@@ -80,18 +80,24 @@ def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str],
     return out, diags
 
 
-def _kind(codes: frozenset[int], default: bool) -> str:
+_SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z]|$)", re.IGNORECASE)
+
+
+def _kind(codes: frozenset[int], default: bool, cls: Class) -> str:
+    """The policy kind of a class.  A class with cs1 or le is LBE unless it is really an assured class that
+    takes a whole precedence (IOS, Catalyst: af11-af13 with cs1 in precedence 1): that is told by its AF code
+    points together with a share above 0 and a name that does not say scavenger."""
     if default:
         return "best-effort"
     if 46 in codes:
         return "premium"
+    af = any(dscp_mod.af_class(c) for c in codes)
     if codes & {1, 8}:
-        return "lbe"
+        scavenger = _SCAVENGER.search(cls.name) is not None or cls.share == 0
+        return "assured" if af and not scavenger else "lbe"
     if codes & {48, 56}:
         return "network-control"
-    if any(dscp_mod.af_class(c) for c in codes):
-        return "assured"
-    return "other"
+    return "assured" if af else "other"
 
 
 @dataclass
@@ -174,7 +180,7 @@ class _Lifter:
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
                       priority: str | None) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": _kind(codes, default)}
+        body: dict[str, Any] = {"kind": _kind(codes, default, cls)}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -342,7 +348,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         for iface in device.interfaces:
             counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
             default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
-            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name) for cls in iface.classes}
+            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls)
+                     for cls in iface.classes}
             levels, found = priorities(iface, kinds)
             lifter.diagnostics += found
             capped = next((cls for cls in iface.classes if cls.cap_rate is not None), None)

@@ -116,3 +116,25 @@ def test_every_reference_device_that_reads_back_is_a_case() -> None:
     assert formats[("four-service-linux.yaml", "lab-router")] == {"tc-json"}
     assert set(KNOWN) <= {(p, d, f) for p, d, _, f in CASES}
     assert len(KNOWN) <= 2
+
+
+@pytest.mark.parametrize(("policy", "device", "suffix", "service", "kind"), [
+    ("datagrid-gsr.yaml", "gsr-1", ".cfg", "precedence-1", "assured"),  # af11-af13 with cs1: a whole precedence
+    ("geant-lbe.yaml", "de1.de", ".conf", "lbe", "lbe"),  # cs1 with the af1x the imported defaults add, 0% share
+])
+def test_import_tells_an_assured_precedence_from_a_scavenger(policy: str, device: str, suffix: str, service: str,
+                                                            kind: str, tmp_path: Path) -> None:
+    """A class holding cs1 is LBE unless it is an assured class taking a whole precedence (AF code points, a
+    share, a name that does not say scavenger)."""
+    pol = load(policy)
+    codes = set(next(s for s in pol.services if s.name == service).dscp)
+    trip = round_trip(pol, device, suffix, tmp_path)
+    assert trip.lifted is not None
+    services = trip.lifted.policy["services"]
+    lifted = [body["kind"] for body in services.values() if codes & {_code(x) for x in body.get("dscp", [])}]
+    assert kind in lifted and (kind == "lbe" or "lbe" not in lifted), services
+
+
+def _code(name: object) -> int:
+    from qosc.dscp import parse_dscp
+    return parse_dscp(str(name))

@@ -24,37 +24,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from qosc.model import Action, Device, Interface, Kind, Policer, Policy, Service
-from qosc.units import Percent, format_rate, format_size
+from qosc.sizing import fmt_rate, fmt_time
+from qosc.units import Percent, format_size
 
 # -- formatting ---------------------------------------------------------------
-
-
-def fmt_rate(bps: int) -> str:
-    """1000000000 -> '1 Gbit/s', 2500000000 -> '2.5 Gbit/s', 64000 -> '64 kbit/s'."""
-    text = format_rate(bps)
-    if text[-1:].isalpha():
-        return f"{text[:-1]} {text[-1]}bit/s"
-    return f"{text} bit/s"
 
 
 def fmt_size(nbytes: int) -> str:
     """64000 -> '64KB', 1500 -> '1500B' (the spelling policies use)."""
     return format_size(nbytes)
-
-
-def fmt_time(us: Fraction | int) -> str:
-    """Microseconds for people: 524 -> '524 µs', 733.6 -> '733.6 µs', 2500 -> '2.5 ms' (4 decimals at most)."""
-    value = Fraction(us)
-    unit = "µs"
-    if value >= 1000:
-        value, unit = value / 1000, "ms"
-    if value >= 1000:
-        value, unit = value / 1000, "s"
-    scaled = round(value * 10000)
-    whole, frac = divmod(scaled, 10000)
-    text = str(whole) + (f".{frac:04d}".rstrip("0") if frac else "")
-    approx = "" if value * 10000 == scaled else "≈ "
-    return f"{approx}{text} {unit}"
 
 
 def fmt_share(share: object) -> str:

@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from qosc.diagnostics import Diagnostic, error, warning
-from qosc.model import Device, Interface, Policy, Role
+from qosc.model import Device, Interface, Policy, Role, Service
 from qosc.platforms import get
 from qosc.render import render
+from qosc.sizing import ClassSizing
 from qosc.targets import linux_tc_selfcheck as selfcheck
 from qosc.targets.base import Output
 from qosc.targets.linux_tc_edge import Ingress, lower_ingress, new_indexes
-from qosc.targets.linux_tc_plan import QUEUE_BYTES_MAX, Egress, lower_egress, queue_bytes_wanted, setting
+from qosc.targets.linux_tc_plan import QUEUE_BYTES_MAX, Egress, class_sizing, lower_egress, queue_bytes_wanted, setting
 
 TEMPLATES = "linux-tc"
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -108,9 +109,11 @@ class LinuxTcTarget:
         if not iface.rate:
             return
         platform = get(device.platform)
-        for s in policy.services:
-            wanted = queue_bytes_wanted(s, iface.rate, platform) if s.name in iface.services else None
-            if wanted is not None and wanted > QUEUE_BYTES_MAX:
+        for s in policy.services_on(iface):
+            if s.queue.shared_with:
+                continue
+            wanted = queue_bytes_wanted(policy, s, iface, platform)
+            if wanted > QUEUE_BYTES_MAX:
                 yield warning("QOS144", f"service '{s.name}' on {device.name}:{iface.name} asks for a {wanted} byte "
                               f"queue; tc's fifo and red limits are 32-bit byte counts, so linux-tc queues at most "
                               f"{QUEUE_BYTES_MAX} bytes", s.where.at("queue.buffer"),
@@ -126,6 +129,13 @@ class LinuxTcTarget:
                 yield warning("QOS142", f"policer '{p.name}' is colour-aware, but tc police is colour-blind; "
                               f"{device.name}:{iface.name} polices it colour-blind", p.where.at("color-aware"),
                               "remark at the first edge only, or drop color-aware for Linux")
+
+    # -- sizing (the SLS bounds use the numbers the batch is written with) --------------
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface, service: Service) -> ClassSizing | None:
+        """Drain rate, queue limit and shaper burst of the class carrying `service` on `iface`."""
+        if not iface.rate:
+            return None
+        return class_sizing(policy, policy.queue_owner(service), iface, get(device.platform))
 
     # -- output ----------------------------------------------------------------
     def plan(self, policy: Policy, device: Device) -> list[InterfacePlan]:

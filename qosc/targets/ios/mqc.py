@@ -14,8 +14,10 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   ``bandwidth percent N`` when every share is a whole percentage, else
   ``bandwidth <kbit/s>`` (IOS wants one unit per policy-map);
 - ``queue-limit`` (packets) only where the service has a buffer: a percentage
-  of ``queue.port_buffer_packets`` (a qosc convention), or a time at the link
-  rate divided by the interface MTU;
+  of ``queue.port_buffer_packets`` (a qosc convention), or a time at the rate
+  the class drains at (qosc.sizing: its guaranteed bandwidth, since a
+  bandwidth class can be pushed back to it; the link without a share)
+  divided by the interface MTU, at least two packets;
 - WRED thresholds in packets = drop-profile fill level x the queue limit (the
   class's ``queue-limit``, else the platform's ``queue.default_limit``, the IOS
   default of 64 packets); mark-probability denominator = 100 / drop % at max.
@@ -37,6 +39,7 @@ import math
 from typing import Any
 
 from qosc import dscp as dscp_mod
+from qosc import sizing
 from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
 from qosc.targets.ios.common import (
     Command,
@@ -122,7 +125,8 @@ class MqcLowering(IosLowering):
         if buf.percent is not None:
             packets = max(1, round(buf.percent.value * q.port_buffer_packets / 100))
         elif buf.time_us is not None and iface.rate:
-            packets = max(1, math.ceil(buf.time_us * iface.rate / 8_000_000 / iface.mtu))
+            drain = sizing.drain_rate(iface.rate, resolve_rate(s.queue.share, iface.rate))
+            packets = sizing.queue_size(drain.rate, iface.rate, iface.mtu, time_us=buf.time_us).packets
         else:
             self.found.error("QOS121", f"service '{s.name}' buffer is a time, but {self.device.name}:{iface.name} "
                              "has no speed to turn it into a queue-limit", s.where.at("queue.buffer"),

@@ -15,14 +15,14 @@
 # the kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
 # A clsact qdisc qosc did not install (another tool's filters) is never deleted: the script
 # says so and leaves it.
-# Kernel support needed: htb, bfifo, pfifo, u32
+# Kernel support needed: htb, bfifo, u32
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:12 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo sized from its buffer
-#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
-#   1:12 best-effort (dscp 0): prio 1; rate = its share 49%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
-#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
+#   1:10 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo limit 3028: capped: drains at its cap 10 Mbit/s; queue 2 ms x 10 Mbit/s / 8 = 2500 B, at least 2 packets = 3028 B (2 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 10 Mbit/s / 8) = 15140 B
+#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf bfifo limit 500000: may be starved to its guarantee 40 Mbit/s; queue no buffer: one BDP, 40 Mbit/s x rtt 100 ms / 8 = 500000 B (331 packets of 1514 B)
+#   1:12 best-effort (dscp 0): prio 1; rate = its share 49%, ceil = the link (borrows freely); leaf bfifo limit 612500: may be starved to its guarantee 49 Mbit/s; queue no buffer: one BDP, 49 Mbit/s x rtt 100 ms / 8 = 612500 B (405 packets of 1514 B)
+#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo limit 15140: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least 10 packets = 15140 B (10 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}

@@ -15,12 +15,12 @@
 # the kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
 # A clsact qdisc qosc did not install (another tool's filters) is never deleted: the script
 # says so and leaves it.
-# Kernel support needed: htb, pfifo, u32
+# Kernel support needed: htb, bfifo, u32
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:10 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf pfifo (no buffer given)
-#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf pfifo (no buffer given)
+#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf bfifo limit 1237500: capped: drains at its cap 99 Mbit/s; queue no buffer: one BDP, 99 Mbit/s x rtt 100 ms / 8 = 1237500 B (818 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 99 Mbit/s / 8) = 15140 B
+#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf bfifo limit 15140: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least 10 packets = 15140 B (10 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}

@@ -19,11 +19,11 @@
 #
 # Egress: HTB root 1: at 1gbit (burst 126514 bytes); unmatched traffic goes to 1:10 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 best-effort (dscp 0): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile be (50%..90% of 5000000 bytes, p 100%)
-#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile af-low (60%..95% of 5000000 bytes, p 5%); Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), so the low-precedence profile serves every drop precedence
-#   1:12 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo sized from its buffer
-#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo sized from its buffer
-#   1:14 network-control (dscp 48,56): prio 1; rate = its share 5%, ceil = the link (borrows freely); leaf bfifo sized from its buffer
+#   1:10 best-effort (dscp 0): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile be (50%..90% of 5000000 bytes, p 100%): may be starved to its guarantee 400 Mbit/s; queue 40% of the port buffer (100 ms x 1 Gbit/s / 8) = 5000000 B (3303 packets of 1514 B)
+#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile af-low (60%..95% of 5000000 bytes, p 5%); Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), so the low-precedence profile serves every drop precedence: may be starved to its guarantee 400 Mbit/s; queue 40% of the port buffer (100 ms x 1 Gbit/s / 8) = 5000000 B (3303 packets of 1514 B)
+#   1:12 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo limit 625000: capped: drains at its cap 100 Mbit/s; queue 5% of the port buffer (100 ms x 1 Gbit/s / 8) = 625000 B (413 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 100 Mbit/s / 8, declared burst 64000 B) = 64000 B
+#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo limit 125000: may be starved to its guarantee 10 Mbit/s; queue 1% of the port buffer (100 ms x 1 Gbit/s / 8) = 125000 B (83 packets of 1514 B)
+#   1:14 network-control (dscp 48,56): prio 1; rate = its share 5%, ceil = the link (borrows freely); leaf bfifo limit 625000: may be starved to its guarantee 50 Mbit/s; queue 5% of the port buffer (100 ms x 1 Gbit/s / 8) = 625000 B (413 packets of 1514 B)
 # Note: policer premium-in has a 64000-byte bucket, smaller than a 64 KiB GRO aggregate: turn GRO off on eth0 (ethtool -K eth0 gro off) so it polices packets, not aggregates
 # Ingress (edge): clsact, u32 classification; first matching prio wins; police, then DSCP remark
 # (pedit ... retain 0xfc keeps ECN; csum ip4h fixes the IPv4 header checksum):

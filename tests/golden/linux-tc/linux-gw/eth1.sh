@@ -18,11 +18,11 @@
 #
 # Egress: HTB root 1: at 10gbit (burst 1251514 bytes); unmatched traffic goes to 1:10 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 best-effort (dscp 0): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile be (50%..90% of 50000000 bytes, p 100%)
-#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile af-low (60%..95% of 50000000 bytes, p 5%); Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), so the low-precedence profile serves every drop precedence
-#   1:12 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo sized from its buffer
-#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo sized from its buffer
-#   1:14 network-control (dscp 48,56): prio 1; rate = its share 5%, ceil = the link (borrows freely); leaf bfifo sized from its buffer
+#   1:10 best-effort (dscp 0): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile be (50%..90% of 50000000 bytes, p 100%): may be starved to its guarantee 4 Gbit/s; queue 40% of the port buffer (100 ms x 10 Gbit/s / 8) = 50000000 B (33026 packets of 1514 B)
+#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf red from drop profile af-low (60%..95% of 50000000 bytes, p 5%); Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), so the low-precedence profile serves every drop precedence: may be starved to its guarantee 4 Gbit/s; queue 40% of the port buffer (100 ms x 10 Gbit/s / 8) = 50000000 B (33026 packets of 1514 B)
+#   1:12 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo limit 6250000: capped: drains at its cap 1 Gbit/s; queue 5% of the port buffer (100 ms x 10 Gbit/s / 8) = 6250000 B (4129 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 1 Gbit/s / 8, declared burst 64000 B) = 125000 B
+#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo limit 1250000: may be starved to its guarantee 100 Mbit/s; queue 1% of the port buffer (100 ms x 10 Gbit/s / 8) = 1250000 B (826 packets of 1514 B)
+#   1:14 network-control (dscp 48,56): prio 1; rate = its share 5%, ceil = the link (borrows freely); leaf bfifo limit 6250000: may be starved to its guarantee 500 Mbit/s; queue 5% of the port buffer (100 ms x 10 Gbit/s / 8) = 6250000 B (4129 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth1}}

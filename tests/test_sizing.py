@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 from qosc import api, sizing
@@ -112,3 +113,41 @@ def test_the_batch_writes_what_class_sizing_computes(tmp_path: Path) -> None:
                     assert limit == size.queue.bytes
                 if size.burst is not None:
                     assert leaf.cburst == size.burst.bytes
+
+
+# -- the SLS bound comes from the numbers the configuration is written with ----------------
+
+def test_sls_bound_of_a_linux_hop_is_the_tc_configuration_s(tmp_path: Path) -> None:
+    from qosc.sls.bounds import derive
+
+    path = _policy(tmp_path, """\
+        ef: {kind: premium, dscp: [ef], queue: {share: 10%, buffer: 2ms, strict: true, rate-cap: 10M}}
+        be: {kind: best-effort, default: true, queue: {share: 50%, priority: high}}
+        """)
+    policy = api.validate(path).policy
+    ef = policy.service_map["ef"]
+    (hop,) = derive(policy, ef).interfaces
+    dev = policy.device_map["r1"]
+    size = TARGET.class_sizing(policy, dev, dev.interfaces[0], ef)
+    assert hop.sized_by == "linux-tc" and size is not None
+    assert hop.delay_us == sizing.delay_bound(size, None).us  # no policer: the queue limit bounds it
+    (plan,) = TARGET.plan(policy, dev)
+    leaf = next(leaf for leaf in plan.egress.leaves if leaf.service == "ef")
+    assert leaf.qdisc == f"bfifo limit {size.queue.bytes}" and leaf.cburst == size.burst.bytes
+    # Q / R + F / C = 3028 B at the 10 Mbit/s cap + one 1514 B frame at 100 Mbit/s = 2422.4 + 121.12 us
+    assert hop.delay_us == Fraction(3028 * 8, 10) + Fraction(1514 * 8, 100)
+    assert "Q / R = 3028 B x 8 / 10 Mbit/s" in hop.delay_formula and "linux-tc" in hop.delay_formula
+
+
+def test_sls_bound_with_a_policed_burst_above_the_shaper_bucket() -> None:
+    c = sizing.ClassSizing(100_000_000, 1514, sizing.drain_rate(100_000_000, 10_000_000, 10_000_000),
+                           sizing.queue_size(10_000_000, 100_000_000, 1514, time_us=50_000),
+                           sizing.burst_allowance(10_000_000, 1514))
+    # sigma 45,140 B: 15,140 B leave at the link rate, 30,000 B wait for the 10 Mbit/s cap = 24 ms
+    bound = sizing.delay_bound(c, 45_140)
+    assert bound is not None and bound.us == Fraction(30_000 * 8, 10) + Fraction(1514 * 8, 100)
+    assert "(sigma - B) / R" in bound.formula
+    # a burst within the bucket leaves at the link rate
+    assert sizing.delay_bound(c, 10_000).us == Fraction(10_000 * 8, 100) + Fraction(1514 * 8, 100)
+    # the queue limit caps the wait whatever the burst: Q = 62,500 B at 10 Mbit/s = 50 ms
+    assert sizing.delay_bound(c, 10**9).us == 50_000 + Fraction(1514 * 8, 100)

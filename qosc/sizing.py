@@ -24,8 +24,13 @@ what the target's queue counts of the frame; Linux counts the Ethernet header):
   C, 100 ms by default) -- a share of memory, as on JUNOS and IOS;
 - no buffer: one bandwidth-delay product at R, Q = R x RTT / 8 (RTT: the
   service's rtt, else the policy's defaults.rtt, else DEFAULT_RTT_US, 100 ms),
-  at least DEFAULT_FLOOR_PACKETS (10) packets and at most the whole port
-  buffer;
+  at least DEFAULT_FLOOR_PACKETS (10) packets (on Linux, at least one 64 KiB
+  GSO/GRO aggregate: a byte fifo shorter than that drops a TCP sender's
+  aggregates for their size alone, and LBE alone could not fill the link)
+  and at most the whole port buffer.  The BDP is taken at the drain rate, so
+  a class that borrows far above its guarantee over a long RTT may not fill
+  what it borrows with one TCP flow: the price of a queue that never holds
+  seconds of traffic at the guarantee;
 - always at least EXPLICIT_FLOOR_PACKETS (2) packets: one in transmission
   and one waiting.
 
@@ -142,8 +147,12 @@ def packets_of(nbytes: int, frame: int) -> int:
 
 def queue_size(drain: int, link: int, frame: int, *, time_us: int | None = None,
                percent: Fraction | float | None = None, rtt_us: int | None = None,
-               port_buffer_us: int = DEFAULT_PORT_BUFFER_US) -> QueueSize:
-    """The queue limit of a class: from its buffer time or percentage, else one BDP (module docstring)."""
+               port_buffer_us: int = DEFAULT_PORT_BUFFER_US, default_floor: int = 0) -> QueueSize:
+    """The queue limit of a class: from its buffer time or percentage, else one BDP (module docstring).
+
+    `default_floor` (bytes) raises the floor of a default queue where the target queues aggregates
+    rather than packets (Linux: one 64 KiB GSO/GRO aggregate, see linux_tc_plan).
+    """
     floor = EXPLICIT_FLOOR_PACKETS * frame
     if time_us is not None:
         wanted = at_rate(drain, time_us)
@@ -157,13 +166,14 @@ def queue_size(drain: int, link: int, frame: int, *, time_us: int | None = None,
         rtt = rtt_us if rtt_us is not None else DEFAULT_RTT_US
         bdp = at_rate(drain, rtt)
         port = at_rate(link, port_buffer_us)
-        floor = DEFAULT_FLOOR_PACKETS * frame
+        floor = max(DEFAULT_FLOOR_PACKETS * frame, default_floor)
         wanted = min(bdp, port)
         formula = f"no buffer: one BDP, {fmt_rate(drain)} x rtt {fmt_time(rtt)} / 8 = {_bytes(bdp)}"
         if bdp > port:
             formula += f", at most the port buffer {_bytes(port)}"
         if wanted < floor:
-            formula += f", at least {DEFAULT_FLOOR_PACKETS} packets"
+            formula += (f", at least {DEFAULT_FLOOR_PACKETS} packets" if floor == DEFAULT_FLOOR_PACKETS * frame
+                        else f", at least one {_bytes(floor)} aggregate")
     nbytes = max(wanted, floor)
     if nbytes != wanted and (time_us is not None or percent is not None):
         formula += f", at least {EXPLICIT_FLOOR_PACKETS} packets"

@@ -42,6 +42,9 @@ def test_default_queue_is_one_bdp_with_floor_and_cap() -> None:
     assert sizing.queue_size(40_000_000, 100_000_000, 1514, rtt_us=20_000).bytes == 100_000
     lbe = sizing.queue_size(1_000_000, 100_000_000, 1514)
     assert lbe.wanted == 12_500 and lbe.bytes == 10 * 1514 and lbe.packets == 10
+    linux = sizing.queue_size(1_000_000, 100_000_000, 1514, default_floor=65_536)
+    assert linux.bytes == 65_536 and "at least one 65536 B aggregate" in linux.formula
+    assert sizing.queue_size(1_000_000, 100_000_000, 1514, time_us=2_000, default_floor=65_536).bytes == 3028
     capped = sizing.queue_size(100_000_000, 100_000_000, 1514, rtt_us=300_000)
     assert capped.bytes == 1_250_000 and "at most the port buffer" in capped.formula
 
@@ -77,8 +80,9 @@ def test_capped_ef_buffer_is_sized_at_its_cap(tmp_path: Path) -> None:
     assert leaves["ef"].qdisc == "bfifo limit 3028"  # 2500 B, at least two frames
     assert leaves["ef"].burst == leaves["ef"].cburst == 15_140  # max(10 frames, 1 ms at the cap)
     assert "2 ms x 10 Mbit/s / 8 = 2500 B" in leaves["ef"].why
-    # LBE without a buffer: one BDP at 1 Mbit/s, not `pfifo limit 1000` (12 s at 1 Mbit/s)
-    assert leaves["lbe"].qdisc == "bfifo limit 15140" and leaves["lbe"].qdisc_kind == "bfifo"
+    # LBE without a buffer: one BDP at 1 Mbit/s (12,500 B), raised to one 64 KiB GSO aggregate (0.5 s at
+    # 1 Mbit/s), not `pfifo limit 1000` (12 s at 1 Mbit/s)
+    assert leaves["lbe"].qdisc == "bfifo limit 65536" and leaves["lbe"].qdisc_kind == "bfifo"
     assert leaves["be"].qdisc == "bfifo limit 625000"  # 50 Mbit/s x 100 ms
 
 
@@ -87,9 +91,11 @@ def test_default_queue_follows_rate_and_rtt(tmp_path: Path) -> None:
         be: {kind: best-effort, default: true, queue: {share: 50%, priority: high}}
         lbe: {kind: lbe, dscp: [cs1], queue: {share: 1%}}
         """
-    slow = _leaves(_policy(tmp_path, services, "10M"))
+    slow = _leaves(_policy(tmp_path, services, "1M"))
+    mid = _leaves(_policy(tmp_path, services, "100M"))
     fast = _leaves(_policy(tmp_path, services, "10G", extra="defaults: {rtt: 20ms}\n"))
-    assert slow["be"].qdisc == "bfifo limit 62500"  # 5 Mbit/s x 100 ms
+    assert slow["be"].qdisc == "bfifo limit 65536"  # 500 kbit/s x 100 ms = 6250 B: one GSO aggregate at least
+    assert mid["be"].qdisc == "bfifo limit 625000"  # 50 Mbit/s x 100 ms
     assert fast["be"].qdisc == "bfifo limit 12500000"  # 5 Gbit/s x 20 ms
     assert fast["lbe"].qdisc == "bfifo limit 250000"  # 100 Mbit/s x 20 ms
 

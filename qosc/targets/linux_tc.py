@@ -3,13 +3,19 @@
 Per device and interface it writes three files:
 
 - ``<device>/<iface>.tc``: a ``tc -batch`` file (no comments: tc -batch has none);
-- ``<device>/<iface>.sh``: a POSIX sh wrapper that removes what qosc owns on the
-  interface (its root qdisc and its clsact qdisc), then applies the batch.  HTB
-  cannot be replaced in place, so it deletes then adds; running it twice leaves
-  the same state.  The interface name comes from the policy; ``sh eth0.sh IFACE``
-  or ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
+- ``<device>/<iface>.sh``: a POSIX sh wrapper that replaces what qosc recorded
+  installing on the interface (its HTB root and its clsact qdisc; records in
+  $QOSC_STATE_DIR, per network namespace and interface), leaves every other
+  qdisc alone (refusing, exit 4, where it would have to replace one), checks
+  the batch in a scratch namespace first, and on a failure on the interface
+  restores the previous tree from the batch that made it, proven by comparing
+  ``tc -j`` dumps (exit 1; 5 when the dumps differ).  HTB cannot be replaced
+  in place, so it deletes then adds; running it twice leaves the same state.
+  The interface name comes from the policy; ``sh eth0.sh IFACE`` or
+  ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
   uses this for a veth);
-- ``<device>/<iface>-teardown.sh``: removes what the wrapper installed.
+- ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
+  the same way if tc fails half-way.
 
 The lowering lives in linux_tc_plan (HTB egress) and linux_tc_edge (clsact
 ingress); every render is applied for real by linux_tc_selfcheck.  What that

@@ -43,6 +43,8 @@ ROOT_CLASS = "1:1"
 FIRST_MINOR = 0x10
 ETHERNET_HEADER = 14
 QUANTUM_MAX = 200_000
+GSO_MAX = 65_536
+"""Bytes of the largest GSO/GRO aggregate Linux queues as one skb (the floor of a default queue)."""
 PRIO_STRICT = 0
 PRIO_LBE = 7
 PRIO = {Priority.HIGH: 1, Priority.MEDIUM_HIGH: 2, Priority.MEDIUM_LOW: 3, Priority.LOW: 4}
@@ -198,7 +200,7 @@ def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platfor
         drain.rate, link, fr, time_us=buf.time_us if buf is not None else None,
         percent=Fraction(str(buf.percent.value)) if buf is not None and buf.percent is not None else None,
         rtt_us=s.rtt_us if s.rtt_us is not None else policy.rtt_us,
-        port_buffer_us=setting(platform, "port_buffer_us"))
+        port_buffer_us=setting(platform, "port_buffer_us"), default_floor=GSO_MAX)
     burst = None
     if ceil < link:
         policer = policy.policer_map.get(s.policer or "")

@@ -47,7 +47,7 @@ from validate_scale import HEADER  # noqa: E402
 
 PLATFORMS = [
     ("junos-mx", "xe-0/0/{i}", ("edge-1g", "core-10g", "core-100g")),
-    ("ios-gsr", "POS{i}/0", ("edge-1g", "core-10g", "core-100g")),
+    ("ios-gsr", "POS{i}/0", ("gsr-edge-1g", "core-10g", "gsr-core-2g5")),
     ("junos-m-series", "so-{a}/{b}/0", ("m-core-2g5", "m-core-10g")),
     ("ios-xe", "TenGigabitEthernet0/0/{i}", ("edge-1g", "core-10g", "core-100g")),
     ("catalyst6500", "TenGigabitEthernet4/{i}", ("edge-1g", "core-10g", "core-100g")),
@@ -60,11 +60,25 @@ M_PROFILES = """\
   m-core-2g5: {role: core, speed: 2.5G, services: [best-effort, assured, lbe, network-control]}
   m-core-10g: {role: core, speed: 10G, services: [best-effort, assured, lbe, network-control]}
 """
+GSR_EXTRA = {
+    "policers:\n": "  ar-in-1r: {cir: 50M, cbs: 2.5MB, ebs: 5MB, conform: af21, exceed: af22, violate: af23}\n",
+    "classifiers:\n": ("  gsr-site-in:\n    rules:\n"
+                        "      - {name: video, match: {source: [198.18.20.0/24], protocol: [udp]}, service: ip-premium}\n"
+                        "      - {name: bulk, match: {source: [198.18.20.0/24], protocol: [tcp]}, service: assured,\n"
+                        "         policer: ar-in-1r}\n"),
+    "devices:\n": ("  gsr-edge-1g: {role: edge, speed: 1G, classifier: gsr-site-in}\n"
+                    "  gsr-core-2g5: {role: core, speed: 2.5G}\n"),
+}
+"""The GSR (IOS 12.0S) has no two-rate policing and no interface above 10 Gbit/s (its police stops at 2 Gbit/s):
+its edges police Assured Rate with a single-rate three-colour policer, its cores run at 2.5G and 10G."""
 AERLEON_VENV = Path.home() / ".cache" / "qosc" / "bench-aerleon"
 
 
 def generate(n: int, interfaces: int = 16) -> str:
-    parts = [HEADER.replace("devices:\n", M_PROFILES + "devices:\n")]
+    header = HEADER
+    for anchor, extra in GSR_EXTRA.items():
+        header = header.replace(anchor, extra + anchor if anchor == "devices:\n" else anchor + extra, 1)
+    parts = [header.replace("devices:\n", M_PROFILES + "devices:\n")]
     for d in range(n):
         platform, pattern, profiles = PLATFORMS[d % len(PLATFORMS)]
         if platform == "junos-m-series" and (d // len(PLATFORMS)) % M_SERIES_EVERY:

@@ -206,8 +206,7 @@ TABLE: dict[str, Change] = {
 _DESCRIPTIONS = ("description", "devices.*.description", "services.*.description", "policers.*.description",
                  "drop-profiles.*.description", "classifiers.*.description", "classifiers.*.rules.*.description")
 KNOWN_SILENT: set[tuple[str, str]] = {
-    *((t, f) for t in ("ios-mqc", "catalyst6500") for f in (*_DESCRIPTIONS, "devices.*.interfaces.*.shape",
-                                                             "devices.*.interfaces.*.unit",
+    *((t, f) for t in ("ios-mqc", "catalyst6500") for f in (*_DESCRIPTIONS,
                                                              "drop-profiles.*.interpolate", "services.*.queue.aqm",
                                                              "services.*.queue.ceiling", "services.*.queue.rate-cap")),
     ("ios-mqc", "services.*.queue.priority"),

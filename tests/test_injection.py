@@ -72,7 +72,7 @@ services:
 drop-profiles:
   $DP: {description: $D, min: 40, max: 80, max-probability: 10%}
 policers:
-  $POL: {description: $D, cir: 50M, cbs: 2.5MB, pir: 100M, pbs: 5MB, conform: af21, exceed: af22, violate: af23}
+  $POL: {description: $D, cir: 50M, cbs: 2.5MB, ebs: 5MB, conform: af21, exceed: af22, violate: drop}
 classifiers:
   $CLS:
     description: $D

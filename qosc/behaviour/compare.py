@@ -16,6 +16,7 @@ other side classifies most of that service's code points into.  Then:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
@@ -206,6 +207,7 @@ class _Pair:
                 self.add(subject, "policer", "present" if a else "none", "present" if b else "none",
                          want_rule.origin, got_rule.origin)
             return
+        a, b = _one_rate(a), _one_rate(b)
         for what in ("cir", "cbs", "pir", "pbs", "ebs"):
             x, y = getattr(a, what), getattr(b, what)
             if x is None and y is None:
@@ -218,6 +220,14 @@ class _Pair:
             y = "transmit" if getattr(b, what) == f"dscp {got_rule.mark}" else getattr(b, what)
             if x != y and not (what == "violate" and None in (x, y)):
                 self.add(subject, f"{what} action", x, y, want_rule.origin, got_rule.origin)
+
+
+def _one_rate(env: Envelope) -> Envelope:
+    """A policer that drops what exceeds CIR is one-rate whatever its second bucket: nothing above the committed
+    bucket is transmitted (the Catalyst renders such a policer without PIR, 12.2SX refusing drop with one)."""
+    if env.exceed != "drop":
+        return env
+    return dataclasses.replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
 def compare(expected: Device, found: Device, tolerance: Tolerance | None = None) -> list[Finding]:

@@ -36,9 +36,6 @@ def check_buckets(policy: Policy) -> Iterator[Diagnostic]:
             yield error("QOS062", f"policer '{p.name}' PBS {format_size(p.pbs)} is below its CBS "
                         f"{format_size(p.cbs)}", p.where.at("pbs"),
                         "the peak bucket must be at least the committed one")
-        if (p.pir is None) != (p.pbs is None):
-            yield error("QOS012", f"policer '{p.name}' needs both pir and pbs for two-rate three-colour policing",
-                        p.where.at("pir", "pbs"), "add the missing one")
 
 
 def check_tcp_bursts(policy: Policy) -> Iterator[Diagnostic]:

@@ -1,12 +1,14 @@
-"""Configuration readers per dialect, for read-back (qosc import, verify, equiv) until the targets own them.
+"""Configuration readers of targets that do not own one yet (today: Linux tc, whose target is not a package yet).
+
+JUNOS and Cisco targets own theirs, in their packages (`Target.reader` names the module).
 
 Each reader package exposes `READS` (the formats it reads), `parse(text,
 source, platform, fmt)` -> qosc.tree.Document (origins: the configuration's
 file:line:column), `interpret(document, platform)` -> (behaviour, located
 diagnostics) and `sniff(text)` -> format or None.  They import only the
 core (tree, behaviour, diagnostics, dscp, units, codes, errors), never a
-target, so a target package can adopt its reader by setting `reads` and
-delegating parse/interpret/sniff to it.  qosc.behaviour.readback falls back
+target, so a target package adopts its reader by moving it into the
+package and naming it in `Target.reader`.  qosc.behaviour.readback falls back
 to `for_platform()` for a platform whose targets cannot read yet.
 """
 
@@ -21,8 +23,7 @@ from qosc.behaviour.model import Device
 from qosc.diagnostics import Diagnostic
 from qosc.tree import Document
 
-PLATFORMS = {"junos-m-series": "junos", "junos-mx": "junos", "ios-gsr": "ios", "ios-xe": "ios",
-             "catalyst6500": "ios", "linux": "linux_tc"}
+PLATFORMS = {"linux": "linux_tc"}
 """Platform -> reader package under qosc.readers."""
 
 

@@ -103,6 +103,13 @@ def _diagnostics_for(err: ValidationError, locate: Any) -> Iterator[Diagnostic]:
             yield error("QOS012", f"missing required key '{key}' in {where}", loc,
                         desc.split(". ")[0] if desc else None)
         return
+    if kind == "dependentRequired" and isinstance(err.instance, dict):
+        for key, needs in sorted(err.validator_value.items()):
+            for other in needs:
+                if key in err.instance and other not in err.instance:
+                    yield error("QOS012", f"{where} has '{key}' but not '{other}': two-rate three-colour "
+                                "policing needs both", locate(path + [key], key=True), f"add {other}")
+        return
     if kind == "type":
         expected = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         yield error("QOS011", f"{where} must be {' or '.join(expected)}, not {_type_name(err.instance)}", loc,

@@ -16,9 +16,10 @@ A target is one package, `qosc/targets/<name>/`, whose `__init__` defines
   suffix; `grammar`: the dialect's grammar the trees are checked against
   before anything is serialized;
 - `driver`: its push driver ("module:Class", imported only by push);
-- `parse(text, source, platform)` and `interpret(document, platform)`: reading a
-  configuration back into the same statement tree and then into vendor-neutral
-  behaviour (qosc.behaviour), for `qosc import`, `verify` and `equiv`;
+- `reader`: the module (`<package>.read`) whose `parse(text, source, platform)`
+  and `interpret(document, platform)` read a configuration back into the same
+  statement tree and then into vendor-neutral behaviour (qosc.behaviour), for
+  `qosc import`, `verify` and `equiv`;
 - `verify(outputs)`: an optional check on this machine (e.g. loading tc
   batches into a network namespace), run only when asked (`--verify`),
   whose findings are reported, never written into a file.
@@ -29,6 +30,7 @@ The core never imports a target by name: the registry finds the packages.
 from __future__ import annotations
 
 import abc
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -141,8 +143,19 @@ class Target(abc.ABC):
                 out.append(Output(doc.stem + fmt.suffix, rendered.text, origins=rendered.origins))
         return out
 
-    reads: ClassVar[tuple[str, ...]] = ()
-    """The configuration formats `parse` reads (e.g. 'conf', 'set', 'xml'); empty: the target cannot read back."""
+    reader: ClassVar[str | None] = None
+    """The module that reads this target's configurations back (by convention `<package>.read`): it
+    defines READS (formats), parse, interpret and sniff; imported only when something is read, so
+    compiling never loads it.  None: the target cannot read back."""
+
+    def _reader(self) -> Any:
+        return importlib.import_module(self.reader) if self.reader else None
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The configuration formats `parse` reads (e.g. 'conf', 'set'); empty: the target cannot read back."""
+        module = self._reader()
+        return tuple(module.READS) if module is not None else ()
 
     def parse(self, text: str, source: str, platform: PlatformBase, fmt: str | None = None) -> Document:
         """A configuration (as the device shows it) as a statement tree; origins are `source`:line:column.
@@ -151,17 +164,27 @@ class Target(abc.ABC):
         origin) so nothing is lost; raises InputError with located diagnostics
         on text the dialect cannot be read as.
         """
-        raise NotImplementedError(f"target {self.name} cannot read configurations back")
+        module = self._reader()
+        if module is None:
+            raise NotImplementedError(f"target {self.name} cannot read configurations back")
+        document: Document = module.parse(text, source, platform, fmt)
+        return document
 
     def interpret(self, document: Document, platform: PlatformBase) -> tuple[Behaviour, list[Diagnostic]]:
         """What a configuration does (qosc.behaviour), and the problems found on the way (dangling
         references, overlapping classifiers, statements the policy language cannot represent), located
         at the configuration's lines."""
-        raise NotImplementedError(f"target {self.name} cannot read configurations back")
+        module = self._reader()
+        if module is None:
+            raise NotImplementedError(f"target {self.name} cannot read configurations back")
+        found: tuple[Behaviour, list[Diagnostic]] = module.interpret(document, platform)
+        return found
 
     def sniff(self, text: str) -> str | None:
         """The format of a configuration text if it is this target's (for import without --platform)."""
-        return None
+        module = self._reader()
+        fmt: str | None = module.sniff(text) if module is not None else None
+        return fmt
 
     def verify(self, outputs: Sequence[Output]) -> list[Output]:
         """Checks that depend on this machine, run only on request: the outputs with what was found as notes."""

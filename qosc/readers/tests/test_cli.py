@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from qosc.readers.conftest import ROOT, load, outputs
+from qosc.behaviour.roundtrip import ROOT, load, outputs
 
 POLICY = str(ROOT / "policies" / "assured-rate.yaml")
 

@@ -28,10 +28,11 @@ platform's command table (qosc.targets.ios.modes).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from qosc.model import Device, Interface, Policer, Policy, Role
+from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rule, Service
 from qosc.targets.ios.common import (
     Command,
     IosLowering,
@@ -44,8 +45,6 @@ from qosc.targets.ios.common import (
 )
 from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
 from qosc.targets.ios.platform import CatalystPlatform
-
-_BURST_KIND = {"exceed": "normal-burst", "violate": "max-burst"}
 
 
 class CatalystLowering(IosLowering):
@@ -70,12 +69,23 @@ class CatalystLowering(IosLowering):
     # -- policing ----------------------------------------------------------------
     def police(self, p: Policer, internal: Iterable[int], mark: int | None = None) -> Command:
         """PFC `police`; exceed/violate remarks go through the policed-DSCP maps of the class's code points.
-        `mark`: the DSCP an untrusted class marks its conforming traffic with."""
+        `mark`: the DSCP an untrusted class marks its conforming traffic with.
+
+        A policer whose PIR equals its CIR is one-rate (`police <cir> <bc> [<max-burst>]`, no `pir`); one that
+        drops on exceed has no maximum burst (12.2SX refuses `exceed-action drop` with one, and a policer that
+        drops above CIR never uses it).  Without PIR the PFC marks exceeding traffic down through the max-burst
+        policed-DSCP map (Catalyst 6500 Release 12.2SX Software Configuration Guide, PFC QoS policing), so the
+        map written is the one the PFC reads."""
+        self.check_buckets(p)
+        pir = p.pir if p.pir is not None and p.pir != p.cir else None
+        exceed, violate = p.exceed, p.violate if p.colours == 3 else None
         cmd: Command = ["police", p.cir, p.cbs]
-        if p.pir is not None and p.pbs is not None:
-            cmd += [p.pbs, "pir", p.pir]
-        elif p.ebs is not None:
-            cmd += [p.ebs]
+        if exceed.kind == "drop":
+            violate = None
+        elif pir is not None and p.pbs is not None:
+            cmd += [p.pbs, "pir", pir]
+        elif p.pbs is not None or p.ebs is not None:
+            cmd += [p.pbs if p.pbs is not None else p.ebs]
         conform = p.conform
         if conform.kind == "remark" and conform.dscp is not None:
             cmd += ["conform-action", "set-dscp-transmit", ios_dscp(conform.dscp)]
@@ -86,14 +96,15 @@ class CatalystLowering(IosLowering):
             cmd += ["conform-action", "set-dscp-transmit", ios_dscp(mark)]
         else:
             cmd += ["conform-action", conform.kind]
-        actions = [("exceed", p.exceed)] + ([("violate", p.violate)] if p.colours == 3 and p.violate else [])
+        actions = [("exceed", exceed)] + ([("violate", violate)] if violate is not None else [])
         for label, action in actions:
             if action.kind != "remark" or action.dscp is None:
                 cmd += [f"{label}-action", action.kind]
                 continue
             cmd += [f"{label}-action", "policed-dscp-transmit"]
+            kind = "normal-burst" if label == "exceed" and pir is not None else "max-burst"
             for code in internal:
-                key = (_BURST_KIND[label], code)
+                key = (kind, code)
                 prior = self.policed.setdefault(key, (action.dscp, p))
                 if prior[0] != action.dscp:
                     self.found.error("QOS129", f"policer '{p.name}' {label} remarks DSCP {code} to {action.dscp}, "
@@ -101,6 +112,43 @@ class CatalystLowering(IosLowering):
                                      f"policed-DSCP map ({key[0]}) per switch", p.where.at(label),
                                      "let both policers remark the same code point alike")
         return cmd
+
+    def check_sharers(self, services: tuple[Service, ...], cos: Mapping[str, Mapping[int, int]]) -> None:
+        """QOS136: a sharer given its owner's CoS lands on the owner's threshold (CoS picks the threshold)."""
+        for s in services:
+            owner = self.policy.queue_owner(s)
+            if not s.queue.shared_with or owner is None or owner is s:
+                continue
+            same = sorted(set(cos.get(s.name, {}).values()) & set(cos.get(owner.name, {}).values()))
+            if same:
+                self.found.warning("QOS136", f"service '{s.name}' shares the queue of '{owner.name}' on CoS "
+                                   f"{', '.join(map(str, same))}, like its owner, so both land on one drop threshold "
+                                   "of the queue and the sharer's own threshold never applies",
+                                   s.where.at("queue.shared-with"),
+                                   "give the sharer code points of another precedence than its owner's")
+
+    def rule_class(self, classifier: Classifier, rule: Rule) -> str | None:
+        name = super().rule_class(classifier, rule)
+        if name is not None and not self.platform.ipv6_qos and any(
+                a["kind"].startswith("ipv6") for a in self.class_acls(name)):
+            self.found.warning("QOS137", f"rule '{rule.name}' of classifier '{classifier.name}' matches IPv6, but "
+                               f"{self.platform.name}'s PFC has no IPv6 QoS: its IPv6 traffic is neither classified "
+                               "nor marked nor policed", rule.where.at("match"),
+                               "mark IPv6 on a router, or use a PFC3 (12.2SX)")
+        return name
+
+    def class_acls(self, class_map: str) -> list[dict[str, Any]]:
+        matches = self.class_maps.get(class_map, {}).get("matches", [])
+        return [self.acls[m[-1]] for m in matches if m[:3] == ["match", "access-group", "name"] and m[-1] in self.acls]
+
+    def check_buckets(self, p: Policer) -> None:
+        """QOS135: a PFC bucket below rate/4000 bytes (the PFC's sizing rule) polices bursts the rate allows."""
+        for rate, size, key in ((p.cir, p.cbs, "cbs"), (p.pir, p.pbs, "pbs")):
+            if rate is not None and size is not None and size < rate / 4000:
+                self.found.warning("QOS135", f"policer '{p.name}' {key} {size} bytes is below rate/4000 "
+                                   f"({math.ceil(rate / 4000)} bytes for {rate} bit/s), the smallest bucket the PFC "
+                                   "polices that rate with", p.where.at(key),
+                                   f"make {key} at least {math.ceil(rate / 4000)} bytes")
 
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
@@ -156,6 +204,7 @@ class CatalystLowering(IosLowering):
             if s.queue.ecn:
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which PFC QoS WRED cannot mark",
                                  s.where.at("queue.ecn"), "remove queue.ecn on catalyst6500 devices")
+        self.check_sharers(services, cos)
         interfaces: list[dict[str, Any]] = []
         ins = []
         for iface in device.interfaces:

@@ -18,6 +18,12 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS122", "ios", "warning", "services sharing a precedence (or CoS) share a queue", _M),
     Code("QOS123", "ios", "error", "ECN on a release without it", _M),
     Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
+    Code("QOS131", "ios", "error", "rate above what the dialect's police command accepts (classic IOS: 2 Gbit/s)", _M),
+    Code("QOS132", "ios", "error", "two-rate policer on a release without two-rate policing (IOS 12.0S)", _M),
+    Code("QOS133", "ios", "error", "bandwidth or priority in kbit/s above the release's maximum, with no percent form",
+         _M),
+    Code("QOS134", "ios", "error", "queue buffer on an IOS XE class without a share (no bandwidth, shape or priority)",
+         _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (
@@ -26,4 +32,7 @@ CATALYST_CODES: tuple[Code, ...] = (
     Code("QOS127", "ios", "warning", "strict-priority service on a port without a priority queue", _C),
     Code("QOS128", "ios", "warning", "WRED drop profile on a tail-drop port type", _C),
     Code("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _C),
+    Code("QOS135", "ios", "warning", "PFC policer bucket below rate/4000 bytes", _C),
+    Code("QOS136", "ios", "warning", "a queue's owner and sharer on one CoS, so on one drop threshold", _C),
+    Code("QOS137", "ios", "warning", "IPv6 classifier rule on a PFC generation without IPv6 QoS", _C),
 )

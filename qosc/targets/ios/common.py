@@ -151,13 +151,21 @@ def mqc_action(kind: str, dscp: int | None, mark: int | None) -> Command:
     return ["set-dscp-transmit", ios_dscp(mark)] if mark is not None else ["transmit"]
 
 
-def mqc_police(p: Policer, mark: int | None = None) -> Command:
-    """`police cir <bit/s> bc <bytes> [pir <bit/s> be <bytes> | be <bytes>] conform-action ...`."""
-    cmd: Command = ["police", "cir", p.cir, "bc", p.cbs]
-    if p.pir is not None and p.pbs is not None:
-        cmd += ["pir", p.pir, "be", p.pbs]
-    elif p.ebs is not None:
-        cmd += ["be", p.ebs]
+def mqc_police(p: Policer, mark: int | None = None, positional: bool = False) -> Command:
+    """`police cir <bit/s> bc <bytes> [pir <bit/s> be <bytes> | be <bytes>] conform-action ...`, or where
+    `positional` the classic form `police <bit/s> <burst-normal> <burst-max> conform-action ...` (IOS before
+    two-rate policing, 12.2(4)T: the GSR's 12.0S), whose burst-max is the excess bucket of a single-rate
+    three-colour policer and equals burst-normal for a two-colour one (no excess burst).  A two-rate policer has
+    no positional form: the caller refuses it (QOS132)."""
+    cmd: Command
+    if positional:
+        cmd = ["police", p.cir, p.cbs, p.ebs if p.ebs is not None else p.cbs]
+    else:
+        cmd = ["police", "cir", p.cir, "bc", p.cbs]
+        if p.pir is not None and p.pbs is not None:
+            cmd += ["pir", p.pir, "be", p.pbs]
+        elif p.ebs is not None:
+            cmd += ["be", p.ebs]
     cmd += ["conform-action", *mqc_action(p.conform.kind, p.conform.dscp, mark)]
     cmd += ["exceed-action", *mqc_action(p.exceed.kind, p.exceed.dscp, mark)]
     if p.colours == 3 and p.violate is not None:

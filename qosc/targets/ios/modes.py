@@ -10,7 +10,11 @@ A table has:
   interface, acl, ipv6-acl), a list of commands, each with the Cisco
   ``syntax`` (for the reader), a ``pattern`` (a regular expression over the
   whole line in which ``{TOKEN}`` stands for an argument), an optional
-  ``enters`` (the mode its indented children are in) and ``source``.
+  ``enters`` (the mode its indented children are in) and ``source``; a table
+  that ``extends`` another replaces the base's entry of the same ``syntax``
+  (a release's own range) and adds the others.  ``yang`` (optional) names, per
+  ranged placeholder, the fact of the vendor YANG its range is derived from
+  (qosc/targets/ios/yang/, scripts/derive-ios-xe-ranges).
 
 Placeholders in patterns:
 
@@ -127,7 +131,13 @@ def table_data(platform: str, depth: int = 0) -> dict[str, Any]:
     base = table_data(own["extends"], depth + 1)
     modes = {m: list(cs) for m, cs in base["modes"].items()}
     for mode, extra in own.get("modes", {}).items():
-        modes.setdefault(mode, []).extend(extra)
+        entries = modes.setdefault(mode, [])
+        for entry in extra:  # an entry of the same syntax replaces the base's (a release's own range)
+            same = [i for i, e in enumerate(entries) if e["syntax"] == entry["syntax"]]
+            if same:
+                entries[same[0]] = entry
+            else:
+                entries.append(entry)
     builtins = {**base.get("builtins", {}), **own.get("builtins", {})}
     return {"tokens": {**base["tokens"], **own.get("tokens", {})}, "modes": modes, "builtins": builtins,
             "sources": {**base.get("sources", {}), **own.get("sources", {})}}

@@ -8,22 +8,16 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   queue is matched in the owner's class-map; the default service is
   ``class class-default``;
 - egress policy-map per interface (equal ones are merged): strict services get
-  ``priority`` + ``police cir <cap>`` (``priority: police``, bucket 10 ms at the
-  cap, at least two MTUs) or ``priority <kbit/s>`` (``priority: kbps``); the cap
-  is ``queue.rate-cap``, else the service policer's CIR.  Other services get
-  ``bandwidth percent N`` when every share is a whole percentage, else
-  ``bandwidth <kbit/s>`` (IOS wants one unit per policy-map);
+  ``priority`` + ``police`` at the cap (a hard cap: ``priority <kbps>`` only
+  limits under congestion; bucket 10 ms at the cap, at least two MTUs), in the
+  dialect's form (``police: positional`` on 12.0S, ``police cir ... bc ...``
+  where keywords exist); the cap is ``queue.rate-cap``, else the service
+  policer's CIR.  Other services get ``bandwidth percent N`` when every share
+  is a whole percentage, else ``bandwidth <kbit/s>`` (IOS wants one unit per
+  policy-map; above ``kbps_max`` QOS133);
 - ``queue-limit`` (packets) only where the service has a buffer: a percentage
-  of ``queue.port_buffer_packets`` (a qosc convention), or a time at the rate
-  the class drains at (qosc.sizing: its guaranteed bandwidth, since a
-  bandwidth class can be pushed back to it; the link without a share)
-  divided by the interface MTU, at least two packets;
-- WRED thresholds in packets = drop-profile fill level x the queue limit (the
-  class's ``queue-limit``, else the platform's ``queue.default_limit``, the IOS
-  default of 64 packets); mark-probability denominator = 100 / drop % at max.
-  ``random-detect dscp-based`` when the platform matches DSCPs and two code
-  points of one precedence have different profiles (AF drop precedences),
-  else bare ``random-detect`` (precedence-based) with one line per precedence the class can see;
+  of ``queue.port_buffer_packets`` (a qosc convention), or a time at the link
+  rate divided by the interface MTU; WRED: see queueing.py;
 - interfaces whose guaranteed total exceeds ``reservable.default`` (75% on
   classic IOS) get ``max-reserved-bandwidth 100`` before the service-policy;
 - edge interfaces get an input policy-map: one ACL class per classifier rule
@@ -39,8 +33,7 @@ import math
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc import sizing
-from qosc.model import Device, Interface, Policy, Role, Service, resolve_rate
+from qosc.model import Device, Interface, Policer, Policy, Role, Service, resolve_rate
 from qosc.targets.ios.common import (
     Command,
     Findings,
@@ -50,7 +43,6 @@ from qosc.targets.ios.common import (
     device_services,
     ios_dscp,
     is_integral,
-    members,
     mqc_police,
     percent_text,
     policer_users,
@@ -58,10 +50,11 @@ from qosc.targets.ios.common import (
     unique_names,
 )
 from qosc.targets.ios.platform import MqcPlatform
+from qosc.targets.ios.queueing import Queueing
 from qosc.units import format_rate
 
 
-class MqcLowering(IosLowering):
+class MqcLowering(Queueing, IosLowering):
     def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
         super().__init__(policy, device, platform)
         self.d = platform
@@ -118,81 +111,6 @@ class MqcLowering(IosLowering):
             self.check_interface_name(iface)
 
     # -- egress -----------------------------------------------------------------
-    def queue_limit(self, s: Service, iface: Interface) -> int | None:
-        q, buf = self.d.queue, s.queue.buffer
-        if buf is None:
-            return None
-        if buf.percent is not None:
-            packets = max(1, round(buf.percent.value * q.port_buffer_packets / 100))
-        elif buf.time_us is not None and iface.rate:
-            drain = sizing.drain_rate(iface.rate, resolve_rate(s.queue.share, iface.rate))
-            packets = sizing.queue_size(drain.rate, iface.rate, iface.mtu, time_us=buf.time_us).packets
-        else:
-            self.found.error("QOS121", f"service '{s.name}' buffer is a time, but {self.device.name}:{iface.name} "
-                             "has no speed to turn it into a queue-limit", s.where.at("queue.buffer"),
-                             "set the interface speed, or give the buffer as a percentage")
-            return None
-        if packets > q.limit_max:
-            self.found.error("QOS121", f"service '{s.name}' buffer needs a queue-limit of {packets} packets on "
-                             f"{iface.name}, above {self.platform.name}'s {q.limit_max}", s.where.at("queue.buffer"),
-                             "give the service a smaller buffer")
-            return None
-        return packets
-
-    def thresholds(self, profile: str | None, limit: int, s: Service) -> list[int]:
-        if profile is None or profile not in self.policy.drop_profile_map:
-            return [limit, limit, 1]
-        lo, hi, prob = self.policy.drop_profile_map[profile].thresholds()
-        low = max(1, round(lo * limit / 100))
-        high = max(low, round(hi * limit / 100))
-        if high > self.d.queue.threshold_max:
-            self.found.error("QOS121", f"drop profile '{profile}' of service '{s.name}' needs a WRED threshold of "
-                             f"{high} packets, above {self.platform.name}'s {self.d.queue.threshold_max}",
-                             s.where.at("queue.buffer", "drop-profile"), "give the service a smaller buffer")
-        return [low, high, 65535 if prob <= 0 else max(1, min(65535, round(100 / prob)))]
-
-    def wred(self, owner: Service, iface: Interface, visible: set[int], limit: int) -> list[Command]:
-        carried = members(self.policy, owner, iface)
-        claim = {x: m for m in carried for x in m.dscp}
-        profile = {}
-        for x in sorted(visible):
-            m = claim.get(x, owner)
-            profile[x] = m.drop_profile_for(dscp_mod.drop_precedence(x)) or m.drop_profile_for(1)
-        if not any(profile.values()):
-            return []
-        by_prec: dict[int, list[int]] = {}
-        for x in sorted(visible, key=lambda c: (dscp_mod.drop_precedence(c), c)):
-            by_prec.setdefault(x >> 3, []).append(x)
-        mixed = [p for p, xs in by_prec.items() if len({profile[x] for x in xs}) > 1]
-        cmds: list[Command]
-        if mixed and not self.by_precedence:
-            cmds = [["random-detect", "dscp-based"]]
-            cmds += [["random-detect", "dscp", ios_dscp(x), *self.thresholds(profile[x], limit, claim.get(x, owner))]
-                     for x in sorted(visible)]
-        else:
-            for p in mixed:
-                s = claim.get(by_prec[p][0], owner)
-                self.found.warning("QOS122", f"{self.platform.name} schedules by IP precedence, so service "
-                                   f"'{s.name}' cannot drop its AF drop precedences differently; precedence {p} uses "
-                                   f"drop profile '{profile[by_prec[p][0]]}'", s.where.at("drop-profile"),
-                                   "use one drop profile for the service on this platform")
-            # bare `random-detect` is precedence-based WRED on every IOS: classic 12.0S spells the keyword
-            # prec-based, IOS XE precedence-based and prints it back bare, so only the bare form converges on push
-            cmds = [["random-detect"]]
-            for p, xs in sorted(by_prec.items()):
-                levels = self.thresholds(profile[xs[0]], limit, claim.get(xs[0], owner))
-                cmds.append(["random-detect", "precedence", p, *levels])
-        if any(m.queue.ecn for m in carried) and self.d.ecn:
-            cmds.append(["random-detect", "ecn"])
-        return cmds
-
-    def ecn_without_wred(self, owner: Service, iface: Interface) -> None:
-        for m in members(self.policy, owner, iface):
-            if m.queue.ecn and self.d.ecn:
-                self.found.warning("QOS123", f"service '{m.name}' asks for ECN, but IOS marks ECN only where WRED "
-                                   "runs and its class has no drop profile", m.where.at("queue.ecn"),
-                                   "give the service a drop profile, or remove queue.ecn")
-
     def strict_cap(self, s: Service, iface: Interface) -> int | None:
         cap = resolve_rate(s.queue.rate_cap, iface.rate)
         if cap is None and s.queue.rate_cap is None and s.policer is not None and s.policer in self.policy.policer_map:
@@ -202,6 +120,14 @@ class MqcLowering(IosLowering):
                              f"{percent_text(s.queue.rate_cap)} needs the speed of {self.device.name}:{iface.name}",
                              iface.where.at("speed"), "set speed: on the interface or its profile")
         limits = self.platform.policer_rate  # the range of `police cir` and of `priority <kbit/s>` alike
+        if cap is not None and cap > limits.high and self.d.priority == "police":
+            where = (s.where.at("queue.rate-cap") if s.queue.rate_cap is not None
+                     else self.policy.policer_map[s.policer or ""].where.at("cir"))
+            self.found.error("QOS131", f"strict-priority service '{s.name}' is capped at {format_rate(cap)} on "
+                             f"{self.device.name}:{iface.name}, but {self.platform.name} limits a priority class "
+                             f"only with police, whose rate is at most {format_rate(limits.high)}", where,
+                             f"cap the service at {format_rate(limits.high)} or less on this link")
+            return None
         if cap is not None and cap not in limits:
             origin = (f"rate cap {percent_text(s.queue.rate_cap)}" if s.queue.rate_cap is not None
                       else f"policer '{s.policer}' CIR")
@@ -245,8 +171,9 @@ class MqcLowering(IosLowering):
                         cmds.append(["priority", max(8, cap // 1000)])
                     else:
                         bc = max(2 * iface.mtu, cap // 800)
-                        cmds += [["priority"], ["police", "cir", cap, "bc", bc, "conform-action", "transmit",
-                                                "exceed-action", "drop"]]
+                        rate: Command = [cap, bc, bc] if self.d.police == "positional" else ["cir", cap, "bc", bc]
+                        cmds += [["priority"], ["police", *rate, "conform-action", "transmit", "exceed-action",
+                                                "drop"]]
                     notes.append(f"strict priority, capped at {cap} bit/s")
                 if s.queue.buffer is not None or s.drop_profiles:
                     notes.append("no queue-limit or WRED in a priority class")
@@ -258,15 +185,28 @@ class MqcLowering(IosLowering):
             elif not fractional:
                 cmds.append(["bandwidth", "percent", round(pct)])
             elif iface.rate:
-                cmds.append(["bandwidth", max(8, math.floor(pct * iface.rate / 100_000))])
+                kbps = max(8, math.floor(pct * iface.rate / 100_000))
+                if kbps > self.d.kbps_max:
+                    self.found.error("QOS133", f"service '{s.name}' share {pct:g}% of {self.device.name}:"
+                                     f"{iface.name} is {kbps} kbit/s, above the {self.d.kbps_max} kbit/s "
+                                     f"`bandwidth` of {self.platform.name}, and `bandwidth percent` takes whole "
+                                     "numbers only", s.where.at("queue.share"),
+                                     "give every service of the interface a whole-percent share")
+                cmds.append(["bandwidth", kbps])
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
+            if limit is not None and pct is None and s is not default and self.d.queue.limit_needs_rate:
+                self.found.error("QOS134", f"service '{s.name}' has a buffer but no share; {self.platform.name} takes "
+                                 "a queue-limit only in a class with bandwidth, shape or priority",
+                                 s.where.at("queue.buffer"), "give the service a share, or remove its buffer")
+                limit = None
             visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
-            wred = self.wred(s, iface, visible, limit or self.d.queue.default_limit)
+            size, why = self.queue_size(iface, limit)
+            wred = self.wred(s, iface, visible, size)
             if limit is not None and (not wred or self.d.queue.limit_with_wred):
                 cmds.append(["queue-limit", limit])
-            elif limit is not None:
-                notes.append(f"WRED thresholds relative to a {limit}-packet queue (no queue-limit with WRED here)")
+            if wred and not (limit is not None and self.d.queue.limit_with_wred):
+                notes.append(why + ("" if self.d.queue.limit_with_wred else "; no queue-limit with WRED here"))
             cmds += wred
             if not wred:
                 self.ecn_without_wred(s, iface)
@@ -274,6 +214,15 @@ class MqcLowering(IosLowering):
         return classes, total
 
     # -- ingress (see IosLowering.ingress) ----------------------------------------
+    def police(self, p: Policer, mark: int | None = None) -> Command:
+        """The dialect's `police` for a policer (positional on classic IOS); a two-rate policer where the release
+        has no two-rate policing is QOS132 at its pir."""
+        if p.pir is not None and not self.d.two_rate:
+            self.found.error("QOS132", f"policer '{p.name}' is two-rate (pir), but {self.platform.name} has only "
+                             "the single-rate police of classic IOS (two-rate policing came with 12.2(4)T)",
+                             p.where.at("pir"), "police at one rate here (cir and cbs, with ebs for three colours)")
+        return mqc_police(p, mark, positional=self.d.police == "positional")
+
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
         classes: list[dict[str, Any]] = []
@@ -289,7 +238,7 @@ class MqcLowering(IosLowering):
             if name is None:
                 continue
             pol = policy.policer_map.get(r.policer or service.policer or "")
-            cmds = [mqc_police(pol, mark)] if pol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(pol, mark)] if pol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         for s in policy.services_on(iface):
@@ -300,17 +249,17 @@ class MqcLowering(IosLowering):
             name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
                                   f"service {s.name}" + (" alone" if sharers else ""))
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
-                            "commands": [mqc_police(pol)]})
+                            "commands": [self.police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
         if iface.trust != "dscp":
             mark = default.mark if default and default.dscp else 0
-            cmds = [mqc_police(dpol, mark)] if dpol else [["set", "dscp", ios_dscp(mark)]]
+            cmds = [self.police(dpol, mark)] if dpol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": ["untrusted: unclassified traffic is marked as the default service"],
                             "commands": cmds})
         elif dpol is not None and default is not None:
             classes.append({"name": "class-default", "service": default.name, "notes": [],
-                            "commands": [mqc_police(dpol)]})
+                            "commands": [self.police(dpol)]})
         return classes
 
     # -- the device -------------------------------------------------------------
@@ -351,13 +300,25 @@ class MqcLowering(IosLowering):
                 cmds.append(["service-policy", "input", in_names[iface.name]])
             if classes:
                 policy_maps.setdefault(out_name, {"name": out_name, "classes": classes})
-                cmds.append(["service-policy", "output", out_name])
-            interfaces.append({"name": iface.name, "notes": notes, "commands": cmds})
+                attached = out_name
+                if iface.shape is not None and self.d.shaping:
+                    # hierarchical: the parent shapes everything (class-default) and runs the classes under it,
+                    # whose shares are of the shaped rate (Interface.rate)
+                    attached = f"{out_name}-shape-{iface.shape}"
+                    policy_maps.setdefault(attached, {"name": attached, "classes": [
+                        {"name": "class-default", "service": None, "notes": [f"shape to {iface.shape} bit/s"],
+                         "commands": [["shape", "average", iface.shape], ["service-policy", out_name]]}]})
+                cmds.append(["service-policy", "output", attached])
+            name = f"{iface.name}.{iface.unit}" if iface.unit and self.d.shaping else iface.name
+            interfaces.append({"name": name, "notes": notes, "commands": cmds})
         q = self.d.queue
+        police = ("police <bit/s> <burst-normal bytes> <burst-max bytes>" if self.d.police == "positional"
+                  else "police cir/pir bit/s, bc/be bytes")
+        queue = (f"the class's queue (buffer, else {q.default_delay_us / 1000:g} ms at the link rate in MTU packets)"
+                 if q.default_delay_us is not None else f"queue-limit (default {q.default_limit} packets)")
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
-                  "units: bandwidth and priority kbit/s, police cir/pir bit/s, bc/be bytes, queue-limit and WRED "
-                  "thresholds packets",
-                  f"WRED thresholds = drop-profile fill % x queue-limit (default {q.default_limit} packets); "
+                  f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
+                  f"WRED thresholds = drop-profile fill % x {queue}; "
                   f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
         return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}

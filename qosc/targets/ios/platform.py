@@ -27,6 +27,11 @@ class QueueData:
     limit_max: int
     threshold_max: int
     limit_with_wred: bool
+    limit_needs_rate: bool = False
+    """IOS XE: a queue-limit only in a class with bandwidth, shape or priority (class-default excepted)."""
+    default_delay_us: int | None = None
+    """Where set, a class without a buffer has the queue this long at the link rate, in interface-MTU packets
+    (the reference of its WRED thresholds); None: the platform default queue-limit (default_limit)."""
     note: str = ""
 
 
@@ -61,6 +66,18 @@ class MqcPlatform(IosPlatform):
 
     match: Literal["dscp", "precedence"]
     priority: Literal["police", "kbps"]
+    police: Literal["positional", "keywords"]
+    """`police <bps> <bc> <be> conform-action ...` (classic IOS before two-rate policing, 12.0S) or
+    `police cir <bps> bc <bytes> [pir <bps> be <bytes>] ...` (12.2(4)T and later, IOS XE)."""
+    two_rate: bool
+    """Whether the release has two-rate (`pir`) policing."""
+    kbps_max: int
+    set_dscp: Literal["set dscp", "set ip dscp"]
+    """How a class marks: `set ip dscp` on classic IOS (12.0S), `set dscp` (IPv4 and IPv6) from 12.2(13)T."""
+    shaping: bool
+    """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
+    policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""
+    """The largest `bandwidth <kbps>` / `priority <kbps>` the release documents; above it only percent forms."""
     ecn: bool
     queue: QueueData
     reservable: Reservable
@@ -73,6 +90,9 @@ class CatalystPlatform(IosPlatform):
     port_types: Mapping[str, PortType]
     port_types_source: str
     default_port_type: str
+    ipv6_qos: bool
+    """Whether the PFC generation classifies and marks IPv6 (PFC3); without it IPv6 rules warn (QOS137)."""
+    ipv6_qos_source: str
 
     def port_type(self, name: str | None) -> tuple[str, PortType]:
         chosen = name or self.default_port_type

@@ -24,6 +24,8 @@ from qosc.targets.ios.modes import check as modes_check
 from qosc.targets.ios.platform import IosPlatform, platforms
 from qosc.targets.platform import PlatformBase
 
+SHAPING_FIELDS = frozenset({"devices.*.interfaces.*.shape", "devices.*.interfaces.*.unit"})
+
 
 @lru_cache(maxsize=4)
 def _template(target: str) -> jinja2.Template:
@@ -41,8 +43,15 @@ class CiscoTarget(Target):
     fields = frozenset(fields_mod.target_fields("devices.")) | frozenset(
         f for f in fields_mod.target_fields() if not f.startswith("hosts."))
     driver = "qosc.targets.ios.push:IosDriver"
+    reader = "qosc.targets.ios.read"
     default_port = 22
     suffix = ".cfg"
+
+    def supports(self, field_path: str, platform: PlatformBase) -> bool:
+        """`shape:` and `unit:` only where the platform has hierarchical shaping on subinterfaces (ios-xe)."""
+        if field_path in SHAPING_FIELDS:
+            return bool(getattr(platform, "shaping", False))
+        return field_path in self.fields
 
     @property
     def platform_data(self) -> Mapping[str, PlatformBase]:  # type: ignore[override]

@@ -163,6 +163,7 @@ class JunosTarget(Target):
     formats = (Format("junos", ".conf", serialize.curly), Format("junos", ".set", serialize.set_commands))
     grammars: ClassVar[tuple[Grammar, ...]] = (GRAMMAR,)
     driver = "qosc.targets.junos.push.driver:JunosDriver"
+    reader = "qosc.targets.junos.read"
     default_port = 830
 
     def lower(self, policy: Policy, unit: Any, platform: Any) -> Lowered:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from qosc.behaviour.model import Device
+from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.errors import InputError
 from qosc.readers import linux_tc
-from qosc.readers.conftest import drift, load, outputs
 
 DATA = Path(__file__).parent / "data"
 

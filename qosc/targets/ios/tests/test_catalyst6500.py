@@ -71,8 +71,9 @@ def test_datagrid_catalyst_two_queue_wrr_port() -> None:
     assert "service-policy input datagrid-catalyst-in" in block(text, "interface GigabitEthernet1/1")
     assert block(text, " class grid-in-premium-video") == [
         "set ip dscp ef",
-        "police 80000000 40000 40000 pir 80000000 conform-action set-dscp-transmit ef exceed-action drop "
-        "violate-action drop"]  # untrusted port: conform-action transmit would trust the customer DSCP (issue 15)
+        # untrusted port: conform-action transmit would trust the customer DSCP; PIR = CIR with exceed drop is
+        # one-rate without a maximum burst (12.2SX refuses drop with one) (issue 15)
+        "police 80000000 40000 conform-action set-dscp-transmit ef exceed-action drop"]
     assert block(text, "ip access-list extended grid-in-premium-video") == [
         "permit udp 198.18.10.0 0.0.0.255 any range 5004 5005"]
     assert [d.code for d in diags if d.code.startswith("QOS12")] == []

@@ -83,12 +83,13 @@ def test_datagrid_gsr_five_precedence_classes_with_wred() -> None:
         assert block(text, f"class-map match-any precedence-{prec}") == [f" match ip precedence {prec}"]
         cmds = got[f"precedence-{prec}"]
         assert "random-detect" in cmds and "random-detect precedence-based" not in cmds
-        # thresholds in packets: fill % of the default 64-packet queue, 1/10 at max
-        expected = "16 48 10" if prec < 4 else "19 58 10"
+        # thresholds in packets: fill % of the class's queue, 50 ms at 2.5 Gbit/s in 4470-byte packets (3496),
+        # not a 64-packet constant (issue 15); 1/10 at max
+        expected = "874 2622 10" if prec < 4 else "1049 3146 10"
         assert f"random-detect precedence {prec} {expected}" in cmds
     # every precedence that can reach class-default gets the best-effort curve
     assert [c for c in got["class-default"] if c.startswith("random-detect precedence ")] == [
-        f"random-detect precedence {p} 19 58 10" for p in (0, 5, 6, 7)]
+        f"random-detect precedence {p} 1049 3146 10" for p in (0, 5, 6, 7)]
     # 100% guaranteed: above the classic IOS 75% reservable, raised before the policy is attached
     assert block(text, "interface POS0/0")[-2:] == [" max-reserved-bandwidth 100",
                                                    " service-policy output datagrid-gsr-out"]
@@ -110,11 +111,14 @@ def test_assured_rate_two_rate_policer_remarks_af21_af22_af23() -> None:
     core = classes(text, "assured-rate-out-TenGigabitEthernet0-1-0")
     assert core["assured"][:3] == ["bandwidth percent 40", "queue-limit 1638", "random-detect dscp-based"]
     assert [c.split()[2] for c in core["assured"] if c.startswith("random-detect dscp ")] == ["af21", "af22", "af23"]
-    assert core["ip-premium"] == ["priority 1000000"]  # 10% of 10G in kbit/s
+    # a hard cap: `priority <kbps>` limits only under congestion (issue 15); 10% of 10G
+    assert core["ip-premium"] == ["priority", "police cir 1000000000 bc 1250000 conform-action transmit "
+                                  "exceed-action drop"]
     # the GSR schedules by precedence: one curve for AF2x, and a warning says so
     assert any(d.code == "QOS122" and "ios-gsr" in d.message for d in diags)
     gsr = classes(compile_device(policy, "gsr-2"), "assured-rate-out")
-    assert gsr["ip-premium"] == ["priority", "police cir 250000000 bc 312500 conform-action transmit "
+    # classic 12.0S police is positional (the cir/bc keywords came with two-rate policing, 12.2(4)T)
+    assert gsr["ip-premium"] == ["priority", "police 250000000 312500 312500 conform-action transmit "
                                  "exceed-action drop"]
     assert "queue-limit 1638" not in gsr["assured"]  # classic IOS: no queue-limit with random-detect
 
@@ -238,7 +242,7 @@ def test_strict_cap_outside_the_police_range_is_a_capability_error(tmp_path: Pat
     (diag,) = [d for d in result.diagnostics if d.is_error]
     assert diag.code == "QOS121"
     assert diag.message == ("strict-priority service 'ip-premium' is capped at 6.4k on gsr1:POS0/0 (rate cap 10%), "
-                            "outside ios-gsr's range 8k..10G")
+                            "outside ios-gsr's range 8k..2G")
     assert diag.location is not None and (diag.location.line, diag.location.column) == (8, 91)  # rate-cap:
     assert api.compile_policy(result) == [] and "QOS199" not in [d.code for d in result.diagnostics]
     # the same link with a cap the platform can police compiles
@@ -246,7 +250,7 @@ def test_strict_cap_outside_the_police_range_is_a_capability_error(tmp_path: Pat
     result = api.validate(path)
     assert result.ok, [d.message for d in result.diagnostics if d.is_error]
     (out,) = api.compile_policy(result, ["ios-mqc"])
-    assert "  police cir 8000 bc 3000 conform-action transmit exceed-action drop" in out.text.splitlines()
+    assert "  police 8000 3000 3000 conform-action transmit exceed-action drop" in out.text.splitlines()
 
 
 def test_ios_xe_classes_match_ipv4_and_ipv6_dscp(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ class Stmt:
     words: list[str | list[str]]
     children: list[Stmt] | None = None
     tag: str | None = None  # "replace", "delete", ... (the `replace:` prefix)
+    line: int | None = None  # where it was read (XML read back: the element's source line)
 
     @property
     def keyword(self) -> str:

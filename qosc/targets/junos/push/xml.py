@@ -98,38 +98,63 @@ def _elements(el: etree._Element) -> list[etree._Element]:
     return [c for c in el if isinstance(c.tag, str)]
 
 
-def to_stmts(el: etree._Element, node: Node) -> list[Stmt]:
-    """XML of the schema back to JUNOS statements (for diffs a person reads)."""
+def to_stmts(el: etree._Element, node: Node | None, lenient: bool = False, skip: tuple[str, ...] = ()) -> list[Stmt]:
+    """XML of the schema back to JUNOS statements (for diffs a person reads, and for reading a device's
+    configuration back: each statement keeps its element's source line).
+
+    An element the schema subset does not know is a ConversionError, or with `lenient` (a whole device
+    configuration read back) a statement spelled from the XML alone: `<name>` first as the entry's key,
+    text as the value; `inactive` elements do nothing and are dropped, as the CLI reader drops them.
+    """
     out: list[Stmt] = []
-    children = _elements(el)
+    children = [c for c in _elements(el) if _local(c) not in skip and not (lenient and c.get("inactive"))]
     i = 0
     while i < len(children):
         child, tag = children[i], _local(children[i])
-        sub = node.children.get(tag)
+        sub = node.children.get(tag) if node is not None else None
+        if sub is None and not lenient:
+            raise ConversionError(f"<{tag}> is not in Juniper's YANG under {node.name if node else '?'}")
         if sub is None:
-            raise ConversionError(f"<{tag}> is not in Juniper's YANG under {node.name or 'configuration'}")
-        if sub.kind == "leaf-list":
+            st = _generic(child, tag)
+        elif sub.kind == "leaf-list":
             values = [child.text or ""]
             while i + 1 < len(children) and _local(children[i + 1]) == tag:
                 i += 1
                 values.append(children[i].text or "")
-            out.append(Stmt([tag, values if len(values) > 1 else values[0]]))
+            st = Stmt([tag, values if len(values) > 1 else values[0]])
         elif sub.kind == "empty":
-            out.append(Stmt([tag]))
+            st = Stmt([tag])
         elif sub.kind == "leaf":
-            out.append(Stmt([child.text or ""] if sub.nokeyword else [tag, child.text or ""]))
+            st = Stmt([(child.text or "").strip()] if sub.nokeyword else [tag, (child.text or "").strip()])
         elif sub.kind == "container":
-            out.append(_compact([tag], to_stmts(child, sub)))
+            st = _compact([tag], to_stmts(child, sub, lenient))
         else:
-            keys = [child.findtext(f"{{*}}{k}") or "" for k in sub.keys]
+            keys = [(child.findtext(f"{{*}}{k}") or child.findtext(k) or "").strip() for k in sub.keys]
             head = keys if len(keys) == 1 else [w for k, v in zip(sub.keys, keys, strict=True) for w in (k, v)]
-            rest = etree.Element("x")
-            rest.extend(c for c in [etree.fromstring(etree.tostring(c)) for c in _elements(child)]
-                        if _local(c) not in sub.keys)
             words: list[str | list[str]] = [] if sub.nokeyword else [tag]
-            out.append(_compact(words + list(head), to_stmts(rest, sub)))
+            st = _compact(words + list(head), to_stmts(child, sub, lenient, sub.keys))
+        st.line = child.sourceline
+        out.append(st)
         i += 1
     return out
+
+
+def _generic(el: etree._Element, tag: str) -> Stmt:
+    """An element outside the schema subset, spelled from the XML alone (kept, not interpreted)."""
+    inner = _elements(el)
+    if not inner:
+        value = (el.text or "").strip()
+        return Stmt([tag, value] if value else [tag])
+    head: list[str | list[str]] = [tag]
+    if _local(inner[0]) == "name" and not _elements(inner[0]):
+        head.append((inner[0].text or "").strip())
+        inner = inner[1:]
+    body = []
+    for c in inner:
+        st = _generic(c, _local(c))
+        st.line = c.sourceline
+        body.append(st)
+    return _compact(head, body)
 
 
 def _compact(head: list[str | list[str]], inner: list[Stmt]) -> Stmt:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import parse_dscp
 from qosc.errors import QoscError
-from qosc.readers.ios.acl import Match, entry
+from qosc.targets.ios.read.acl import Match, entry
 from qosc.tree import Document, Statement
 
 

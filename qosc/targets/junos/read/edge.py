@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from qosc.behaviour.model import FAMILIES, Envelope, Rule
 from qosc.diagnostics import warning
-from qosc.readers.junos.config import Config, Path
-from qosc.readers.junos.facts import code_point, number
+from qosc.targets.junos.read.config import Config, Path
+from qosc.targets.junos.read.facts import code_point, number
 
 
 def _port(text: str) -> tuple[int, int]:

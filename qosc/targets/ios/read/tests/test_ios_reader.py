@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from qosc.behaviour.model import Device
+from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.diagnostics import Location
 from qosc.errors import InputError
-from qosc.readers import ios
-from qosc.readers.conftest import drift, load, outputs
+from qosc.targets.ios import read as ios
 
 # What the compiled text really does differently, found by reading it back (see the reader report):
 # - WRED cannot start above 0 %: the be profile's 10 % at 50 % fill is approximated from 0 %.

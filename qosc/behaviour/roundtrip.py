@@ -1,11 +1,9 @@
-"""Shared fixtures of the reader tests: compile a reference policy with today's targets, in memory."""
+"""Round trips for read-back tests and tools: compile a reference policy with today's targets, in memory,
+and compare what a configuration read back does with what the policy asks."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from qosc import pipeline
 from qosc.behaviour import intent
@@ -37,11 +35,3 @@ def outputs(policy: Policy, device: str) -> list[Output]:
 
 def drift(policy: Policy, device: str, found: Device) -> list[Finding]:
     return compare(intent.device(policy, policy.device_map[device]), found)
-
-
-@pytest.fixture
-def compiled() -> Callable[[str, str], tuple[Policy, list[Output]]]:
-    def make(policy: str, device: str) -> tuple[Policy, list[Output]]:
-        pol = load(policy)
-        return pol, outputs(pol, device)
-    return make

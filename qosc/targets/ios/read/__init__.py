@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from qosc.readers.ios.interpret import interpret
-from qosc.readers.ios.parse import parse, sniff
+from qosc.targets.ios.read.interpret import interpret
+from qosc.targets.ios.read.parse import parse, sniff
 
 READS: tuple[str, ...] = ("cfg",)
 

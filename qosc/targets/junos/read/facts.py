@@ -13,6 +13,7 @@ low, medium-low, medium-high, high, strict-high), "Rate and size suffixes"
 from __future__ import annotations
 
 from qosc.dscp import parse_dscp
+from qosc.tree import Kind, Word, integer, kw
 
 DEFAULT_QUEUES = {"best-effort": 0, "expedited-forwarding": 1, "assured-forwarding": 2, "network-control": 3}
 
@@ -51,3 +52,13 @@ def code_point(text: str, aliases: dict[str, int]) -> int:
     if text in aliases:
         return aliases[text]
     return parse_dscp(text)
+
+
+def word(text: str) -> Word:
+    """A word as read from configuration text or XML: quoted text, a plain number, else a keyword."""
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        inner = text[1:-1] or '""'
+        return Word(Kind.TEXT, inner, inner)
+    if text.isdigit():
+        return integer(int(text), text=text)
+    return kw(text)

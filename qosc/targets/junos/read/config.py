@@ -1,6 +1,6 @@
 """The class-of-service and firewall objects of a JUNOS configuration, collected by name from its paths.
 
-Sources as in qosc.readers.junos.facts and .edge (Junos OS 21.4 Class of
+Sources as in qosc.targets.junos.read.facts and .edge (Junos OS 21.4 Class of
 Service and Firewall Filter user guides).
 """
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.errors import QoscError
-from qosc.readers.junos.facts import code_point
-from qosc.readers.junos.parse import paths
+from qosc.targets.junos.read.facts import code_point
+from qosc.targets.junos.read.parse import paths
 from qosc.tree import Document
 
 Path = tuple[str, ...]

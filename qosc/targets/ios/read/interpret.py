@@ -22,10 +22,10 @@ from __future__ import annotations
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
-from qosc.readers.ios.acl import Match
-from qosc.readers.ios.mqc import Config, PolicyClass, code, collect
-from qosc.readers.ios.pfc import classes as pfc_classes
-from qosc.readers.ios.pfc import is_pfc
+from qosc.targets.ios.read.acl import Match
+from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
+from qosc.targets.ios.read.pfc import classes as pfc_classes
+from qosc.targets.ios.read.pfc import is_pfc
 from qosc.tree import Document
 
 _SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),
@@ -73,7 +73,8 @@ def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, 
 
     def norm(a: str | None, which: str) -> str | None:
         if a == "policed-dscp-transmit" and mark is not None:
-            got = policed.get("max-burst" if which == "violate" else "normal-burst", {}).get(mark)
+            # without PIR the PFC marks exceeding traffic down through the max-burst map too (12.2SX guide)
+            got = policed.get("max-burst" if which == "violate" or pir is None else "normal-burst", {}).get(mark)
             return f"dscp {got}" if got is not None else "transmit"
         return "transmit" if mark is not None and a == f"dscp {mark}" else a
     return Envelope(cir, bc, pir, be if pir else None, None if pir else be,

@@ -1,7 +1,8 @@
 """JUNOS configuration text (curly-brace hierarchy or `set` commands) into the statement tree.
 
 Curly text becomes one statement per hierarchy level, set text one flat
-statement per command (the words after `set`); `paths()` flattens either
+statement per command (the words after `set`), XML (read.xml) one statement
+per element as the CLI shows it; `paths()` flattens either
 into the same full-path leaves, which is what the interpreter reads.  Words are
 typed as integers where they are plain numbers and as keywords otherwise,
 bracket lists (`[ a b ]`) as one group word.  Every statement's origin is
@@ -18,18 +19,11 @@ import re
 
 from qosc.diagnostics import Location, error
 from qosc.errors import InputError
-from qosc.tree import Document, Kind, Statement, Word, group, integer, kw
+from qosc.targets.junos.read.facts import word
+from qosc.targets.junos.read.xml import parse_xml
+from qosc.tree import Document, Statement, Word, group
 
 _TOKEN = re.compile(r'#[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};\[\]]|[^\s{};\[\]"#]+', re.DOTALL)
-
-
-def _word(text: str) -> Word:
-    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
-        inner = text[1:-1] or '""'
-        return Word(Kind.TEXT, inner, inner)
-    if text.isdigit():
-        return integer(int(text), text=text)
-    return kw(text)
 
 
 class _Lines:
@@ -69,7 +63,7 @@ def parse_curly(text: str, source: str) -> tuple[Statement, ...]:
             elif tok in "{};[":
                 raise _fail(f"unexpected {tok!r} inside [ ]", where)
             else:
-                listing.append(_word(tok))
+                listing.append(word(tok))
             continue
         if tok == "[":
             listing = []
@@ -96,7 +90,7 @@ def parse_curly(text: str, source: str) -> tuple[Statement, ...]:
                 start = where
             if tok == "inactive:" and words:
                 raise _fail("'inactive:' inside a statement", where)
-            words.append(_word(tok))
+            words.append(word(tok))
     if listing is not None or words or len(stack) > 1:
         raise _fail("unexpected end of configuration (missing '}' or ';')", lines.at(source, len(text)))
     return tuple(s for s in stack[0][2] if s.words[0].text != "inactive:")
@@ -124,9 +118,9 @@ def parse_set(text: str, source: str) -> tuple[Statement, ...]:
             elif tok in "{};[]":
                 raise _fail(f"unexpected {tok!r} in a set command", where)
             elif listing is not None:
-                listing.append(_word(tok))
+                listing.append(word(tok))
             else:
-                words.append(_word(tok))
+                words.append(word(tok))
         if listing is not None or not words:
             raise _fail("incomplete set command", where)
         out.append(Statement(tuple(words), origin=where))
@@ -134,6 +128,10 @@ def parse_set(text: str, source: str) -> tuple[Statement, ...]:
 
 
 def sniff(text: str) -> str | None:
+    head = text.lstrip()[:4096]
+    if head.startswith("<") and re.search(r"<(?:\w+:)?configuration[\s>/]", text[:1 << 20]) and \
+            "class-of-service" in text:
+        return "xml"
     body = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if not body:
         return None
@@ -148,10 +146,10 @@ def sniff(text: str) -> str | None:
 
 def parse(text: str, source: str, platform: object = None, fmt: str | None = None) -> Document:
     form = fmt or sniff(text) or "conf"
-    if form not in ("conf", "set"):
-        raise InputError([error("QOS179", f"JUNOS reader: unknown format {form!r} (conf or set)",
+    if form not in ("conf", "set", "xml"):
+        raise InputError([error("QOS179", f"JUNOS reader: unknown format {form!r} (conf, set or xml)",
                                 Location(source, 1, 1))])
-    statements = parse_set(text, source) if form == "set" else parse_curly(text, source)
+    statements = {"set": parse_set, "xml": parse_xml}.get(form, parse_curly)(text, source)
     return Document(source.rsplit("/", 1)[-1].split(".")[0] or "config", f"junos-{form}", statements,
                     origin=Location(source, 1, 1))
 

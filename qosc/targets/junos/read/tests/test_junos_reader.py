@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from qosc.behaviour.model import Device
+from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.diagnostics import Location
 from qosc.errors import InputError
-from qosc.readers import junos
-from qosc.readers.conftest import drift, load, outputs
+from qosc.targets.junos import read as junos
 
 CASES = [("assured-rate.yaml", "edge-mx"), ("assured-rate.yaml", "core-m"), ("geant-lbe.yaml", "de1.de")]
 # what the platform cannot do, warned at compile time (QOS115: M-series has two loss priorities)
@@ -171,3 +173,65 @@ def test_unowned_statements_are_kept() -> None:
     doc = junos.parse("system { host-name r1; }\n" + HAND, "k.conf", None)
     assert doc.statements[0].texts() == ("system",)
     assert doc.statements[0].children and doc.statements[0].children[0].texts() == ("host-name", "r1")
+
+
+DATA = Path(__file__).parent / "data"
+_NC = '<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" message-id="1"><data>{}</data></rpc-reply>'
+
+
+@pytest.mark.parametrize(("policy", "device"), CASES)
+def test_compiled_netconf_xml_reads_back_as_the_policy(policy: str, device: str) -> None:
+    """What qosc's RFC 6241 path sends, returned by <get-config>, reads back as the policy (and as the text)."""
+    pytest.importorskip("lxml")
+    from lxml import etree
+
+    from qosc.targets.junos.push.xml import to_xml
+    pol = load(policy)
+    conf = next(o.text for o in outputs(pol, device) if o.path.endswith(".conf"))
+    reply = _NC.format(etree.tostring(to_xml(conf, replace_owned=False), pretty_print=True, encoding="unicode"))
+    assert junos.sniff(reply) == "xml"
+    found = read(reply, device + ".xml")
+    assert {f.what for f in drift(pol, device, found)} == KNOWN.get((policy, device), set())
+    assert found.interfaces == read(conf).interfaces
+
+
+def test_junos_native_xml_with_constructs_qosc_does_not_emit() -> None:
+    """`show configuration | display xml` as a box prints it (junos: attributes, an inactive profile, system
+    statements, aliases, import default, remainder, temporal buffers, protocol drop maps) reads as the text."""
+    pytest.importorskip("lxml")
+    text = (DATA / "hand.xml").read_text()
+    document = junos.parse(text, "hand.xml", None)
+    device, diagnostics = junos.interpret(document, None)
+    assert device.interfaces == read(HAND).interfaces
+    assert [s.texts()[:2] for s in document.statements[0].children or ()][:1] == [("host-name", "r1")]
+    assert "unused" not in repr(document)  # inactive: does nothing, as in the CLI reader
+    missing = next(d for d in diagnostics if "s-missing" in d.message)
+    assert (missing.code, missing.location) == ("QOS174", Location("hand.xml", 127, 13))
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("<configuration>\n<class-of-service>\n<schedulers>\n</class-of-service>\n</configuration>\n", 4),
+    ("<rpc-reply>\n<ok/>\n</rpc-reply>\n", 1)])
+def test_broken_xml_is_located(text: str, line: int) -> None:
+    pytest.importorskip("lxml")
+    with pytest.raises(InputError) as caught:
+        junos.parse(text, "bad.xml", None, "xml")
+    assert [d.code for d in caught.value.diagnostics] == ["QOS179"]
+    where = caught.value.diagnostics[0].location
+    assert where is not None and where.line == line
+
+
+def test_xml_entities_are_not_expanded(tmp_path: Path) -> None:
+    """An external entity in a configuration read back is not resolved (no local file read into the tree)."""
+    pytest.importorskip("lxml")
+    secret = tmp_path / "secret"
+    secret.write_text("leaked-value")
+    text = (f'<?xml version="1.0"?>\n<!DOCTYPE c [<!ENTITY x SYSTEM "file://{secret}">]>\n'
+            "<configuration><system><host-name>&x;</host-name></system>"
+            "<class-of-service/></configuration>\n")
+    try:
+        document = junos.parse(text, "x.xml", None, "xml")
+    except InputError as exc:
+        assert "leaked-value" not in str([d.message for d in exc.diagnostics])
+        return
+    assert "leaked-value" not in repr(document)

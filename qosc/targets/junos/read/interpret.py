@@ -1,6 +1,6 @@
 """What a JUNOS configuration does with packets: its class-of-service and firewall statements as behaviour.
 
-Reads the flattened paths of qosc.readers.junos.parse (curly and set text
+Reads the flattened paths of qosc.targets.junos.read.parse (curly and set text
 alike).  Per interface unit that carries QoS (a scheduler map on the port,
 classifiers or rewrite rules on the unit, an input filter): the forwarding
 classes of the scheduler map as classes (transmit-rate percent or remainder,
@@ -21,9 +21,9 @@ from collections import defaultdict
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.readers.junos.config import Config, Path, collect
-from qosc.readers.junos.edge import rules as edge_rules
-from qosc.readers.junos.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
+from qosc.targets.junos.read.config import Config, Path, collect
+from qosc.targets.junos.read.edge import rules as edge_rules
+from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
 from qosc.tree import Document
 
 
@@ -44,11 +44,13 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
     priority = None
     buffer = None
     drops: dict[int, Curve] = {}
+    # `exact` is a sibling of the rate: on the same line or its own (`transmit-rate { percent 20; exact; }`)
+    exact = any(p[0] == "transmit-rate" and "exact" in p[1:] for p in lines)
     for p in lines:
         if p[0] == "transmit-rate" and len(p) >= 2:
             if p[1] == "percent":
                 share = float(p[2])
-                cap = share if "exact" in p else cap
+                cap = share if exact else cap
             elif p[1] == "remainder":
                 share = round(share_left / max(remainders, 1), 6)
         elif p[0] == "shaping-rate" and p[1:2] == ("percent",):

@@ -1,0 +1,418 @@
+"""Issue 15: Cisco output each dialect accepts and that means what the policy says, read back where it helps.
+
+GSR (IOS 12.0S): positional police, the 2 Gbit/s police and 2,000,000 kbit/s bandwidth limits, no two-rate
+policing, WRED thresholds from the class's real queue (and the seed's 2000/3000/1 reproduced).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from qosc import api
+from qosc.behaviour.model import Envelope
+from qosc.targets.base import SelfCheckError
+from qosc.targets.ios import modes
+from qosc.targets.ios import read as reader
+from qosc.targets.ios.read.interpret import envelope
+from qosc.targets.ios.tests.support import load
+from qosc.targets.ios.tests.test_ios_mqc import ROOT, classes, compile_device
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def errors(result: api.Result, code: str) -> list:  # type: ignore[type-arg]
+    return [d for d in result.diagnostics if d.code == code]
+
+
+GSR = """\
+qosc: 1
+name: g
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: $be, priority: low}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: $cap}, policer: prem}
+  af: {kind: assured, dscp: [af21], queue: {share: $af, priority: low}, policer: $afpol}
+policers:
+  prem: {cir: 100M, cbs: 64KB}
+  two: {cir: 50M, cbs: 2500KB, pir: 100M, pbs: 5MB, conform: af21, exceed: af22, violate: af23}
+  three: {cir: 50M, cbs: 2500KB, ebs: 5MB, conform: af21, exceed: af22, violate: drop}
+  fast: {cir: $fast, cbs: 5MB}
+classifiers:
+  site:
+    rules:
+      - {name: bulk, service: af, match: {destination: [198.18.1.0/24]}}
+devices:
+  r1:
+    platform: ios-gsr
+    interfaces:
+      POS0/0: {role: core, speed: $speed}
+      POS1/0: {role: edge, speed: 1G, classifier: site}
+"""
+
+
+def gsr(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"be": "60%", "af": "20%", "cap": "10%", "afpol": "three", "speed": "10G", "fast": "1G", **kw}
+    return api.validate(write(tmp_path, string.Template(GSR).substitute(values)))
+
+
+def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
+    result = gsr(tmp_path, speed="2.5G")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    text = compile_device(result.policy, "r1")
+    core = classes(text, "g-out-POS0-0")
+    assert core["premium"] == ["priority", "police 250000000 312500 312500 conform-action transmit "
+                               "exceed-action drop"]
+    edge = classes(text, "g-in")
+    # single-rate three-colour: burst-max is the excess bucket, violate-action names the third colour
+    assert edge["site-bulk"] == ["police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 "
+                                 "exceed-action set-dscp-transmit af22 violate-action drop"]
+    assert "police cir" not in text
+    # the reader sees the same policers: the strict class's cap, the edge rule's single-rate three-colour envelope
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    assert next(c for i in device.interfaces for c in i.classes if c.name == "premium").strict
+    (rule,) = [r for i in device.interfaces for r in i.rules if r.policer is not None]
+    assert rule.mark == 18 and rule.policer == Envelope(50_000_000, 2_500_000, ebs=5_000_000, exceed="dscp 20",
+                                                        violate="drop")
+    assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 312_500, ebs=312_500)
+    # the grammar refuses the keyword form on 12.0S
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"), "ios-gsr")
+
+
+def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
+    """12.0S marks with `set ip dscp`; `set dscp` came with 12.2(13)T (IOS XE keeps it, for IPv4 and IPv6)."""
+    text = compile_device(gsr(tmp_path, speed="2.5G").policy, "r1")
+    assert classes(text, "g-in")["class-default"] == ["set ip dscp default"]
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    assert next(i for i in device.interfaces if i.name == "POS1/0").unmatched_mark == 0
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
+    policy, _ = load(ROOT / "policies/assured-rate.yaml")
+    assert classes(compile_device(policy, "asr-1"), "assured-rate-in")["class-default"] == ["set dscp default"]
+
+
+def test_gsr_two_rate_policer_is_refused_at_its_pir(tmp_path: Path) -> None:
+    result = gsr(tmp_path, afpol="two")
+    (diag,) = errors(result, "QOS132")
+    assert "'two' is two-rate" in diag.message
+    assert diag.location is not None and diag.location.line == 9 and diag.location.column > 30  # pir:
+    assert api.compile_policy(result, ["ios-mqc"]) == []
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+
+
+def test_gsr_police_above_two_gigabit_is_refused(tmp_path: Path) -> None:
+    # strict cap 30% of 10G = 3 Gbit/s: the GSR limits a priority class only with police, at most 2 Gbit/s
+    result = gsr(tmp_path, cap="30%", be="50%", af="10%")
+    (diag,) = errors(result, "QOS131")
+    assert "3G" in diag.message and "at most 2G" in diag.message
+    assert diag.location is not None and diag.location.line == 5  # premium's rate-cap
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    # an edge policer above 2 Gbit/s is outside the platform's police range (located at its cir)
+    result = gsr(tmp_path, afpol="fast", fast="3G")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS095" and "'fast'" in d.message]
+    assert diag.location is not None and diag.location.line == 11
+    # 2 Gbit/s itself is accepted, and the grammar refuses one bit/s more
+    result = gsr(tmp_path, cap="20%")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    text = compile_device(result.policy, "r1")
+    assert "  police 2000000000 2500000 2500000 conform-action transmit exceed-action drop" in text.splitlines()
+    with pytest.raises(SelfCheckError, match=re.escape("outside 8000..2000000000")):
+        modes.check(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
+
+
+def test_gsr_bandwidth_kbps_above_two_million_is_refused(tmp_path: Path) -> None:
+    # a fractional share forces kbit/s; 20.5% of 10G is 2,050,000 kbit/s, above the documented 2,000,000
+    result = gsr(tmp_path, af="20.5%", be="59.5%")
+    (diag,) = [d for d in errors(result, "QOS133") if "'af'" in d.message]
+    assert "2050000 kbit/s" in diag.message
+    assert diag.location is not None and diag.location.line == 6  # af's share
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    # on a 2.5G link the same shares fit in kbit/s
+    result = gsr(tmp_path, af="20.5%", be="59.5%", speed="2.5G")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    assert classes(compile_device(result.policy, "r1"), "g-out-POS0-0")["af"][0] == "bandwidth 512500"
+
+
+def test_gsr_wred_thresholds_follow_the_real_queue() -> None:
+    """No 64-packet constant: a class without a buffer queues 50 ms at the link rate (3496 packets of 4470
+    bytes at 2.5G); the reader, told that queue, reads the policy's fill levels back."""
+    policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
+    text = compile_device(policy, "gsr-1")
+    got = classes(text, "datagrid-gsr-out")
+    assert "random-detect precedence 1 874 2622 10" in got["precedence-1"]  # 25% / 75% of 3496
+    assert "random-detect precedence 4 1049 3146 10" in got["precedence-4"]  # 30% / 90% of 3496
+    for line in (ln for cmds in got.values() for ln in cmds if ln.startswith("random-detect precedence ")):
+        low, high = (int(x) for x in line.split()[3:5])
+        assert low >= 874 and high <= 3496
+
+
+def test_gsr_seed_is_reproduced_exactly() -> None:
+    """examples/datagrid-gsr-seed.yaml gives the seed's `random-detect precedence P 2000 3000 1` on every queue."""
+    policy, _ = load(ROOT / "examples/datagrid-gsr-seed.yaml")
+    text = compile_device(policy, "gsr-1")
+    wred = [ln.strip() for ln in text.splitlines() if ln.startswith("  random-detect precedence ")]
+    assert [w.split()[2] for w in wred] == ["1", "2", "3", "4", "0", "5", "6", "7"]
+    assert {" ".join(w.split()[3:]) for w in wred} == {"2000 3000 1"}
+    device = reader.interpret(reader.parse(text, "gsr-1.cfg", None), None)[0]
+    assert [c.name for c in device.interfaces[0].classes][:4] == [f"precedence-{p}" for p in (1, 2, 3, 4)]
+
+
+# -- IOS XE ---------------------------------------------------------------------------------------------------
+
+XE = """\
+qosc: 1
+name: x
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}}
+  lbe: {kind: lbe, dscp: [cs1], queue: {priority: low$lbe}}
+  af: {kind: assured, dscp: [af21], queue: {share: 20%, priority: high}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+      HundredGigE0/0/0: {role: core, speed: 100G}
+      GigabitEthernet0/0/1: {role: core, speed: 1G$extra}
+"""
+
+
+def xe(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"lbe": "", "extra": "", "platform": "ios-xe", **kw}
+    return api.validate(write(tmp_path, string.Template(XE).substitute(values)))
+
+
+def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
+    """`priority <kbps>` limits only under congestion, and above 2,000,000 kbit/s 16.x refuses it: strict classes
+    get `priority` + `police cir` at the cap, so a 100G port compiles (never QOS199)."""
+    result = xe(tmp_path)
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["ios-mqc"])
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    got = classes(out.text, "x-out-HundredGigE0-0-0")
+    assert got["premium"] == ["priority", "police cir 10000000000 bc 12500000 conform-action transmit "
+                              "exceed-action drop"]
+    assert not [ln for ln in out.text.splitlines() if ln.strip().startswith("priority ")]
+    device = reader.interpret(reader.parse(out.text, "r1.cfg", None), None)[0]
+    premium = next(c for c in device.interfaces[0].classes if c.name == "premium")
+    assert premium.strict and premium.cap == 10.0  # 10G of the HundredGigE's 100G, read from the policer
+    # the XE grammar refuses the kbit/s forms above the documented 2,000,000
+    for bad in ("priority 10000000", "bandwidth 32500000"):
+        with pytest.raises(SelfCheckError, match=re.escape("outside 8..2000000")):
+            modes.check(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
+
+
+def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:
+    result = xe(tmp_path, lbe=", buffer: 1%")
+    (diag,) = errors(result, "QOS134")
+    assert "'lbe'" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    # the GSR takes the same class with a bare queue-limit
+    assert not errors(xe(tmp_path, lbe=", buffer: 1%", platform="ios-gsr"), "QOS134")
+
+
+def test_xe_shape_and_unit_are_a_hierarchical_policy_on_the_subinterface(tmp_path: Path) -> None:
+    result = xe(tmp_path, extra=", shape: 500M, unit: 100")
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["ios-mqc"])
+    parent = "x-out-GigabitEthernet0-0-1-shape-500000000"
+    assert classes(out.text, parent) == {"class-default": ["shape average 500000000",
+                                                            "service-policy x-out-GigabitEthernet0-0-1"]}
+    lines = out.text.splitlines()
+    at = lines.index("interface GigabitEthernet0/0/1.100")
+    assert f" service-policy output {parent}" in lines[at:at + 6]
+    # shares of the child are of the shaped rate: the strict cap is 10% of 500M
+    child = classes(out.text, "x-out-GigabitEthernet0-0-1")
+    assert child["premium"][1].startswith("police cir 50000000 ")
+
+
+@pytest.mark.parametrize("field,value", [("shape", "500M"), ("unit", "100")])
+def test_gsr_refuses_shape_and_unit_at_the_field(tmp_path: Path, field: str, value: str) -> None:
+    result = xe(tmp_path, extra=f", {field}: {value}", platform="ios-gsr")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS090"]
+    assert f"({'devices.*.interfaces.*.' + field})" in diag.message
+    assert diag.location is not None and diag.location.line == 13
+
+
+# -- Catalyst 6500 (PFC) --------------------------------------------------------------------------------------
+
+CAT = """\
+qosc: 1
+name: c
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: 30%, priority: high}}
+  bulk: {kind: assured, dscp: [$bulk], queue: {shared-with: af}}
+policers:
+  mark-down: {cir: 10M, cbs: $cbs, conform: af21, exceed: af22}
+  ef-seed: {cir: 80M, cbs: 40KB, pir: 80M, pbs: 40KB, conform: transmit, exceed: drop, violate: drop}
+classifiers:
+  site:
+    rules:
+      - {name: r1, service: af, policer: mark-down, match: {source: [$src]}}
+      - {name: r2, service: af, policer: ef-seed, match: {source: [198.18.2.0/24]}}
+devices:
+  cat:
+    platform: catalyst6500
+    interfaces:
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+"""
+
+
+def cat(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"bulk": "af11", "cbs": "64KB", "src": "198.18.1.0/24", **kw}
+    return api.validate(write(tmp_path, string.Template(CAT).substitute(values)))
+
+
+def cat_text(result: api.Result) -> str:
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    (out,) = api.compile_policy(result, ["catalyst6500"])
+    return out.text
+
+
+def test_catalyst_markdown_without_pir_uses_the_max_burst_map(tmp_path: Path) -> None:
+    text = cat_text(cat(tmp_path))
+    assert "  police 10000000 64000 conform-action set-dscp-transmit af21 exceed-action policed-dscp-transmit" in \
+        text.splitlines()
+    assert "mls qos map policed-dscp max-burst 18 to 20" in text.splitlines()
+    assert "normal-burst" not in text
+    # read back: the PFC really marks the exceeding traffic AF22 (through the max-burst map)
+    device = reader.interpret(reader.parse(text, "cat.cfg", None), None)[0]
+    (rule,) = [r for i in device.interfaces for r in i.rules if r.policer is not None and r.policer.cir == 10**7]
+    assert rule.policer is not None and rule.policer.exceed == "dscp 20"
+
+
+def test_catalyst_pir_equal_to_cir_is_a_one_rate_policer(tmp_path: Path) -> None:
+    text = cat_text(cat(tmp_path))
+    assert "  police 80000000 40000 conform-action set-dscp-transmit af21 exceed-action drop" in text.splitlines()
+    assert " pir " not in text
+    # 12.2SX refuses exceed-action drop with a maximum burst: so does the grammar
+    bad = text.replace("police 80000000 40000 conform", "police 80000000 40000 40000 pir 80000000 conform")
+    with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
+        modes.check(bad, "catalyst6500")
+
+
+def test_catalyst_small_bucket_warns_at_the_burst(tmp_path: Path) -> None:
+    result = cat(tmp_path, cbs="2000B")  # 10 Mbit/s / 4000 = 2500 bytes
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS135"]
+    assert "'mark-down' cbs 2000 bytes" in diag.message and "2500 bytes" in diag.message
+    assert diag.location is not None and diag.location.line == 8
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS135"]
+
+
+def test_catalyst_sharer_on_its_owners_cos_warns(tmp_path: Path) -> None:
+    result = cat(tmp_path, bulk="cs2")  # precedence 2, like af21: one CoS, so one threshold
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS136"]
+    assert "'bulk'" in diag.message and "CoS 2" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS136"]  # af11: CoS 1, a threshold of its own
+
+
+def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
+    result = cat(tmp_path, src="fd00:1::/64")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS137"]
+    assert "'r1'" in diag.message and "IPv6" in diag.message
+    assert diag.location is not None and diag.location.line == 13
+    assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]
+
+
+# -- every Cisco feature of the schema, on every dialect ---------------------------------------------------------
+
+EVERYTHING = """\
+qosc: 1
+name: all
+defaults: {mtu: 1500B, rtt: 20ms}
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 40%, buffer: 20%, priority: high}, drop-profile: be}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}, policer: $prem}
+  af: {kind: assured, dscp: [af21, af22, af23], queue: {share: 30%, priority: high},
+       drop-profile: {low: af-low, medium: af-medium, high: af-high}, policer: $af}
+  af-bulk: {kind: assured, dscp: [cs2], queue: {shared-with: af}}
+  lbe: {kind: lbe, dscp: [cs1], queue: {share: 1%, buffer: 1%, priority: low}}
+  network-control: {kind: network-control, queue: {share: 5%, buffer: 5%, priority: high}}
+drop-profiles:
+  be: {min: 40, max: 80, max-probability: 10%}
+  af-low: {min: 60, max: 95, max-probability: 5%}
+  af-medium: {min: 40, max: 80, max-probability: 10%}
+  af-high: {min: 20, max: 60, max-probability: 20%}
+policers:
+  one: {cir: 10M, cbs: 64KB, exceed: drop}
+  one-mark: {cir: 10M, cbs: 64KB, conform: cs2, exceed: af22}
+  sr3: {cir: 50M, cbs: 2.5MB, ebs: 5MB, conform: af21, exceed: af22, violate: drop}
+  tr3: {cir: 50M, cbs: 2.5MB, pir: 100M, pbs: 5MB, conform: af21, exceed: af22, violate: af23}
+  seed-ef: {cir: 80M, cbs: 40KB, pir: 80M, pbs: 40KB, exceed: drop, violate: drop}
+classifiers:
+  site:
+    rules:
+      - {name: video, service: premium, policer: $ef,
+         match: {source: [198.18.20.0/24], protocol: [udp], destination-port: ["5004-5005"]}}
+      - {name: bulk, service: af, match: {source: [198.18.20.0/24, "fd00:20::/64"], protocol: [tcp],
+                                          destination-port: [2811, "50000-51000"]}}
+      - {name: mark, service: af-bulk, policer: one-mark, match: {destination: [198.18.40.0/24]}}
+      - {name: backups, service: lbe, match: {destination: [198.18.30.0/24], protocol: [tcp]}}
+      - {name: sctp6, service: af, match: {destination: ["fd00:30::/64"], protocol: [sctp],
+                                           destination-port: [2905]}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+$interfaces
+"""
+
+DIALECTS = {
+    "ios-gsr": ("one", "sr3", "one", """\
+      POS0/0: {role: edge, speed: 1G, classifier: site}
+      POS1/0: {role: edge, speed: 1G, classifier: site, trust: dscp}
+      POS2/0: {role: core, speed: 2.5G}
+      POS3/0: {role: core, speed: 10G}"""),
+    "ios-xe": ("one", "tr3", "seed-ef", """\
+      GigabitEthernet0/0/0: {role: edge, speed: 1G, classifier: site}
+      GigabitEthernet0/0/1: {role: edge, speed: 1G, classifier: site, trust: dscp}
+      TenGigabitEthernet0/1/0: {role: core, speed: 10G, shape: 4G, unit: 200}
+      HundredGigE0/2/0: {role: core, speed: 100G}"""),
+    "catalyst6500": ("one", "tr3", "seed-ef", """\
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p7q8t}
+      GigabitEthernet1/2: {role: edge, speed: 1G, classifier: site, trust: dscp, port-type: 1p2q2t,
+                           services: [best-effort, premium, af]}
+      GigabitEthernet2/1: {role: core, speed: 1G, port-type: 2q2t, services: [best-effort, lbe]}
+      GigabitEthernet2/2: {role: core, speed: 1G, port-type: 1p3q8t, services: [best-effort, premium, af, lbe]}
+      TenGigabitEthernet4/1: {role: core, speed: 10G, port-type: 1p7q8t}"""),
+}
+
+
+@pytest.mark.parametrize("platform", sorted(DIALECTS))
+def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, platform: str) -> None:
+    """Strict with caps, AF with per-precedence WRED, policers of every kind the dialect has (with remarks),
+    ACL classifiers v4/v6, shaping and subinterfaces where the dialect has them, every Catalyst port type,
+    100G links: compiled, every line passes the dialect's grammar (render runs it), and nothing is QOS199."""
+    prem, af, ef, interfaces = DIALECTS[platform]
+    text = string.Template(EVERYTHING).substitute(platform=platform, prem=prem, af=af, ef=ef, interfaces=interfaces)
+    result = api.validate(write(tmp_path, text))
+    errs = [f"{d.code} {d.message}" for d in result.diagnostics if d.is_error]
+    assert not errs, errs
+    target = "catalyst6500" if platform == "catalyst6500" else "ios-mqc"
+    (out,) = api.compile_policy(result, [target])
+    assert "QOS199" not in [d.code for d in result.diagnostics]
+    modes.check(out.text, platform)
+    lines = out.text.splitlines()
+    assert any(ln.startswith("ipv6 access-list ") for ln in lines)
+    if platform == "ios-xe":
+        assert "interface TenGigabitEthernet0/1/0.200" in lines and "  shape average 4000000000" in lines
+        assert ("  police cir 50000000 bc 2500000 pir 100000000 be 5000000 conform-action set-dscp-transmit af21 "
+                "exceed-action set-dscp-transmit af22 violate-action set-dscp-transmit af23") in lines
+    if platform == "ios-gsr":
+        assert ("  police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 exceed-action "
+                "set-dscp-transmit af22 violate-action drop") in lines
+    if platform == "catalyst6500":
+        # tr3 (with PIR) marks AF21 down through the normal-burst map, its violate and the PIR-less one-mark
+        # through the max-burst map
+        assert [ln for ln in lines if ln.startswith("mls qos map policed-dscp ")] == [
+            "mls qos map policed-dscp max-burst 16 to 20", "mls qos map policed-dscp max-burst 18 20 22 to 22",
+            "mls qos map policed-dscp normal-burst 18 20 22 to 20"]  # (the trusted port polices all of AF2x)

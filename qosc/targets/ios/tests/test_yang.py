@@ -1,0 +1,92 @@
+"""The IOS XE grammar's value ranges are the ones Cisco's published YANG gives (issue 15).
+
+qosc/targets/ios/yang/ios-xe-<release>.json are derived by scripts/derive-ios-xe-ranges from
+Cisco-IOS-XE-policy/-types/-acl of YangModels/yang (vendor/cisco/xe/16111 and 1761); they hold only the facts
+qosc checks, each with its module and revision.  The ios-xe command table names, per ranged placeholder, the
+fact it comes from; its range must be the intersection over the releases the platform covers (a value one of
+them refuses is refused), and so must the platform's typed numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from qosc.targets.ios import modes
+from qosc.targets.ios.platform import MqcPlatform, get
+
+
+def _xe() -> MqcPlatform:
+    found = get("ios-xe")
+    assert isinstance(found, MqcPlatform)
+    return found
+
+
+XE = _xe()
+RELEASES: list[str] = list(XE.commands["yang"])
+
+
+def derived(release: str) -> dict[str, Any]:
+    text = resources.files("qosc.targets.ios").joinpath("yang", f"ios-xe-{release}.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def common(fact: str) -> tuple[int, int]:
+    """The range every release accepts (a fact is one integer range per release)."""
+    lows, highs = [], []
+    for release in RELEASES:
+        ((low, high),) = derived(release)["facts"][fact]["type"]["int"]
+        lows.append(low)
+        highs.append(high)
+    return max(lows), min(highs)
+
+
+def test_derived_facts_name_their_module_and_revision() -> None:
+    assert RELEASES == ["16.11.1", "17.6.1"]
+    for release in RELEASES:
+        data = derived(release)
+        assert data["release"] == release and data["source"].startswith("YangModels/yang vendor/cisco/xe/")
+        assert set(data["modules"]) == {"Cisco-IOS-XE-policy", "Cisco-IOS-XE-types", "Cisco-IOS-XE-acl"}
+        assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", rev) for rev in data["modules"].values())
+        assert all(f["module"] in data["modules"] for f in data["facts"].values())
+    # release-keyed: 16.11 documents kbit/s up to 2,000,000, 17.6 up to 100,000,000
+    assert derived("16.11.1")["facts"]["bandwidth kbps"]["type"]["int"] == [[8, 2_000_000]]
+    assert derived("17.6.1")["facts"]["bandwidth kbps"]["type"]["int"] == [[1, 100_000_000]]
+
+
+def ranged(entry: dict[str, Any]) -> list[tuple[int, int]]:
+    return [(int(m[4]), int(m[5])) for m in modes._PLACEHOLDER.finditer(entry["pattern"]) if m[4]]
+
+
+ENTRIES = [e for entries in XE.commands["modes"].values() for e in entries if "yang" in e]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["syntax"] for e in ENTRIES])
+def test_xe_grammar_ranges_are_the_yang_ranges(entry: dict[str, Any]) -> None:
+    got = ranged(entry)
+    assert len(got) == len(entry["yang"])
+    for (low, high), fact in zip(got, entry["yang"], strict=True):
+        assert (low, high) == common(fact), (entry["syntax"], fact)
+    assert entry["source"] in modes.table_data("ios-xe")["sources"]
+
+
+def test_xe_platform_numbers_are_the_yang_ranges() -> None:
+    assert (XE.policer_rate.low, XE.policer_rate.high) == common("police cir bps")
+    assert (XE.policer_burst.low, XE.policer_burst.high) == common("police bc bytes")
+    assert XE.queue.limit_max == common("queue-limit")[1]
+    assert XE.queue.threshold_max == common("random-detect precedence max-threshold")[1]
+    assert XE.kbps_max == common("bandwidth kbps")[1] == common("priority kbps")[1]
+
+
+def test_every_ranged_xe_command_qosc_writes_has_its_yang_fact() -> None:
+    """The policy-map class commands qosc writes with a number carry a YANG fact on ios-xe (none is left on
+    the classic IOS ranges it inherits from ios-gsr)."""
+    table = modes.table_data("ios-xe")
+    for entry in table["modes"]["policy-map-class"]:
+        if ranged(entry):
+            assert "yang" in entry, entry["syntax"]

@@ -166,3 +166,16 @@ def test_foreign_root_qdisc_is_left_alone(ns: str, tmp_path: Path) -> None:
     refused = run(ns, tmp_path, "lab-router/eth0.sh")
     assert refused.returncode == 4 and "root qdisc qosc did not install (tbf 7:)" in refused.stderr
     assert dump(ns) == tbf
+
+
+def test_a_tree_changed_by_hand_is_not_replaced(ns: str, tmp_path: Path) -> None:
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0  # unchanged since applied: qosc's own
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "class", "change", "dev", "qv0", "parent", "1:1", "classid",
+                    "1:13", "htb", "rate", "2mbit", "ceil", "100mbit"], check=True)
+    edited = dump(ns)
+    again = run(ns, tmp_path, "lab-sender/eth0.sh")
+    assert again.returncode == 4 and "changed since qosc applied it" in again.stderr
+    assert dump(ns) == edited
+    adopted = run(ns, tmp_path, "lab-sender/eth0.sh", QOSC_ADOPT="1")
+    assert adopted.returncode == 0 and dump(ns) != edited and "1:11" in dump(ns)

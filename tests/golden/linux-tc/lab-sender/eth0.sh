@@ -11,15 +11,16 @@
 # cannot be replaced in place, so it deletes what it owns and re-adds: running it twice leaves
 # the same state.  A root qdisc or clsact qdisc qosc did not install (another tool's, or a
 # tree from before these records) is never deleted: the script says so and leaves it, and
-# where it would have to replace it, exits 4 without touching anything (QOSC_ADOPT=1 takes
-# over an unrecorded HTB root 1:).  Before touching IFACE the batch is applied to a veth in a
-# scratch network namespace (unshare --net); if tc refuses it there, IFACE keeps what it had
-# and the script exits 1.  If tc still fails on IFACE, the script restores the state it dumped
-# before (tc -j qdisc/class/filter show): it removes the partial configuration, replays the
-# batch that made the previous tree (tc -j prints HTB classes as text, with bursts rounded to
-# kernel ticks, so a dump cannot be replayed exactly; the batch can), and compares a new dump
-# with the one taken before: exit 1 when they are identical, exit 5 (both dumps kept beside
-# the records) when they are not.  QOSC_TC_FORCE=1 instead applies every command the kernel
+# where it would have to replace it, exits 4 without touching anything; so does an HTB root
+# that changed since qosc applied it (its tc -j dump differs from the recorded one).
+# QOSC_ADOPT=1 takes over an unrecorded or changed HTB root 1:.  Before touching IFACE the
+# batch is applied to a veth in a scratch network namespace (unshare --net); if tc refuses it
+# there, IFACE keeps what it had and the script exits 1.  If tc still fails on IFACE, the
+# script restores the state it dumped before (tc -j qdisc/class/filter show): it removes the
+# partial configuration, replays the batch that made the previous tree (tc -j prints HTB
+# classes as text, with bursts rounded to kernel ticks, so a dump cannot be replayed exactly;
+# the batch can), and compares a new dump with the one taken before: exit 1 when they are
+# identical, exit 5 (both dumps kept beside the records) when they are not.  QOSC_TC_FORCE=1 instead applies every command the kernel
 # accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
 # Kernel support needed: htb, bfifo, u32
 #
@@ -85,9 +86,15 @@ ROOT=$(qosc_root)
 HAD_ROOT=0
 case "$ROOT" in
     "htb 1:")
-        if [ ! -e "$APPLIED" ] && [ "${QOSC_ADOPT:-0}" != 1 ]; then
-            echo "qosc: $DEV has an HTB root 1: qosc did not record installing; left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
-            exit 4
+        if [ "${QOSC_ADOPT:-0}" != 1 ]; then
+            if [ ! -e "$APPLIED" ]; then
+                echo "qosc: $DEV has an HTB root 1: qosc did not record installing; left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
+                exit 4
+            fi
+            if ! qosc_dump | cmp -s - "$DUMP"; then
+                echo "qosc: $DEV's HTB root 1: changed since qosc applied it (tc -j dump differs from $DUMP); left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
+                exit 4
+            fi
         fi
         HAD_ROOT=1 ;;
     ""|*" 0:") ;;

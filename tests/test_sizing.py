@@ -157,3 +157,21 @@ def test_sls_bound_with_a_policed_burst_above_the_shaper_bucket() -> None:
     assert sizing.delay_bound(c, 10_000).us == Fraction(10_000 * 8, 100) + Fraction(1514 * 8, 100)
     # the queue limit caps the wait whatever the burst: Q = 62,500 B at 10 Mbit/s = 50 ms
     assert sizing.delay_bound(c, 10**9).us == 50_000 + Fraction(1514 * 8, 100)
+
+
+def test_the_cheap_bound_the_checks_use_is_never_below_the_queue(tmp_path: Path) -> None:
+    """QOS144 sizes only classes whose cheap upper bound could pass tc's limit: the bound must hold."""
+    from qosc.targets.linux_tc_plan import queue_bytes_at_most, queue_bytes_wanted
+
+    for speed in ("1M", "100M", "10G", "400G"):
+        for buffer in ("", ", buffer: 1ms", ", buffer: 300ms", ", buffer: 1%", ", buffer: 100%"):
+            path = _policy(tmp_path, f"""\
+                ef: {{kind: premium, dscp: [ef], queue: {{share: 10%, strict: true, rate-cap: 10%{buffer}}}}}
+                be: {{kind: best-effort, default: true, queue: {{share: 50%, priority: high{buffer}}}}}
+                lbe: {{kind: lbe, dscp: [cs1], queue: {{share: 0%{buffer}}}}}
+                """, speed, extra="defaults: {rtt: 400ms}\n")
+            policy = api.validate(path).policy
+            iface = policy.device_map["r1"].interfaces[0]
+            for s in policy.services:
+                assert queue_bytes_at_most(s, iface, None) >= queue_bytes_wanted(policy, s, iface, None), (speed,
+                                                                                                         buffer, s.name)

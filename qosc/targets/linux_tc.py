@@ -39,7 +39,15 @@ from qosc.sizing import ClassSizing
 from qosc.targets import linux_tc_selfcheck as selfcheck
 from qosc.targets.base import Output
 from qosc.targets.linux_tc_edge import Ingress, lower_ingress, new_indexes
-from qosc.targets.linux_tc_plan import QUEUE_BYTES_MAX, Egress, class_sizing, lower_egress, queue_bytes_wanted, setting
+from qosc.targets.linux_tc_plan import (
+    QUEUE_BYTES_MAX,
+    Egress,
+    class_sizing,
+    lower_egress,
+    queue_bytes_at_most,
+    queue_bytes_wanted,
+    setting,
+)
 
 TEMPLATES = "linux-tc"
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -116,7 +124,7 @@ class LinuxTcTarget:
             return
         platform = get(device.platform)
         for s in policy.services_on(iface):
-            if s.queue.shared_with:
+            if s.queue.shared_with or queue_bytes_at_most(s, iface, platform) <= QUEUE_BYTES_MAX:
                 continue
             wanted = queue_bytes_wanted(policy, s, iface, platform)
             if wanted > QUEUE_BYTES_MAX:

@@ -208,6 +208,17 @@ def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platfor
     return sizing.ClassSizing(link, fr, drain, queue, burst)
 
 
+def queue_bytes_at_most(s: Service, iface: Interface, platform: Platform | None) -> int:
+    """A cheap upper bound of class_sizing's queue (the drain rate is at most the link, the BDP at most the port
+    buffer), so checks size only the classes that could reach tc's limit."""
+    link = iface.rate or 0
+    buf = s.queue.buffer
+    port = at_rate(link, setting(platform, "port_buffer_us"))
+    timed = at_rate(link, buf.time_us) if buf is not None and buf.time_us is not None else 0
+    shared = math.ceil(port * max(1.0, buf.percent.value / 100)) if buf is not None and buf.percent else port
+    return max(shared, timed, 10 * frame(iface), GSO_MAX)
+
+
 def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: Platform | None) -> int:
     """The byte queue the class is sized to, before tc's u32 limit."""
     queue = class_sizing(policy, s, iface, platform).queue

@@ -9,6 +9,17 @@ three ways, measures every figure as a ratio to a baseline taken in the same
 run, and writes benchmarks/results/dataplane.md (the table) and
 benchmarks/results/dataplane.png (per-class throughput over time, staggered
 flows, one panel per implementation).  Prints one summary line.
+
+    sudo python benchmarks/dataplane.py --router [--duration 6]
+
+Runs the router lab of qosc.lab.router instead (two senders, a forwarding
+router with four-service-linux on its 100 Mbit/s egress, a receiver; an LBE
+flood at twice the link rate overflows the router's queue) and prints one
+line: EF one-way median delay overdriven at 1.5x its cap against the buffer's
+promise, bursty in-profile EF p99 against the SLS bound qosc derives for that
+hop, how long a new LBE TCP flow takes to reach its minimum after an LBE
+burst, throughputs as ratios to a baseline measured in the same run, and the
+router's drops per class.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from qosc.lab.measure import measure, measure_baseline, timeline, verdicts  # no
 from qosc.lab.netns import Lab, problems  # noqa: E402
 from qosc.lab.peers import Configurator, fireqos_config, fireqos_default_failure, howto_script, intents  # noqa: E402
 from qosc.lab.png import plot_panels  # noqa: E402
+from qosc.lab.router import RouterLab, run_router_lab  # noqa: E402
 
 POLICIES = {"qbss-linux": "policies/qbss-linux.yaml", "four-service-linux": "policies/four-service-linux.yaml"}
 IMPLS = ("qosc", "fireqos", "howto")
@@ -199,11 +211,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--router", action="store_true", help="run the router lab and print its one line")
     args = parser.parse_args()
     why = problems()
     if why:
         print(f"dataplane: cannot run: {'; '.join(why)}")
         return 2
+    if args.router:
+        with tempfile.TemporaryDirectory(prefix="qosc-router-") as tmp, RouterLab("b") as lab:
+            figures = run_router_lab(lab, ROOT / POLICIES["four-service-linux"], Path(tmp), args.duration)
+        print(figures.line())
+        return 0 if figures.meets() else 1
     line, code = run(args.reps, args.duration)
     print(line)
     return code

@@ -153,3 +153,22 @@ def test_peers_apply(run: LabRun) -> None:
     failure = fireqos_default_failure(run.lab, it)
     assert failure == "" or "sfq" in failure, failure
     run.lab.clear()
+
+
+# -- the router lab (issue 17): a forwarding router whose egress queue overflows -------------------------------
+
+def test_router_lab_holds_the_promises(tmp_path: Path) -> None:
+    """EF delay within the buffer's promise and the SLS bound, LBE recovers, throughput kept, drops at the router."""
+    require("iperf3")
+    from qosc.lab.router import RouterLab, run_router_lab
+
+    with RouterLab("t") as lab:
+        figures = run_router_lab(lab, ROOT / POLICIES["four-service"], tmp_path, duration=DURATION)
+    described = f"{figures.line()}\n{figures}"
+    assert figures.drops["lbe"] > 10_000, described  # the flood really overflows the router's LBE queue
+    assert figures.ef_overdriven_median_ms <= figures.ef_overdriven_promise_ms, described
+    assert figures.ef_bursty_bound_ms is not None and figures.ef_bursty_p99_ms <= figures.ef_bursty_bound_ms, described
+    assert figures.ef_bursty_lost == 0, described
+    assert figures.lbe_new_flow_s is not None and figures.lbe_new_flow_s <= 2.0, described
+    assert figures.lbe_alone >= THRESHOLDS["lbe_alone"] and figures.be_under_flood >= THRESHOLDS["be_vs_lbe"], described
+    assert figures.af_of_guarantee is not None and figures.af_of_guarantee >= 0.97, described

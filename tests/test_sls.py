@@ -88,7 +88,10 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     # Every interface scheduling premium: 10G links give 524,000 / 1e10 = 52.4 us.
     per_iface = {h.label: h.delay_us for h in d.interfaces}
     assert per_iface["edge-mx:xe-0/1/0"] == Fraction(524, 10)
-    assert per_iface["linux-gw:eth0"] == 524 and per_iface["asr-1:TenGigabitEthernet0/1/0"] == Fraction(524, 10)
+    assert per_iface["asr-1:TenGigabitEthernet0/1/0"] == Fraction(524, 10)
+    # linux-tc shapes premium at its 100 Mbit/s cap with a 64,000 B bucket (the CBS), so the 64,000 B burst
+    # leaves at the link rate; one 1514 B frame (Ethernet header counted) ahead: (64,000 + 1,514) x 8 / 1e9
+    assert per_iface["linux-gw:eth0"] == Fraction((64_000 + 1514) * 8 * 10**6, G) == Fraction(65514, 125)
     assert "core-m:so-1/2/0" not in per_iface
 
 

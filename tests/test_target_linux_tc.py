@@ -153,7 +153,8 @@ def test_buffers_and_aqm(tmp_path: Path) -> None:
         """)
     (plan,) = plan_of(path)
     leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
-    assert leaves["be"].qdisc == "fq_codel limit 83 noecn"  # 10 ms at 100 Mbit/s = 125000 B / 1514
+    # 10 ms at the rate BE can be pushed back to, its 50% share: 62500 B / 1514 B frames (qosc.sizing)
+    assert leaves["be"].qdisc == "fq_codel limit 42 noecn"
     # 20% of the 100 ms port buffer at 100 Mbit/s = 250000 bytes; RED 20%..80% of it
     assert leaves["af"].qdisc.startswith("red limit 250000 min 50000 max 200000 avpkt 1000 burst 100 probability 0.1")
     assert leaves["lbe"].qdisc == "bfifo limit 12500"
@@ -178,13 +179,14 @@ def test_queue_beyond_tc_u32_is_clamped_and_located(tmp_path: Path) -> None:
         """)
     result = api.validate(path)
     found = [d for d in result.diagnostics if d.code == "QOS144"]
-    assert len(found) == 1 and "'be'" in found[0].message and "10000000000" in found[0].message
+    # 200 ms at BE's guarantee (50% of 400 Gbit/s) is 5 GB
+    assert len(found) == 1 and "'be'" in found[0].message and "5000000000 byte" in found[0].message
     assert found[0].location is not None and found[0].location.line == 4
     (plan,) = plan_of(path)
     leaves = {leaf.service: leaf for leaf in plan.egress.leaves}
     numbers = [int(n) for n in re.findall(r"(?:limit|min|max) (\d+)", leaves["be"].qdisc)]
     assert leaves["be"].qdisc.startswith("red ") and max(numbers) < 2**32
-    assert leaves["af"].qdisc == "bfifo limit 50000000"  # 1 ms at 400 Gbit/s, below the limit: untouched
+    assert leaves["af"].qdisc == "bfifo limit 20000000"  # 1 ms at its 160 Gbit/s guarantee: below the limit
 
 
 def test_port_masks_cover_exactly() -> None:
@@ -462,6 +464,6 @@ def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> N
         edge = run("linux-gw/eth0.sh")
         assert edge.returncode == 4 and "nothing applied" in edge.stderr
         assert _state("qv0", netns) == foreign
-        assert not (tmp_path / "state").exists()
+        assert not list((tmp_path / "state").glob("*.clsact"))  # never recorded as qosc's
     finally:
         subprocess.run(["ip", "netns", "del", netns], check=False)

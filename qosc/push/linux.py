@@ -1,8 +1,8 @@
 """Linux tc, locally or over SSH (the system `ssh` client): apply the generated per-interface scripts.
 
 Files from the linux-tc target: `<device>/<iface>.tc` (the tc batch) and
-`<device>/<iface>.sh` (removes what qosc owns on the interface, applies the
-batch with `tc -batch`, removes the partial result on failure).
+`<device>/<iface>.sh` (replaces what qosc recorded installing on the interface,
+applies the batch with `tc -batch`, restores the previous tree on failure).
 
 A device without `address:` in the policy (or with `address: local`) is this
 machine; any other address is reached with `ssh` (BatchMode, host key checked

@@ -12,6 +12,12 @@ configured shares, link rates and policers can actually support.
   queue (its CBS for a two-colour policer that drops the excess), MTU the
   interface MTU (one packet already in transmission, no preemption) and C the
   link rate.
+- On a hop whose target sizes its classes itself (linux-tc: HTB shapes a
+  capped class at its cap, so its queue drains at the cap, not at the link),
+  the bound comes from the numbers that target writes into the
+  configuration, through qosc.sizing.delay_bound:
+  min(Q / R, max(b / C, (b - B) / R)) + F / C, with Q the class's queue
+  limit, R the rate it drains at, B its shaper burst, F one frame.
 - End-to-end: the per-hop bounds summed along the declared `sls.path`.
 
 All arithmetic is exact (integers and Fractions); only display rounds.
@@ -23,38 +29,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from qosc import sizing
 from qosc.model import Action, Device, Interface, Kind, Policer, Policy, Service
-from qosc.units import Percent, format_rate, format_size
+from qosc.sizing import fmt_rate, fmt_time
+from qosc.units import Percent, format_size
 
 # -- formatting ---------------------------------------------------------------
-
-
-def fmt_rate(bps: int) -> str:
-    """1000000000 -> '1 Gbit/s', 2500000000 -> '2.5 Gbit/s', 64000 -> '64 kbit/s'."""
-    text = format_rate(bps)
-    if text[-1:].isalpha():
-        return f"{text[:-1]} {text[-1]}bit/s"
-    return f"{text} bit/s"
 
 
 def fmt_size(nbytes: int) -> str:
     """64000 -> '64KB', 1500 -> '1500B' (the spelling policies use)."""
     return format_size(nbytes)
-
-
-def fmt_time(us: Fraction | int) -> str:
-    """Microseconds for people: 524 -> '524 µs', 733.6 -> '733.6 µs', 2500 -> '2.5 ms' (4 decimals at most)."""
-    value = Fraction(us)
-    unit = "µs"
-    if value >= 1000:
-        value, unit = value / 1000, "ms"
-    if value >= 1000:
-        value, unit = value / 1000, "s"
-    scaled = round(value * 10000)
-    whole, frac = divmod(scaled, 10000)
-    text = str(whole) + (f".{frac:04d}".rstrip("0") if frac else "")
-    approx = "" if value * 10000 == scaled else "≈ "
-    return f"{approx}{text} {unit}"
 
 
 def fmt_share(share: object) -> str:
@@ -181,6 +166,24 @@ class Hop:
     delay_us: Fraction | None = None
     delay_formula: str | None = None
     delay_note: str | None = None
+    sized_by: str | None = None
+    """The target whose configured queue, drain rate and burst give the delay bound (None: the generic
+    (b + MTU) x 8 / C of a queue served at the link rate)."""
+
+
+def target_sizing(policy: Policy, device: Device, iface: Interface,
+                  service: Service) -> tuple[str, sizing.ClassSizing] | None:
+    """(target name, class sizing) where the device's target sizes its classes itself (qosc.sizing)."""
+    from qosc.targets.registry import for_platform
+
+    for target in for_platform(device.platform):
+        method = getattr(target, "class_sizing", None)
+        if method is None:
+            continue
+        found = method(policy, device, iface, service)
+        if found is not None:
+            return target.name, found
+    return None
 
 
 def find_hop(policy: Policy, label: str) -> tuple[Device | None, Interface | None]:
@@ -264,9 +267,20 @@ def hop(policy: Policy, service: Service, label: str, env: Envelope | None = Non
     owner = policy.queue_owner(service)
     share, rate, rformula, rnote = _min_rate(service, owner, iface)
     scheduling, why_not = _scheduling(policy, owner, iface)
-    delay = dformula = None
+    delay = dformula = sized_by = None
     link = iface.rate
-    if why_not is None:
+    sized = target_sizing(policy, device, iface, service) if why_not is None else None
+    if sized is not None:
+        sized_by, size = sized
+        sigma = env.burst
+        if sigma is not None and env.burst_rate is not None and env.burst_rate > size.drain.rate:
+            sigma = None  # beyond the drain rate the burst does not bound the queue: its limit still does
+        bound = sizing.delay_bound(size, sigma)
+        if bound is None:
+            why_not = env.note or "no policer bounds the burst"
+        else:
+            delay, dformula = bound.us, f"{sized_by}: {bound.formula} ({size.drain.why})"
+    elif why_not is None:
         if env.burst is None:
             why_not = env.note or "no policer bounds the burst"
         elif link is None:
@@ -286,7 +300,7 @@ def hop(policy: Policy, service: Service, label: str, env: Envelope | None = Non
                 dformula = (f"({fmt_size(env.burst)} + {fmt_size(iface.mtu)}) × 8 / {fmt_rate(link)} = "
                             f"{fmt_time(delay)}")
     return Hop(label, device.name, iface.name, True, True, owner.name, link, iface.shape is not None, iface.mtu,
-               share, rate, rformula, rnote, scheduling, delay, dformula, why_not)
+               share, rate, rformula, rnote, scheduling, delay, dformula, why_not, sized_by)
 
 
 # -- everything derived for one service ------------------------------------------

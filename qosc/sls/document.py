@@ -86,6 +86,8 @@ class Document:
     charts_omitted: int = 0
     minimum_share: str | None = None
     host_requirements: list[str] = field(default_factory=list)
+    sized_by: list[str] = field(default_factory=list)
+    """Targets whose own queue sizing gives the delay bound at some hop (qosc.sizing)."""
 
 
 def build_document(policy: Policy, service: Service) -> Document:
@@ -155,6 +157,7 @@ def build_document(policy: Policy, service: Service) -> Document:
         doc.end_to_end = end_to_end_rows(service, derived, findings)
         doc.assumptions = list(ASSUMPTIONS)
         doc.host_requirements = host_requirements(policy, service)
+    doc.sized_by = sorted({h.sized_by for h in (*derived.path, *derived.interfaces) if h.sized_by})
     rows = [hop_row(h) for h in derived.interfaces]
     doc.interfaces = rows[:MAX_ROWS]
     doc.interfaces_omitted = max(0, len(rows) - MAX_ROWS)

@@ -156,6 +156,8 @@ def end_to_end_rows(service: Service, derived: Derived, findings: list[Diagnosti
         else:
             scope = "" if derived.path_delay_complete else (
                 f" (over {len(derived.delay_hops)} of {len(derived.path)} hops; the others have no bound)")
+            per_hop = ("Σ per-hop bounds" if any(h.sized_by for h in derived.delay_hops)
+                       else "Σ (b + MTU) × 8 / C")
             for label, bound, code in (("delay", sls.delay_us if sls else None, "QOS162"),
                                        ("IPDV", sls.ipdv_us if sls else None, "QOS166")):
                 verdict = "-"
@@ -164,7 +166,7 @@ def end_to_end_rows(service: Service, derived: Derived, findings: list[Diagnosti
                                                                     else "supported" if derived.path_delay_complete
                                                                     else "not contradicted on the bounded hops")
                 rows.append({"bound": f"queueing {label} bound, sum along the path{scope}",
-                             "formula": f"Σ (b + MTU) × 8 / C = {derived.path_delay_formula}", "verdict": verdict})
+                             "formula": f"{per_hop} = {derived.path_delay_formula}", "verdict": verdict})
     return rows
 
 

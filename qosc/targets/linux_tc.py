@@ -3,13 +3,19 @@
 Per device and interface it writes three files:
 
 - ``<device>/<iface>.tc``: a ``tc -batch`` file (no comments: tc -batch has none);
-- ``<device>/<iface>.sh``: a POSIX sh wrapper that removes what qosc owns on the
-  interface (its root qdisc and its clsact qdisc), then applies the batch.  HTB
-  cannot be replaced in place, so it deletes then adds; running it twice leaves
-  the same state.  The interface name comes from the policy; ``sh eth0.sh IFACE``
-  or ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
+- ``<device>/<iface>.sh``: a POSIX sh wrapper that replaces what qosc recorded
+  installing on the interface (its HTB root and its clsact qdisc; records in
+  $QOSC_STATE_DIR, per network namespace and interface), leaves every other
+  qdisc alone (refusing, exit 4, where it would have to replace one), checks
+  the batch in a scratch namespace first, and on a failure on the interface
+  restores the previous tree from the batch that made it, proven by comparing
+  ``tc -j`` dumps (exit 1; 5 when the dumps differ).  HTB cannot be replaced
+  in place, so it deletes then adds; running it twice leaves the same state.
+  The interface name comes from the policy; ``sh eth0.sh IFACE`` or
+  ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
   uses this for a veth);
-- ``<device>/<iface>-teardown.sh``: removes what the wrapper installed.
+- ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
+  the same way if tc fails half-way.
 
 The lowering lives in linux_tc_plan (HTB egress) and linux_tc_edge (clsact
 ingress); every render is applied for real by linux_tc_selfcheck.  What that
@@ -26,13 +32,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from qosc.diagnostics import Diagnostic, error, warning
-from qosc.model import Device, Interface, Policy, Role
+from qosc.model import Device, Interface, Policy, Role, Service
 from qosc.platforms import get
 from qosc.render import render
+from qosc.sizing import ClassSizing
 from qosc.targets import linux_tc_selfcheck as selfcheck
 from qosc.targets.base import Output
 from qosc.targets.linux_tc_edge import Ingress, lower_ingress, new_indexes
-from qosc.targets.linux_tc_plan import QUEUE_BYTES_MAX, Egress, lower_egress, queue_bytes_wanted, setting
+from qosc.targets.linux_tc_plan import (
+    QUEUE_BYTES_MAX,
+    Egress,
+    class_sizing,
+    lower_egress,
+    queue_bytes_at_most,
+    queue_bytes_wanted,
+    setting,
+)
 
 TEMPLATES = "linux-tc"
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -108,9 +123,11 @@ class LinuxTcTarget:
         if not iface.rate:
             return
         platform = get(device.platform)
-        for s in policy.services:
-            wanted = queue_bytes_wanted(s, iface.rate, platform) if s.name in iface.services else None
-            if wanted is not None and wanted > QUEUE_BYTES_MAX:
+        for s in policy.services_on(iface):
+            if s.queue.shared_with or queue_bytes_at_most(s, iface, platform) <= QUEUE_BYTES_MAX:
+                continue
+            wanted = queue_bytes_wanted(policy, s, iface, platform)
+            if wanted > QUEUE_BYTES_MAX:
                 yield warning("QOS144", f"service '{s.name}' on {device.name}:{iface.name} asks for a {wanted} byte "
                               f"queue; tc's fifo and red limits are 32-bit byte counts, so linux-tc queues at most "
                               f"{QUEUE_BYTES_MAX} bytes", s.where.at("queue.buffer"),
@@ -126,6 +143,13 @@ class LinuxTcTarget:
                 yield warning("QOS142", f"policer '{p.name}' is colour-aware, but tc police is colour-blind; "
                               f"{device.name}:{iface.name} polices it colour-blind", p.where.at("color-aware"),
                               "remark at the first edge only, or drop color-aware for Linux")
+
+    # -- sizing (the SLS bounds use the numbers the batch is written with) --------------
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface, service: Service) -> ClassSizing | None:
+        """Drain rate, queue limit and shaper burst of the class carrying `service` on `iface`."""
+        if not iface.rate:
+            return None
+        return class_sizing(policy, policy.queue_owner(service), iface, get(device.platform))
 
     # -- output ----------------------------------------------------------------
     def plan(self, policy: Policy, device: Device) -> list[InterfacePlan]:

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 
 from qosc.build import PROTOCOLS
 from qosc.model import Action, Device, Interface, Policer, Policy, Role, Rule, Service
-from qosc.targets.linux_tc_plan import tc_rate
+from qosc.targets.linux_tc_plan import GSO_MAX, tc_rate
 
 PORT_PROTOCOLS = ("tcp", "udp")
 MAX_FILTERS_PER_RULE = 256
-GRO_MAX = 65536
+
 
 
 @dataclass(frozen=True)
@@ -235,7 +235,7 @@ def _police_notes(ingress: Ingress, policer: Policer, iface: Interface) -> None:
     if policer.color_aware:
         notes.append(f"policer {policer.name} is colour-aware in the policy; tc police is colour-blind")
     smallest = min(b for b in (policer.cbs, policer.pbs, policer.ebs) if b is not None)
-    if smallest < GRO_MAX:
+    if smallest < GSO_MAX:
         notes.append(f"policer {policer.name} has a {smallest}-byte bucket, smaller than a 64 KiB GRO aggregate: "
                      f"turn GRO off on {iface.name} (ethtool -K {iface.name} gro off) so it polices packets, "
                      "not aggregates")

@@ -15,16 +15,26 @@ The mapping, documented once here and repeated per class in the wrapper:
 - rate = the share; ceil = queue.ceiling, default the link (borrow freely);
 - a 0% share (LBE on Juniper) becomes the documented minimum rate, 0.1% of the
   link and at least 8 kbit/s, because HTB needs a rate above zero;
-- burst = one frame + burst_us at the rate (cburst likewise at the ceil), and
-  quantum = 1 ms of the rate clamped to [one frame, 200000] bytes, so tc never
-  derives them from HZ or r2q and the output does not depend on the host.
+- burst = one frame + burst_us at the rate (cburst likewise at the ceil); a
+  capped class (ceil below the link) gets qosc.sizing's burst allowance as its
+  cburst (and as its burst when rate = ceil): max(10 frames, 1 ms at the cap,
+  the service policer's CBS), so an in-profile burst is not queued behind its
+  own cap; quantum = 1 ms of the rate clamped to [one frame, 200000]
+  bytes, so tc never derives them from HZ or r2q and the output does not
+  depend on the host;
+- the leaf queue (bfifo, red or fq_codel limit) comes from qosc.sizing: the
+  buffer at the rate the class drains at (its cap when it cannot borrow, else
+  its guarantee), or one BDP at that rate when the policy gives no buffer;
+  the wrapper's comment shows the formula and the numbers.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
+from qosc import sizing
 from qosc.model import Interface, Kind, Policy, Priority, Service, resolve_rate
 from qosc.platforms import Platform
 
@@ -33,6 +43,8 @@ ROOT_CLASS = "1:1"
 FIRST_MINOR = 0x10
 ETHERNET_HEADER = 14
 QUANTUM_MAX = 200_000
+GSO_MAX = 65_536
+"""Bytes of the largest GSO/GRO aggregate Linux queues as one skb (the floor of a default queue)."""
 PRIO_STRICT = 0
 PRIO_LBE = 7
 PRIO = {Priority.HIGH: 1, Priority.MEDIUM_HIGH: 2, Priority.MEDIUM_LOW: 3, Priority.LOW: 4}
@@ -40,7 +52,6 @@ PRIO = {Priority.HIGH: 1, Priority.MEDIUM_HIGH: 2, Priority.MEDIUM_LOW: 3, Prior
 DEFAULTS = {
     "htb_burst_us": 1000,          # burst = one frame + this long at the class rate
     "port_buffer_us": 100_000,     # "the port buffer" that buffer percentages refer to: 100 ms at the link rate
-    "pfifo_limit": 1000,           # packets, when the policy gives no buffer (the usual txqueuelen)
     "minimum_rate_permille": 1,    # 0% share -> 0.1% of the link ...
     "minimum_rate": 8000,          # ... and at least 8 kbit/s
     "red_avpkt": 1000,
@@ -61,9 +72,7 @@ def tc_rate(bps: int) -> str:
     return f"{bps}bit"
 
 
-def at_rate(bps: int, us: int) -> int:
-    """Bytes sent in `us` microseconds at `bps`, rounded up."""
-    return math.ceil(bps * us / 8_000_000)
+at_rate = sizing.at_rate
 
 
 @dataclass(frozen=True)
@@ -180,41 +189,64 @@ tc-red(8); iproute2 6.1 q_fifo.c/q_red.c get_size into __u32, larger is 'Illegal
 room below 2**32 for red's limit of max + 2 frames."""
 
 
-def queue_bytes_wanted(s: Service, link: int, platform: Platform | None) -> int | None:
-    """The byte queue the policy's buffer asks for at the link rate, before tc's u32 limit."""
+def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platform | None) -> sizing.ClassSizing:
+    """Drain rate, queue limit and shaper burst of a service's class: what the batch writes and the SLS bounds use."""
+    link = iface.rate or 0
+    fr = frame(iface)
+    rate, ceil, _ = _rates(policy, s, link, platform)
+    drain = sizing.drain_rate(link, rate, ceil)
     buf = s.queue.buffer
-    if buf is None:
-        return None
-    if buf.percent is not None:
-        return buf.percent.of(at_rate(link, setting(platform, "port_buffer_us")))
-    if buf.time_us is not None:
-        return at_rate(link, buf.time_us)
-    return None
+    queue = sizing.queue_size(
+        drain.rate, link, fr, time_us=buf.time_us if buf is not None else None,
+        percent=Fraction(str(buf.percent.value)) if buf is not None and buf.percent is not None else None,
+        rtt_us=s.rtt_us if s.rtt_us is not None else policy.rtt_us,
+        port_buffer_us=setting(platform, "port_buffer_us"), default_floor=GSO_MAX)
+    burst = None
+    if ceil < link:
+        policer = policy.policer_map.get(s.policer or "")
+        burst = sizing.burst_allowance(ceil, fr, policer.cbs if policer is not None else None)
+    return sizing.ClassSizing(link, fr, drain, queue, burst)
 
 
-def _queue_bytes(s: Service, link: int, platform: Platform | None) -> int | None:
-    wanted = queue_bytes_wanted(s, link, platform)
-    return None if wanted is None else min(wanted, QUEUE_BYTES_MAX)  # QOS144 says so
+def queue_bytes_at_most(s: Service, iface: Interface, platform: Platform | None) -> int:
+    """A cheap upper bound of class_sizing's queue (the drain rate is at most the link, the BDP at most the port
+    buffer), so checks size only the classes that could reach tc's limit."""
+    link = iface.rate or 0
+    buf = s.queue.buffer
+    port = at_rate(link, setting(platform, "port_buffer_us"))
+    timed = at_rate(link, buf.time_us) if buf is not None and buf.time_us is not None else 0
+    shared = math.ceil(port * max(1.0, buf.percent.value / 100)) if buf is not None and buf.percent else port
+    return max(shared, timed, 10 * frame(iface), GSO_MAX)
 
 
-def _leaf_qdisc(policy: Policy, s: Service, iface: Interface, link: int,
+def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: Platform | None) -> int:
+    """The byte queue the class is sized to, before tc's u32 limit."""
+    queue = class_sizing(policy, s, iface, platform).queue
+    assert queue is not None
+    return queue.bytes
+
+
+def _leaf_qdisc(policy: Policy, s: Service, size: sizing.ClassSizing, link: int,
                 platform: Platform | None) -> tuple[str, str, str]:
     """(qdisc text after the handle, kind, note) for a service's leaf."""
-    fr = frame(iface)
-    qbytes = _queue_bytes(s, link, platform)
-    pfifo = setting(platform, "pfifo_limit")
+    fr = size.frame
+    assert size.queue is not None
+    qbytes = min(size.queue.bytes, QUEUE_BYTES_MAX)  # QOS144 says so
+    why = f"{size.drain.why}; queue {size.queue.formula}"
+    if qbytes != size.queue.bytes:
+        why += f", clamped to tc's {QUEUE_BYTES_MAX} B"
     if s.queue.aqm == "codel":
-        packets = max(2, math.ceil(qbytes / fr)) if qbytes else pfifo
-        return f"fq_codel limit {packets} {'ecn' if s.queue.ecn else 'noecn'}", "fq_codel", "fq_codel (aqm: codel)"
+        packets = max(2, math.ceil(qbytes / fr))
+        return (f"fq_codel limit {packets} {'ecn' if s.queue.ecn else 'noecn'}", "fq_codel",
+                f"fq_codel (aqm: codel) limit {packets} packets: {why}")
     if s.queue.aqm == "red" and s.drop_profiles:
         names = [n for _, n in sorted(s.drop_profiles)]
         profile = policy.drop_profile_map.get(names[0])
         if profile is not None and profile.points:
-            return _red(s, profile.thresholds(), qbytes or pfifo * fr, fr, link, platform, len(set(names)) > 1,
-                        profile.name)
-    if qbytes is not None:
-        return f"bfifo limit {max(qbytes, 2 * fr)}", "bfifo", "bfifo sized from its buffer"
-    return f"pfifo limit {pfifo}", "pfifo", "pfifo (no buffer given)"
+            text, kind, note = _red(s, profile.thresholds(), qbytes, fr, link, platform, len(set(names)) > 1,
+                                    profile.name)
+            return text, kind, f"{note}: {why}"
+    return f"bfifo limit {qbytes}", "bfifo", f"bfifo limit {qbytes}: {why}"
 
 
 RED_BANDWIDTH_MAX = (2**32 - 1) * 8 // 1_000_000_000 * 1_000_000_000
@@ -266,14 +298,20 @@ def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) ->
     for index, s in enumerate(queues):
         minor = f"{FIRST_MINOR + index:x}"
         rate, ceil, why = _rates(policy, s, link, platform)
-        qdisc, kind, note = _leaf_qdisc(policy, s, iface, link, platform)
+        size = class_sizing(policy, s, iface, platform)
+        qdisc, kind, note = _leaf_qdisc(policy, s, size, link, platform)
+        burst, cburst = fr + at_rate(rate, burst_us), fr + at_rate(ceil, burst_us)
+        if size.burst is not None:
+            cburst = size.burst.bytes
+            burst = cburst if rate >= ceil else burst
+            note += f"; {'burst = ' if rate >= ceil else ''}cburst {size.burst.formula}"
         mine = members[s.name]
         codes = tuple(c for m in mine for c in m.dscp)
         prio = htb_prio(s)
         why = f"prio {prio}{' (LBE: the highest number)' if prio == PRIO_LBE else ''}; {why}; leaf {note}"
         leaf = Leaf(service=s.name, members=tuple(m.name for m in mine), dscp=codes, classid=f"1:{minor}",
-                    handle=f"{minor}:", rate=rate, ceil=ceil, prio=prio, burst=fr + at_rate(rate, burst_us),
-                    cburst=fr + at_rate(ceil, burst_us), quantum=_quantum(rate, fr), qdisc=qdisc, qdisc_kind=kind,
+                    handle=f"{minor}:", rate=rate, ceil=ceil, prio=prio, burst=burst,
+                    cburst=cburst, quantum=_quantum(rate, fr), qdisc=qdisc, qdisc_kind=kind,
                     why=why)
         egress.leaves.append(leaf)
         if s.name == default_owner:

@@ -4,25 +4,32 @@
 # Interface: 100 Mbit/s bottleneck
 #
 # Usage: sh eth0.sh [IFACE]    (or QOSC_IFACE=IFACE; default eth0)
-# Removes what qosc owns on IFACE -- its HTB root 1: and the clsact qdisc it recorded installing
-# (in $QOSC_STATE_DIR, default /run/qosc) -- then applies
-# eth0.tc (next to this script, or QOSC_BATCH=FILE) with tc -batch, the interface
-# name rewritten to IFACE.  HTB cannot be replaced in place, so it deletes and re-adds:
-# running it twice leaves the same state.  Before touching IFACE the batch is applied to a
-# veth in a scratch network namespace (unshare --net); if tc refuses it there, IFACE keeps
-# what it had and the script exits 1.  If tc still fails on IFACE, the partial configuration
-# is removed again and the script exits 1.  QOSC_TC_FORCE=1 instead applies every command
-# the kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
-# A clsact qdisc qosc did not install (another tool's filters) is never deleted: the script
-# says so and leaves it.
-# Kernel support needed: htb, bfifo, pfifo, u32
+# Applies eth0.tc (next to this script, or QOSC_BATCH=FILE) with tc -batch, the interface
+# name rewritten to IFACE.  qosc owns only what it recorded installing, in $QOSC_STATE_DIR
+# (default /run/qosc; one record per network namespace and interface): its HTB root 1: (the
+# batch it applied and the tc -j dump taken right after) and the clsact qdisc it added.  HTB
+# cannot be replaced in place, so it deletes what it owns and re-adds: running it twice leaves
+# the same state.  A root qdisc or clsact qdisc qosc did not install (another tool's, or a
+# tree from before these records) is never deleted: the script says so and leaves it, and
+# where it would have to replace it, exits 4 without touching anything; so does an HTB root
+# that changed since qosc applied it (its tc -j dump differs from the recorded one).
+# QOSC_ADOPT=1 takes over an unrecorded or changed HTB root 1:.  Before touching IFACE the
+# batch is applied to a veth in a scratch network namespace (unshare --net); if tc refuses it
+# there, IFACE keeps what it had and the script exits 1.  If tc still fails on IFACE, the
+# script restores the state it dumped before (tc -j qdisc/class/filter show): it removes the
+# partial configuration, replays the batch that made the previous tree (tc -j prints HTB
+# classes as text, with bursts rounded to kernel ticks, so a dump cannot be replayed exactly;
+# the batch can), and compares a new dump with the one taken before: exit 1 when they are
+# identical, exit 5 (both dumps kept beside the records) when they are not.  QOSC_TC_FORCE=1 instead applies every command the kernel
+# accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
+# Kernel support needed: htb, bfifo, u32
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:12 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo sized from its buffer
-#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
-#   1:12 best-effort (dscp 0): prio 1; rate = its share 49%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
-#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf pfifo (no buffer given)
+#   1:10 ip-premium (dscp 46): prio 0; strict priority, rate = ceil = its rate-cap; leaf bfifo limit 3028: capped: drains at its cap 10 Mbit/s; queue 2 ms x 10 Mbit/s / 8 = 2500 B, at least 2 packets = 3028 B (2 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 10 Mbit/s / 8) = 15140 B
+#   1:11 assured (dscp 18,20,22): prio 1; rate = its share 40%, ceil = the link (borrows freely); leaf bfifo limit 500000: may be starved to its guarantee 40 Mbit/s; queue no buffer: one BDP, 40 Mbit/s x rtt 100 ms / 8 = 500000 B (331 packets of 1514 B)
+#   1:12 best-effort (dscp 0): prio 1; rate = its share 49%, ceil = the link (borrows freely); leaf bfifo limit 612500: may be starved to its guarantee 49 Mbit/s; queue no buffer: one BDP, 49 Mbit/s x rtt 100 ms / 8 = 612500 B (405 packets of 1514 B)
+#   1:13 lbe (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = the link (borrows freely); leaf bfifo limit 65536: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least one 65536 B aggregate = 65536 B (44 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}
@@ -30,25 +37,80 @@ HERE=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 BATCH=${QOSC_BATCH:-$HERE/eth0.tc}
 TC=${TC:-tc}
 STATE=${QOSC_STATE_DIR:-/run/qosc}
-OWNED="$STATE/$DEV.clsact"
+NS=$(readlink /proc/self/ns/net 2>/dev/null | tr -cd 0-9)
+KEY="$STATE/${NS:+$NS-}$DEV"
+OWNED="$KEY.clsact"
+APPLIED="$KEY.tc"
+DUMP="$KEY.dump"
 
 if [ ! -r "$BATCH" ]; then
     echo "qosc: cannot read $BATCH" >&2
     exit 2
 fi
 
+qosc_dump() {
+    for what in "qdisc show" "class show" "filter show" "filter show ingress" "filter show egress"; do
+        echo "## tc -j $what dev $DEV"
+        "$TC" -j $what dev "$DEV" 2>&1 | sed 's/"direct_packets_stat":[0-9]*,//g; s/ direct_packets_stat [0-9]*//g'
+    done
+}
+
+qosc_root() {
+    "$TC" qdisc show dev "$DEV" 2>/dev/null | awk '$4 == "root" { print $2, $3; exit }'
+}
+
 qosc_remove() {
-    if "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -q '^qdisc htb 1: root'; then
+    if [ "$(qosc_root)" = "htb 1:" ]; then
         "$TC" qdisc del dev "$DEV" root 2>/dev/null || true
     fi
-    if [ -e "$OWNED" ]; then
+    if [ "$HAD_CLSACT" = 1 ] || [ "$NEW_CLSACT" = 1 ]; then
         "$TC" qdisc del dev "$DEV" clsact 2>/dev/null || true
-        rm -f "$OWNED"
     fi
 }
 
-if [ ! -e "$OWNED" ] && "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -q '^qdisc clsact '; then
-    echo "qosc: $DEV has a clsact qdisc qosc did not install; left in place" >&2
+qosc_restore() {
+    qosc_remove
+    if [ "$HAD_ROOT" = 1 ] && [ -r "$KEY.previous" ]; then
+        "$TC" -batch "$KEY.previous" >/dev/null 2>&1
+    fi
+    qosc_dump > "$KEY.after"
+    if cmp -s "$KEY.before" "$KEY.after"; then
+        rm -f "$KEY.before" "$KEY.after" "$KEY.previous"
+        [ "$HAD_CLSACT" = 1 ] || rm -f "$OWNED"
+        echo "qosc: previous configuration of $DEV restored (tc -j dump identical to the one taken before)" >&2
+        return 0
+    fi
+    echo "qosc: could not restore $DEV exactly: compare $KEY.before with $KEY.after" >&2
+    return 1
+}
+
+ROOT=$(qosc_root)
+HAD_ROOT=0
+case "$ROOT" in
+    "htb 1:")
+        if [ "${QOSC_ADOPT:-0}" != 1 ]; then
+            if [ ! -e "$APPLIED" ]; then
+                echo "qosc: $DEV has an HTB root 1: qosc did not record installing; left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
+                exit 4
+            fi
+            if ! qosc_dump | cmp -s - "$DUMP"; then
+                echo "qosc: $DEV's HTB root 1: changed since qosc applied it (tc -j dump differs from $DUMP); left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
+                exit 4
+            fi
+        fi
+        HAD_ROOT=1 ;;
+    ""|*" 0:") ;;
+    *)
+        echo "qosc: $DEV has a root qdisc qosc did not install ($ROOT); left in place, nothing applied" >&2
+        exit 4 ;;
+esac
+
+HAD_CLSACT=0
+NEW_CLSACT=0
+if [ -e "$OWNED" ]; then
+    HAD_CLSACT=1
+elif "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -Eq '^qdisc (clsact|ingress) '; then
+    echo "qosc: $DEV has a clsact or ingress qdisc qosc did not install; left in place" >&2
 fi
 
 qosc_batch() {
@@ -63,19 +125,36 @@ if [ "${QOSC_TC_FORCE:-0}" != 1 ] && command -v unshare >/dev/null 2>&1; then
     fi
 fi
 
+mkdir -p "$STATE" || exit 2
+qosc_dump > "$KEY.before"
+if [ "$HAD_ROOT" = 1 ] && [ -e "$APPLIED" ]; then
+    cp "$APPLIED" "$KEY.previous"
+fi
+qosc_batch > "$KEY.next"
 qosc_remove
+qosc_record() {
+    mv "$KEY.next" "$APPLIED"
+    qosc_dump > "$DUMP"
+    rm -f "$OWNED"
+    rm -f "$KEY.before" "$KEY.previous"
+}
 if [ "${QOSC_TC_FORCE:-0}" = 1 ]; then
-    qosc_batch | "$TC" -force -batch -
+    "$TC" -force -batch "$KEY.next"
     rc=$?
+    qosc_record
     if [ "$rc" = 0 ]; then
         exit 0
     fi
     echo "qosc: some tc commands failed on $DEV (see above); the others are applied" >&2
     exit 3
 fi
-if qosc_batch | "$TC" -batch -; then
+if "$TC" -batch "$KEY.next"; then
+    qosc_record
     exit 0
 fi
-echo "qosc: tc -batch failed on $DEV; removing the partial configuration" >&2
-qosc_remove
-exit 1
+rm -f "$KEY.next"
+echo "qosc: tc -batch failed on $DEV; restoring its previous configuration" >&2
+if qosc_restore; then
+    exit 1
+fi
+exit 5

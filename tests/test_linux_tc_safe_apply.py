@@ -1,0 +1,181 @@
+"""Issue 17: the linux-tc wrapper and teardown never leave an interface without QoS, and own only what they recorded.
+
+Real network namespaces, real tc, real kernel.  A failure on the interface itself
+(after the scratch-namespace check) is provoked two ways: on a host without
+`unshare` (no scratch check), with a batch the kernel refuses midway; and with
+TC= pointing at a wrapper around the real tc that refuses one command once.
+Every "left in place" / "restored" claim is checked by comparing `tc -j` dumps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_target_linux_tc import compile_device, need_netns
+
+ROOT = Path(__file__).resolve().parent.parent
+FAIL_MIDWAY = "class add dev eth0 parent 9: classid 9:1 htb rate 1mbit\n"  # no qdisc 9: -> the kernel refuses
+
+
+@pytest.fixture
+def ns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    need_netns()
+    monkeypatch.chdir(ROOT)
+    for policy, device in (("policies/four-service-linux.yaml", "lab-router"), ("policies/qbss-linux.yaml",
+                                                                                 "lab-sender")):
+        for name, text in compile_device(policy, device).items():
+            (tmp_path / name).parent.mkdir(exist_ok=True)
+            (tmp_path / name).write_text(text)
+    name = f"qosc-safe-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "netns", "exec", name, "ip", "link", "add", "qv0", "type", "veth", "peer", "name",
+                        "qv1"], check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=False)
+
+
+def dump(ns: str) -> str:
+    """What `tc -j` shows of qv0: qdiscs, classes, filters (root, ingress, egress)."""
+    out = []
+    for what in (["qdisc", "show"], ["class", "show"], ["filter", "show"], ["filter", "show", "ingress"],
+                 ["filter", "show", "egress"]):
+        r = subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", *what, "dev", "qv0"], capture_output=True,
+                           text=True, check=True)
+        out.append(r.stdout.replace('"direct_packets_stat":0,', ""))
+    return "\n".join(out)
+
+
+def run(ns: str, tmp_path: Path, script: str, **env: str) -> subprocess.CompletedProcess:
+    base = {"QOSC_STATE_DIR": str(tmp_path / "state"), "PATH": os.environ["PATH"]}
+    assignments = [f"{k}={v}" for k, v in {**base, **env}.items()]
+    return subprocess.run(["ip", "netns", "exec", ns, "env", "-i", *assignments, shutil.which("sh") or "/bin/sh",
+                           str(tmp_path / script), "qv0"], capture_output=True, text=True, check=False)
+
+
+def without_unshare(tmp_path: Path) -> str:
+    """A PATH with the tools the wrapper uses but no unshare: a host where the scratch check cannot run."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for tool in ("tc", "ip", "awk", "sed", "grep", "cat", "cp", "mv", "rm", "mkdir", "cmp", "readlink", "tr",
+                 "dirname", "env"):
+        found = shutil.which(tool)
+        assert found, tool
+        (bin_dir / tool).unlink(missing_ok=True)
+        (bin_dir / tool).symlink_to(found)
+    assert shutil.which("unshare", path=str(bin_dir)) is None
+    return str(bin_dir)
+
+
+def bad_batch(tmp_path: Path, source: str) -> Path:
+    """`source`'s batch with a command the kernel refuses in the middle: the first half is applied, then tc stops."""
+    lines = (tmp_path / source).read_text().splitlines(True)
+    path = tmp_path / "bad.tc"
+    path.write_text("".join(lines[:4]) + FAIL_MIDWAY + "".join(lines[4:]))
+    return path
+
+
+def test_failed_apply_restores_the_previous_tree(ns: str, tmp_path: Path) -> None:
+    up = run(ns, tmp_path, "lab-router/eth0.sh")
+    assert up.returncode == 0, up.stderr
+    before = dump(ns)
+    assert '"kind":"htb","handle":"1:"' in before and "bfifo" in before
+    bad = run(ns, tmp_path, "lab-sender/eth0.sh", PATH=without_unshare(tmp_path),
+              QOSC_BATCH=str(bad_batch(tmp_path, "lab-sender/eth0.tc")))
+    assert bad.returncode == 1, bad.stderr
+    assert "tc -batch failed on qv0" in bad.stderr and "previous configuration of qv0 restored" in bad.stderr
+    assert dump(ns) == before  # the lab-router tree, not the half-applied lab-sender one, not nothing
+    # the records still name the restored tree: a good re-apply and a teardown work from them
+    assert run(ns, tmp_path, "lab-sender/eth0.sh").returncode == 0
+    assert "1:11" in dump(ns) and dump(ns) != before
+    down = run(ns, tmp_path, "lab-sender/eth0-teardown.sh")
+    assert down.returncode == 0, down.stderr
+    assert "htb" not in dump(ns)
+
+
+def test_failed_first_apply_leaves_the_interface_as_it_was(ns: str, tmp_path: Path) -> None:
+    before = dump(ns)
+    bad = run(ns, tmp_path, "lab-router/eth0.sh", PATH=without_unshare(tmp_path),
+              QOSC_BATCH=str(bad_batch(tmp_path, "lab-router/eth0.tc")))
+    assert bad.returncode == 1 and "restored" in bad.stderr
+    assert dump(ns) == before
+    assert not list((tmp_path / "state").glob("*.tc"))  # nothing recorded as qosc's
+
+
+def test_failed_teardown_restores_the_tree(ns: str, tmp_path: Path) -> None:
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    before = dump(ns)
+    shim = tmp_path / "tc-once"
+    flag = tmp_path / "refused"
+    # the real tc, except that it refuses the first `qdisc del ... root` it is asked for
+    shim.write_text(f'#!/bin/sh\nif [ "$1 $2" = "qdisc del" ] && [ ! -e {flag} ]; then\n    : > {flag}\n'
+                    f'    echo "RTNETLINK answers: Device or resource busy" >&2\n    exit 2\nfi\n'
+                    f'exec {shutil.which("tc")} "$@"\n')
+    shim.chmod(0o755)
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh", TC=str(shim))
+    assert flag.exists() and down.returncode == 1, down.stderr
+    assert "restored as it was" in down.stderr
+    assert dump(ns) == before  # deleted by the retry, replayed from the recorded batch, identical
+    assert run(ns, tmp_path, "lab-router/eth0-teardown.sh").returncode == 0
+    assert "htb" not in dump(ns)
+
+
+@pytest.mark.parametrize("foreign", [
+    ["qdisc add dev qv0 ingress",
+     "filter add dev qv0 parent ffff: protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"],
+    ["qdisc add dev qv0 clsact",
+     "filter add dev qv0 ingress protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"],
+])
+def test_foreign_ingress_qdisc_with_a_filter_survives(ns: str, tmp_path: Path, foreign: list[str]) -> None:
+    for cmd in foreign:
+        subprocess.run(["ip", "netns", "exec", ns, "tc", *cmd.split()], check=True)
+    alone = dump(ns)
+    assert "198.18.0.1" in alone or "c6120001" in alone
+    up = run(ns, tmp_path, "lab-router/eth0.sh")
+    assert up.returncode == 0 and "did not install; left in place" in up.stderr
+    applied = dump(ns)
+    assert '"kind":"htb"' in applied and "c6120001" in applied
+    # a failed re-apply keeps both the foreign qdisc and the qosc tree
+    bad = run(ns, tmp_path, "lab-sender/eth0.sh", PATH=without_unshare(tmp_path),
+              QOSC_BATCH=str(bad_batch(tmp_path, "lab-sender/eth0.tc")))
+    assert bad.returncode == 1 and dump(ns) == applied
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh")
+    assert down.returncode == 0 and "did not install; left in place" in down.stderr
+    assert dump(ns) == alone
+
+
+def test_foreign_root_qdisc_is_left_alone(ns: str, tmp_path: Path) -> None:
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "qv0", "root", "handle", "1:", "htb",
+                    "default", "1"], check=True)
+    hand = dump(ns)
+    up = run(ns, tmp_path, "lab-router/eth0.sh")
+    assert up.returncode == 4 and "did not record installing; left in place, nothing applied" in up.stderr
+    assert dump(ns) == hand
+    assert run(ns, tmp_path, "lab-router/eth0-teardown.sh").returncode == 0 and dump(ns) == hand
+    adopted = run(ns, tmp_path, "lab-router/eth0.sh", QOSC_ADOPT="1")
+    assert adopted.returncode == 0 and "1:13" in dump(ns)
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "qv0", "root", "handle", "7:", "tbf",
+                    "rate", "1mbit", "burst", "10000", "latency", "50ms"], check=True)
+    tbf = dump(ns)
+    refused = run(ns, tmp_path, "lab-router/eth0.sh")
+    assert refused.returncode == 4 and "root qdisc qosc did not install (tbf 7:)" in refused.stderr
+    assert dump(ns) == tbf
+
+
+def test_a_tree_changed_by_hand_is_not_replaced(ns: str, tmp_path: Path) -> None:
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0  # unchanged since applied: qosc's own
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "class", "change", "dev", "qv0", "parent", "1:1", "classid",
+                    "1:13", "htb", "rate", "2mbit", "ceil", "100mbit"], check=True)
+    edited = dump(ns)
+    again = run(ns, tmp_path, "lab-sender/eth0.sh")
+    assert again.returncode == 4 and "changed since qosc applied it" in again.stderr
+    assert dump(ns) == edited
+    adopted = run(ns, tmp_path, "lab-sender/eth0.sh", QOSC_ADOPT="1")
+    assert adopted.returncode == 0 and dump(ns) != edited and "1:11" in dump(ns)

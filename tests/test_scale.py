@@ -296,7 +296,7 @@ def test_no_cache_leaves_no_cache(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert compile_(capsys, str(network), "-o", str(tmp_path / "out"), "--no-cache")[0] == 0
     assert not (tmp_path / "cache").exists()
     assert compile_(capsys, str(network), "-o", str(tmp_path / "out"))[0] == 0
-    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".pickle"]
+    assert [p.name.endswith(".qosc-cache.json") for p in (tmp_path / "cache").iterdir()] == [True]
     assert not any((tmp_path / "out").rglob(".qosc*"))  # the cache never lives among the configs
 
 

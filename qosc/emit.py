@@ -2,11 +2,9 @@
 
 Everything for one compile goes through a `Transaction` on the output
 directory OUT.  Its temporary state lives in a private work directory beside
-OUT, `.qosc-work-<euid>` (same filesystem, so renames work): created with mode
-0700 and, before every use, checked with lstat (a directory, not a symlink,
-owned by the effective user, no group or other bits).  In it a transaction
-keeps a journal `<tag>-<pid>.journal` (tag: a hash of OUT's name; created
-O_EXCL|O_NOFOLLOW, mode 0600) and its staging tree `<tag>-<pid>.stage`.
+OUT, `.qosc-work-<euid>` (same filesystem, so renames work; see qosc.workdir
+for its checks and for what a dead transaction's state becomes): a journal
+and a staging tree.
 
 Changed files are written into the staging tree (by this process or by worker
 processes, see `Transaction.write`); a file whose content is unchanged is not
@@ -16,7 +14,8 @@ the data, and switches the trees in one step: renameat2(RENAME_EXCHANGE) of
 OUT and the staging tree.  OUT stays a real directory at the same path; a
 reader sees the old tree or the new one, never a mix.  The old tree, now in
 the work directory, is removed, then the journal, then the work directory if
-nothing else uses it.  Nothing temporary is ever inside OUT.
+nothing else uses it.  Nothing temporary is ever inside OUT, and nothing is
+published when nothing changed.
 
 Where renameat2 is missing (not Linux, or a filesystem without
 RENAME_EXCHANGE), the switch is two renames, OUT to `<tag>-<pid>.old` then the
@@ -24,31 +23,20 @@ staging tree to OUT: between them OUT does not exist (a reader sees no
 directory, never a mixed one), and a run killed in that window is repaired by
 the next (the old tree is put back, then published over).
 
-A compile killed at any step leaves OUT entirely old or entirely new; the next
-transaction on OUT removes what a dead one (its pid no longer alive) left in
-the work directory.  It refuses, with `UntrustedState` (QOS105), a work
-directory, journal or staging tree that fails the checks above, or a journal
-that names anything but OUT and its own staging entries: such state is never
-replayed, and nothing is touched.
-
 Output paths never leave OUT: a relative path with `..`, or one through a
 directory of OUT that is a symbolic link, is refused (OSError, ELOOP).
 
-Filesystem steps go through the module-level names below (`_mkdir`, `_open`,
-...) so tests can make any one of them fail, and `_step` lets a test kill the
-process (SIGKILL) at the N-th step: QOSC_FAULT_KILL_AT=N.
+Filesystem steps go through the module-level names below (`_mkdir`, ...) so tests can make any one
+fail; `_step` kills the process (SIGKILL) at the N-th step when QOSC_FAULT_KILL_AT=N.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import hashlib
 import itertools
 import os
-import re
 import shutil
 import signal
 import stat
@@ -57,27 +45,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from qosc import workdir
 from qosc.targets.base import Output
+from qosc.workdir import JOURNAL_HEADER, WORK_PREFIX, UntrustedState
+
+__all__ = ["JOURNAL_HEADER", "WORK_PREFIX", "Staged", "Transaction", "UntrustedState", "emit", "write_atomic"]
 
 _mkdir = os.mkdir
 _open = os.open
 _write = os.write
 _link = os.link
 _rename = os.rename
+_exchange = workdir.exchange
 
 FSYNC_EACH_UP_TO = 32
 """Up to this many staged files are fsync'ed one by one; beyond, one os.sync() is far cheaper."""
 
-WORK_PREFIX = ".qosc-work-"
-JOURNAL_HEADER = "qosc-journal 1"
-RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
 _counter = itertools.count()
 _steps = itertools.count(1)
-
-
-class UntrustedState(OSError):
-    """Temporary state this user's qosc did not leave as it leaves it (foreign owner, mode, link, content)."""
 
 
 @dataclass(frozen=True)
@@ -102,59 +87,6 @@ def _step(label: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _load_renameat2() -> object | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        func = libc.renameat2
-    except (OSError, AttributeError):
-        return None
-    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    func.restype = ctypes.c_int
-    return func
-
-
-_RENAMEAT2 = _load_renameat2()
-
-
-def _exchange(src_dir_fd: int, src: str, dst: str) -> bool:
-    """Swap `src` (in the directory `src_dir_fd`) and the path `dst` in one step; False if the system cannot."""
-    if _RENAMEAT2 is None or os.environ.get("QOSC_PUBLISH_TWO_RENAMES"):
-        return False
-    rc = _RENAMEAT2(src_dir_fd, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), RENAME_EXCHANGE)  # type: ignore[operator]
-    if rc == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
-        return False
-    raise OSError(err, os.strerror(err), dst)
-
-
-def _check_private(st: os.stat_result, path: str, kind: str, mode_bits: bool = True) -> None:
-    if stat.S_ISLNK(st.st_mode):
-        raise UntrustedState(errno.EPERM, f"{kind} {path} is a symbolic link", path)
-    want = stat.S_ISDIR if kind.endswith("directory") else stat.S_ISREG
-    if not want(st.st_mode):
-        raise UntrustedState(errno.EPERM, f"{kind} {path} is not a {'directory' if want is stat.S_ISDIR else 'file'}",
-                             path)
-    if st.st_uid != os.geteuid():
-        raise UntrustedState(errno.EPERM, f"{kind} {path} is owned by uid {st.st_uid}, not {os.geteuid()}", path)
-    if mode_bits and st.st_mode & 0o077:
-        raise UntrustedState(errno.EPERM, f"{kind} {path} has mode {stat.S_IMODE(st.st_mode):04o}, not private",
-                             path)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False  # an earlier process with this pid: nothing of this one exists yet
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
 class Transaction:
     """Stage files for one output directory, then publish the whole new tree in one step (or nothing)."""
 
@@ -172,9 +104,9 @@ class Transaction:
         self.tag = hashlib.blake2b(os.path.basename(self.root).encode("utf-8", "surrogateescape"),
                                    digest_size=8).hexdigest()
         self.name = f"{self.tag}-{os.getpid()}"
-        self.work_fd = self._open_work()
+        self.work_fd = workdir.open_work(self.work)
         try:
-            self._recover()
+            workdir.recover(self.work_fd, self.work, self.tag, self.root)
             self._journal_fd = _open(f"{self.name}.journal",
                                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                                      dir_fd=self.work_fd)
@@ -187,61 +119,6 @@ class Transaction:
             raise
 
     # --- the work directory and what dead transactions left in it ---------------------------------------
-
-    def _open_work(self) -> int:
-        with contextlib.suppress(FileExistsError):
-            _mkdir(self.work, 0o700)
-        fd = os.open(self.work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) \
-            if not os.path.islink(self.work) else -1
-        try:
-            _check_private(os.lstat(self.work) if fd < 0 else os.fstat(fd), self.work, "work directory")
-        except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            raise
-        return fd
-
-    def _recover(self) -> None:
-        """Remove what dead transactions on this output left; refuse (UntrustedState) whatever fails a check."""
-        mine = re.compile(rf"{re.escape(self.tag)}-(\d+)\.(journal|stage|old)")
-        dead: dict[int, set[str]] = {}
-        for name in os.listdir(self.work_fd):
-            m = mine.fullmatch(name)
-            if m and not _alive(int(m.group(1))):
-                dead.setdefault(int(m.group(1)), set()).add(m.group(2))
-        for pid, kinds in sorted(dead.items()):
-            name = f"{self.tag}-{pid}"
-            for kind in sorted(kinds):
-                path = os.path.join(self.work, f"{name}.{kind}")
-                st = os.lstat(f"{name}.{kind}", dir_fd=self.work_fd)
-                _check_private(st, path, "journal" if kind == "journal" else "staging directory",
-                               mode_bits=kind == "journal")
-            if "journal" in kinds:
-                self._check_journal(name)
-            if "old" in kinds and not os.path.lexists(self.root):
-                if "journal" not in kinds:
-                    raise UntrustedState(errno.EPERM, f"{self.work}/{name}.old without its journal", self.work)
-                _rename(f"{name}.old", self.root, src_dir_fd=self.work_fd)  # a switch killed halfway: old back
-                kinds.discard("old")
-            for kind in ("stage", "old"):
-                if kind in kinds:
-                    shutil.rmtree(f"{name}.{kind}", dir_fd=self.work_fd)
-            if "journal" in kinds:
-                os.unlink(f"{name}.journal", dir_fd=self.work_fd)
-
-    def _check_journal(self, name: str) -> None:
-        path = os.path.join(self.work, f"{name}.journal")
-        fd = os.open(f"{name}.journal", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.work_fd)
-        try:
-            _check_private(os.fstat(fd), path, "journal")
-            data = os.read(fd, 1 << 16)
-        finally:
-            os.close(fd)
-        lines = data.decode("utf-8", "surrogateescape").splitlines()
-        want = [JOURNAL_HEADER, f"root {self.root}", f"stage {name}.stage"]
-        if lines[:3] != want or any(line not in ("switch", "switched") for line in lines[3:]):
-            raise UntrustedState(errno.EPERM, f"journal {path} names something other than {self.root} and its "
-                                 "own staging tree", path)
 
     def _note(self, text: str) -> None:
         os.write(self._journal_fd, text.encode("utf-8", "surrogateescape"))

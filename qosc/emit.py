@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import itertools
 import os
@@ -216,6 +217,7 @@ class Transaction:
             return []
         stage_name = f"{self.name}.stage"
         try:
+            fcntl.flock(self.work_fd, fcntl.LOCK_EX)  # one switch at a time per work directory (until closed)
             exists = os.path.isdir(self.root)
             if exists:
                 _complete(self.root, self.stage_root)
@@ -237,17 +239,17 @@ class Transaction:
             if not exists:
                 _rename(stage_name, self.root, src_dir_fd=self.work_fd)
             elif not _exchange(self.work_fd, stage_name, self.root):
-                old = f"{self.name}.old"
-                _rename(self.root, old, dst_dir_fd=self.work_fd)
+                _rename(self.root, f"{self.name}.old", dst_dir_fd=self.work_fd)  # (abort puts it back)
                 _step("switch-window")
-                try:
-                    _rename(stage_name, self.root, src_dir_fd=self.work_fd)
-                except BaseException:
-                    _rename(old, self.root, src_dir_fd=self.work_fd)
-                    raise
-                _rename(old, stage_name, src_dir_fd=self.work_fd, dst_dir_fd=self.work_fd)
+                _rename(stage_name, self.root, src_dir_fd=self.work_fd)
             self._note("switched\n")
             _step("switched")
+        except OSError as exc:
+            self.abort()
+            if exc.errno in (errno.EXDEV, errno.EBUSY):
+                raise OSError(exc.errno, f"{exc.strerror}: qosc switches the whole output directory, so it cannot "
+                              "be a mount point (compile into a directory inside it)", self.shown) from exc
+            raise
         except BaseException:
             self.abort()
             raise
@@ -268,8 +270,11 @@ class Transaction:
         if fd < 0:
             return
         _step("cleanup")
-        with contextlib.suppress(FileNotFoundError):
-            shutil.rmtree(f"{self.name}.stage", dir_fd=fd)
+        if not os.path.lexists(self.root):  # a two-rename switch stopped between its renames: the old tree back
+            _quiet(_rename, f"{self.name}.old", self.root, src_dir_fd=fd)
+        for kind in ("stage", "old"):
+            with contextlib.suppress(FileNotFoundError):
+                shutil.rmtree(f"{self.name}.{kind}", dir_fd=fd)
         if getattr(self, "_journal_fd", -1) >= 0:
             os.close(self._journal_fd)
             self._journal_fd = -1
@@ -342,21 +347,6 @@ def _same_content(path: str, data: bytes) -> bool:
             return fh.read() == data
     except OSError:
         return False
-    finally:
-        os.close(fd)
-
-
-def file_digest(path: str) -> str | None:
-    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
-        return None
     finally:
         os.close(fd)
 

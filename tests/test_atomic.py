@@ -95,12 +95,15 @@ def _restore(out: Path, before: dict[str, Any], pristine: Path) -> None:
     assert snapshot(out) == before
 
 
-@pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
+@pytest.mark.parametrize("cache, fallback", [(True, False), (False, False), (True, True)],
+                         ids=["cache", "no-cache", "two-renames"])
 def test_failing_any_write_leaves_the_directory_as_it_was(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch, setup: Any,
-                                                          cache: bool) -> None:
+                                                          cache: bool, fallback: bool) -> None:
     policy, out, before, want = setup
     extra = () if cache else ("--no-cache",)
+    if fallback:  # without renameat2: a failure between the two renames puts the old tree back
+        monkeypatch.setenv("QOSC_PUBLISH_TWO_RENAMES", "1")
     pristine = tmp_path / "pristine"
     shutil.copytree(out, pristine, copy_function=shutil.copy2)
     with monkeypatch.context() as m:  # count the steps of the successful recompile

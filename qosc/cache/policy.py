@@ -7,6 +7,7 @@ allows), key every (target, unit), look up and record units, save the store.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,6 @@ from qosc.cache.records import IF_FIELDS, _decode, _encode, _Source, decode_diag
 from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, segment, tree_fingerprint
 from qosc.cache.store import FORMAT, Store
 from qosc.diagnostics import Diagnostic
-from qosc.emit import file_digest
 from qosc.errors import InputError
 from qosc.model import Device
 
@@ -218,3 +218,18 @@ def _stale(outdir: str, entries: dict[str, Any]) -> set[str]:
             if file_digest(join(outdir, rel)) != sha:
                 stale.add(rel)
     return stale
+
+
+def file_digest(path: str) -> str | None:
+    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

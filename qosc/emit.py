@@ -296,22 +296,25 @@ def _complete(old: str, new: str) -> None:
     """Hard-link into the staging tree `new` every entry of `old` it does not have (copy where links fail)."""
     with os.scandir(old) as entries:
         for entry in entries:
-            target = os.path.join(new, entry.name)
+            target = f"{new}/{entry.name}"
             if entry.is_dir(follow_symlinks=False):
-                if not os.path.lexists(target):
+                try:
                     _mkdir(target)
-                elif not os.path.isdir(target) or os.path.islink(target):
-                    continue  # the new tree has a file there
+                except FileExistsError:
+                    if not os.path.isdir(target) or os.path.islink(target):
+                        continue  # the new tree has a file there
                 _complete(entry.path, target)
                 os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
-            elif not os.path.lexists(target):
-                try:
-                    _link(entry.path, target, follow_symlinks=False)
-                except OSError as exc:
-                    if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK):
-                        raise
-                    shutil.copy2(entry.path, target, follow_symlinks=False)
-                _step("link")
+                continue
+            try:
+                _link(entry.path, target, follow_symlinks=False)
+            except FileExistsError:
+                continue  # staged: the new version
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK):
+                    raise
+                shutil.copy2(entry.path, target, follow_symlinks=False)
+            _step("link")
 
 
 def _ensure_dir(directory: str) -> None:

@@ -61,6 +61,8 @@ _exchange = workdir.exchange
 
 FSYNC_EACH_UP_TO = 32
 """Up to this many staged files are fsync'ed one by one; beyond, one os.sync() is far cheaper."""
+REMOVE_LATER_FROM = 64
+"""An old tree with this many directories or more is removed by a detached process (rmdir is slow)."""
 
 _counter = itertools.count()
 _steps = itertools.count(1)
@@ -100,6 +102,7 @@ class Transaction:
         self.durable = durable
         self.staged: list[Staged] = []
         self._closed = False
+        self._background = False
         self._dirs_ok: set[str] = set()
         self.work = os.path.join(parent, f"{WORK_PREFIX}{os.geteuid()}")
         self.tag = hashlib.blake2b(os.path.basename(self.root).encode("utf-8", "surrogateescape"),
@@ -153,10 +156,7 @@ class Transaction:
             self._dirs_ok.add(sub)
 
     def write(self, relpath: str, text: str) -> Staged:
-        """Stage one output (or nothing, when OUT holds it already); safe in forked worker processes.
-
-        The caller publishes or discards the result through `adopt` and `commit`.
-        """
+        """Stage one output (or nothing, when OUT holds it already); safe in forked workers (see `adopt`)."""
         rel = self._relpath(relpath)
         self._check_dirs(rel)
         final = os.path.join(self.shown, rel)
@@ -195,7 +195,6 @@ class Transaction:
         return Staged(rel, final, staged, sha)
 
     def add(self, relpath: str, text: str) -> Staged:
-        """Stage one file (see `write`) as part of this transaction."""
         return self.adopt(self.write(relpath, text))
 
     def adopt(self, staged: Staged) -> Staged:
@@ -220,7 +219,7 @@ class Transaction:
             fcntl.flock(self.work_fd, fcntl.LOCK_EX)  # one switch at a time per work directory (until closed)
             exists = os.path.isdir(self.root)
             if exists:
-                _complete(self.root, self.stage_root)
+                self._background = _complete(self.root, self.stage_root) >= REMOVE_LATER_FROM
                 st = os.stat(self.root)
                 os.chmod(self.stage_root, stat.S_IMODE(st.st_mode))
                 if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
@@ -273,6 +272,9 @@ class Transaction:
         if not os.path.lexists(self.root):  # a two-rename switch stopped between its renames: the old tree back
             _quiet(_rename, f"{self.name}.old", self.root, src_dir_fd=fd)
         for kind in ("stage", "old"):
+            if kind == "stage" and self._background:  # a large tree (old, or new and unused): slow to remove
+                workdir.remove_later(fd, f"{self.name}.stage", self.tag)
+                continue
             with contextlib.suppress(FileNotFoundError):
                 shutil.rmtree(f"{self.name}.{kind}", dir_fd=fd)
         if getattr(self, "_journal_fd", -1) >= 0:
@@ -292,8 +294,11 @@ class Transaction:
             self.abort()
 
 
-def _complete(old: str, new: str) -> None:
-    """Hard-link into the staging tree `new` every entry of `old` it does not have (copy where links fail)."""
+def _complete(old: str, new: str) -> int:
+    """Hard-link into the staging tree `new` every entry of `old` it does not have (copy where links fail).
+
+    Returns how many directories `old` has (itself included)."""
+    dirs = 1
     with os.scandir(old) as entries:
         for entry in entries:
             target = f"{new}/{entry.name}"
@@ -303,7 +308,7 @@ def _complete(old: str, new: str) -> None:
                 except FileExistsError:
                     if not os.path.isdir(target) or os.path.islink(target):
                         continue  # the new tree has a file there
-                _complete(entry.path, target)
+                dirs += _complete(entry.path, target)
                 os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
                 continue
             try:
@@ -315,6 +320,7 @@ def _complete(old: str, new: str) -> None:
                     raise
                 shutil.copy2(entry.path, target, follow_symlinks=False)
             _step("link")
+    return dirs
 
 
 def _ensure_dir(directory: str) -> None:
@@ -360,10 +366,7 @@ def _quiet(func: object, *args: object, **kwargs: object) -> None:
 
 
 def write_atomic(path: Path, text: str) -> bool:
-    """Write one file atomically (a temporary file beside it, renamed over it); False when it held that already.
-
-    For a single file, not an output tree: only `path` changes, with no staging tree.
-    """
+    """Write one file (not a tree) atomically: a temporary file beside it, renamed over it; False if unchanged."""
     data = text.encode("utf-8")
     if _same_content(str(path), data):
         return False

@@ -3,7 +3,8 @@
 `.qosc-work-<euid>` holds the temporary state of qosc.emit's transactions on
 the directories beside it: per transaction a journal `<tag>-<pid>.journal`
 (tag: a hash of the output directory's name) and a staging tree
-`<tag>-<pid>.stage` (and, during the two-rename fallback, `<tag>-<pid>.old`).
+`<tag>-<pid>.stage` (and, during the two-rename fallback, `<tag>-<pid>.old`; an old tree being
+removed in the background, `<tag>-<pid of the remover>.trash`).
 Separate from emit because it is the part that decides what to trust: the
 work directory must be a directory (not a symbolic link) owned by the
 effective user with no group or other bits, and it is used through an
@@ -110,7 +111,7 @@ def open_work(work: str) -> int:
 
 def recover(work_fd: int, work: str, tag: str, root: str) -> None:
     """Remove what dead transactions on `root` left; refuse (UntrustedState) whatever fails a check."""
-    mine = re.compile(rf"{re.escape(tag)}-(\d+)\.(journal|stage|old)")
+    mine = re.compile(rf"{re.escape(tag)}-(\d+)\.(journal|stage|old|trash)")
     dead: dict[int, set[str]] = {}
     for name in os.listdir(work_fd):
         m = mine.fullmatch(name)
@@ -129,7 +130,7 @@ def recover(work_fd: int, work: str, tag: str, root: str) -> None:
                 raise UntrustedState(errno.EPERM, f"{work}/{name}.old without its journal", work)
             os.rename(f"{name}.old", root, src_dir_fd=work_fd)  # a switch killed halfway: the old tree back
             kinds.discard("old")
-        for kind in ("stage", "old"):
+        for kind in ("stage", "old", "trash"):
             if kind in kinds:
                 shutil.rmtree(f"{name}.{kind}", dir_fd=work_fd)
         if "journal" in kinds:
@@ -149,3 +150,31 @@ def _check_journal(work_fd: int, work: str, name: str, root: str) -> None:
     if lines[:3] != want or any(line not in ("switch", "switched") for line in lines[3:]):
         raise UntrustedState(errno.EPERM, f"journal {path} names something other than {root} and its own staging "
                              "tree", path)
+
+
+def remove_later(work_fd: int, name: str, tag: str) -> None:
+    """Remove the entry `name` of the work directory in a detached process (an old tree: it only costs time).
+
+    The remover (a grandchild, so nobody has to reap it, with stdin, stdout and stderr on /dev/null so no
+    caller waits for its output) first renames the entry `<tag>-<its pid>.trash`: while it lives, no other
+    transaction takes it for a dead one's, and if it dies, the next transaction removes the rest.
+    """
+    child = os.fork()
+    if child:
+        os.waitpid(child, 0)
+        return
+    try:  # (whatever fails here, the next transaction removes what is left)
+        if os.fork() == 0:
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, work_fd)
+            os.closerange(work_fd + 1, 1 << 16)
+            trash = f"{tag}-{os.getpid()}.trash"
+            os.rename(name, trash, src_dir_fd=work_fd, dst_dir_fd=work_fd)
+            shutil.rmtree(trash, dir_fd=work_fd)
+            with contextlib.suppress(OSError):
+                os.rmdir(os.readlink(f"/proc/self/fd/{work_fd}"))  # as the transaction would have
+    finally:
+        os._exit(0)

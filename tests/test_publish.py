@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,39 @@ def test_names_that_differ_only_by_case_are_reported(tmp_path: Path) -> None:
     assert re.search(rf"case\.yaml:{line}:\d+: error\[QOS107\]: output files '[a-z-]+/r00003\.example\.net\.\w+' "
                      rf"and '[a-z-]+/R00003\.example\.net\.\w+' differ only by case", proc.stderr), proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_large_old_tree_is_removed_in_the_background(tmp_path: Path) -> None:
+    """With REMOVE_LATER_FROM directories or more, a detached process removes the old tree; the caller does not wait."""
+    out = tmp_path / "out"
+    dirs = emit.REMOVE_LATER_FROM + 6
+    for i in range(dirs):
+        (out / f"d{i:03d}").mkdir(parents=True)
+        (out / f"d{i:03d}" / "f.txt").write_text("old\n")
+    script = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+              "from qosc.emit import Transaction\n"
+              f"with Transaction({str(out)!r}) as tx:\n"
+              "    tx.add('d000/f.txt', 'new\\n'); tx.commit()\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "d000" / "f.txt").read_text() == "new\n" and (out / "d069" / "f.txt").read_text() == "old\n"
+    assert len(list(out.iterdir())) == dirs
+    wd = tmp_path / f"{emit.WORK_PREFIX}{os.geteuid()}"
+    for _ in range(200):
+        if not wd.exists():
+            break
+        time.sleep(0.1)
+    assert not wd.exists(), list(wd.iterdir())
+    # a remover that died leaves `<tag>-<pid>.trash`: the next transaction removes it
+    tag = hashlib.blake2b(b"out", digest_size=8).hexdigest()
+    trash = wd / f"{tag}-{_dead_pid()}.trash"
+    (trash / "d000").mkdir(parents=True, mode=0o700)
+    wd.chmod(0o700)
+    with emit.Transaction(out) as tx:
+        tx.add("d001/f.txt", "new\n")
+        tx.commit()
+    for _ in range(200):
+        if not wd.exists():
+            break
+        time.sleep(0.1)
+    assert not wd.exists() and (out / "d001" / "f.txt").read_text() == "new\n"

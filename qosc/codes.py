@@ -96,6 +96,10 @@ CORE: tuple[Code, ...] = (
     _c("QOS103", _COMPILE, "error", "two policies produce the same device or file"),
     _c("QOS104", _COMPILE, "info", "what an explicit verification (--verify) found on this machine; never written "
        "into the files"),
+    _c("QOS105", _COMPILE, "error", "planted or foreign temporary state refused"),
+    _c("QOS106", _COMPILE, "warning", "cache directory or file not trusted; cache ignored"),
+    _c("QOS107", _COMPILE, "error", "two output files that differ only by case (they collide on a "
+       "case-insensitive filesystem)"),
     _c("QOS145", _HOSTS, "error", "a path's buffer (2 x rate x RTT) above the largest socket buffer Linux accepts"),
     _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
     _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),

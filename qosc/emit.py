@@ -1,293 +1,290 @@
-"""Write generated files all or nothing: never a half-written file, never half a compile.
+"""Publish generated files all or nothing, for the whole output directory at once.
 
-Everything for one compile goes through a `Transaction`.  Each changed file is
-first staged as a temporary file in its own directory (by this process or by
-worker processes, see `stage`); when every file is staged, the data is flushed
-to disk once and the temporary files are renamed over the old ones.  If
-anything fails before the last rename (a full disk, a permission, an
-interrupt, a worker that died), every staged file is removed and every file
-already renamed is put back from a hard-linked backup, so the output
-directory is exactly as it was: old files intact, no new file, no temporary
-file, no directory created for nothing.  A file whose content is unchanged is
-not rewritten, so a recompile touches only what moved.
+Everything for one compile goes through a `Transaction` on the output
+directory OUT.  Its temporary state lives in a private work directory beside
+OUT, `.qosc-work-<euid>` (same filesystem, so renames work; see qosc.workdir
+for its checks and for what a dead transaction's state becomes): a journal
+and a staging tree.
 
-Every directory made and every directory a process stages temporary files
-in is written to a journal first (temporary files are named after their
-process, so one entry per directory and process covers them all), so the
-abort finds even those staged by a worker whose result never arrived, and the
-next transaction on the same directory removes what a killed one (SIGKILL,
-power loss before the renames) left behind.  Writing one journal entry per
-file, and a chmod per file, cost more than rendering on a large network:
-files are created with their final mode (0644, scripts 0755, less the umask).
+Changed files are written into the staging tree (by this process or by worker
+processes, see `Transaction.write`); a file whose content is unchanged is not
+written.  `commit` then completes the staging tree with hard links to every
+other entry of OUT (so unchanged files keep their inode and mtime), flushes
+the data, and switches the trees in one step: renameat2(RENAME_EXCHANGE) of
+OUT and the staging tree.  OUT stays a real directory at the same path; a
+reader sees the old tree or the new one, never a mix.  The old tree, now in
+the work directory, is removed, then the journal, then the work directory if
+nothing else uses it.  Nothing temporary is ever inside OUT, and nothing is
+published when nothing changed.
 
-Filesystem steps go through the module-level names below (`_mkdir`, `_open`,
-...) so tests can make any one of them fail.
+Where renameat2 is missing (not Linux, or a filesystem without
+RENAME_EXCHANGE), the switch is two renames, OUT to `<tag>-<pid>.old` then the
+staging tree to OUT: between them OUT does not exist (a reader sees no
+directory, never a mixed one), and a run killed in that window is repaired by
+the next (the old tree is put back, then published over).
+
+Output paths never leave OUT: a relative path with `..`, or one through a
+directory of OUT that is a symbolic link, is refused (OSError, ELOOP).
+
+Filesystem steps go through the module-level names below (`_mkdir`, ...) so tests can make any one
+fail; `_step` kills the process (SIGKILL) at the N-th step when QOSC_FAULT_KILL_AT=N.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import itertools
 import os
-import re
+import shutil
+import signal
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Self
 
+from qosc import workdir
 from qosc.targets.base import Output
+from qosc.workdir import JOURNAL_HEADER, WORK_PREFIX, UntrustedState
+
+__all__ = ["JOURNAL_HEADER", "WORK_PREFIX", "Staged", "Transaction", "UntrustedState", "emit", "write_atomic"]
 
 _mkdir = os.mkdir
 _open = os.open
 _write = os.write
 _link = os.link
-_replace = os.replace
+_rename = os.rename
+_exchange = workdir.exchange
 
 FSYNC_EACH_UP_TO = 32
 """Up to this many staged files are fsync'ed one by one; beyond, one os.sync() is far cheaper."""
+REMOVE_LATER_FROM = 64
+"""An old tree with this many directories or more is removed by a detached process (rmdir is slow)."""
 
-BACKUP_SUFFIX = ".qosc-old"
 _counter = itertools.count()
+_steps = itertools.count(1)
 
 
 @dataclass(frozen=True)
 class Staged:
-    """One output after staging: its temporary file (None when the file already held this text)."""
+    """One output after staging: its file in the staging tree (None when OUT already holds this text)."""
 
     relpath: str
     final: str
     tmp: str | None
-    size: int
-    mtime_ns: int
+    digest: str
+    """sha256 of the content, hex."""
 
 
-class Journal:
-    """An append-only list of what a transaction created, shared by its worker processes (O_APPEND).
-
-    Entries: D a directory made, T a temporary file, P a directory in which
-    process <pid> stages temporary files (written as P<pid>:<directory>).
-    """
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        self.ready: dict[str, int] = {}
-        """Directories known to exist and noted for temporary files, by the pid that noted them (a forked
-        worker inherits the parent's, and notes a directory again for its own pid)."""
-
-    def note(self, kind: str, path: str) -> None:
-        os.write(self.fd, f"{kind}{path}\0".encode("utf-8", "surrogateescape"))
-
-    def staging_in(self, directory: str) -> None:
-        """Make sure `directory` exists and is noted as holding this process's temporary files."""
-        pid = os.getpid()
-        if self.ready.get(directory) == pid:
-            return
-        _ensure_dir(directory, self)
-        self.note("P", f"{pid}:{directory}")
-        self.ready[directory] = pid
-
-    @staticmethod
-    def read(path: str) -> list[tuple[str, str]]:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read().decode("utf-8", "surrogateescape")
-        except OSError:
-            return []
-        return [(entry[0], entry[1:]) for entry in data.split("\0") if entry]
-
-    def close(self) -> None:
-        _quiet(os.close, self.fd)
-        _quiet(os.unlink, self.path)
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def _tmp_name(final: str, pid: int, serial: int) -> str:
-    return os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.qosc-{pid}-{serial}.tmp")
-
-
-def _undo(entries: Iterable[tuple[str, str]]) -> None:
-    """Remove the temporary files and the (then empty) directories a journal lists."""
-    entries = list(entries)
-    for kind, path in entries:
-        if kind == "T":
-            _quiet(os.unlink, path)
-        elif kind == "P":
-            pid, _, directory = path.partition(":")
-            mine = re.compile(rf"\..*\.qosc-{re.escape(pid)}-\d+\.tmp", re.DOTALL)
-            try:
-                names = os.listdir(directory)
-            except OSError:
-                continue
-            for name in names:
-                if mine.fullmatch(name):
-                    _quiet(os.unlink, os.path.join(directory, name))
-    for path in sorted({p for k, p in entries if k == "D"}, key=lambda p: p.count(os.sep), reverse=True):
-        _quiet(os.rmdir, path)
-
-
-@lru_cache(maxsize=4096)
-def _real_dir(directory: str) -> str:
-    return os.path.realpath(directory)
-
-
-def final_path(root: str, relpath: str) -> str:
-    """The absolute path of an output, refusing any that would leave `root` (also through a symlink)."""
-    final = os.path.normpath(os.path.join(root, relpath))
-    real_root, real = _real_dir(root), _real_dir(os.path.dirname(final))
-    if not final.startswith(root + os.sep) or (real != real_root and not real.startswith(real_root + os.sep)):
-        raise ValueError(f"output path {relpath!r} escapes the output directory")
-    return final
-
-
-def stage(root: str, relpath: str, text: str, journal: Journal | None = None) -> Staged:
-    """Write `text` to a temporary file next to its output (or nothing, when unchanged).
-
-    Safe to call from several processes at once for different files; the
-    caller publishes or discards the result through the Transaction that owns
-    `journal`.
-    """
-    final = final_path(root, relpath)
-    data = text.encode("utf-8")
-    st = _same_content(final, data)
-    if st is not None:
-        return Staged(relpath, final, None, st.st_size, st.st_mtime_ns)
-    directory = os.path.dirname(final)
-    if journal is not None:
-        journal.staging_in(directory)
-    else:
-        _ensure_dir(directory, None)
-    mode = 0o755 if text.startswith("#!") else 0o644
-    fd = -1
-    try:
-        for _ in range(100):  # a name left by an earlier process that had this pid: take the next one
-            tmp = _tmp_name(final, os.getpid(), next(_counter))
-            try:
-                fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
-        view = memoryview(data)
-        while view:
-            view = view[_write(fd, view):]
-        st = os.fstat(fd)
-    except BaseException:
-        if fd >= 0:
-            _quiet(os.unlink, tmp)
-        raise
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    return Staged(relpath, final, tmp, st.st_size, st.st_mtime_ns)
-
-
-def _ensure_dir(directory: str, journal: Journal | None) -> None:
-    """Create `directory` and its missing parents, each noted in the journal once made."""
-    missing = []
-    while not os.path.isdir(directory):
-        missing.append(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    for d in reversed(missing):
-        try:
-            _mkdir(d)
-        except FileExistsError:  # another worker was first
-            continue
-        if journal is not None:
-            journal.note("D", d)
+def _step(label: str) -> None:
+    """One publication step; QOSC_FAULT_KILL_AT=N kills this process (SIGKILL) at the N-th (fault tests)."""
+    at = os.environ.get("QOSC_FAULT_KILL_AT")
+    if at and next(_steps) == int(at):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Transaction:
-    """Stage files under one directory, then publish them all at once (or none)."""
+    """Stage files for one output directory, then publish the whole new tree in one step (or nothing)."""
 
-    def __init__(self, directory: Path | str, durable: bool = True, journal_dir: str | None = None) -> None:
-        self.root = os.path.abspath(directory)
+    def __init__(self, directory: Path | str, durable: bool = True) -> None:
+        self.shown = os.path.abspath(directory)
+        self.root = os.path.realpath(directory)
+        parent = os.path.dirname(self.root)
+        if parent == self.root:
+            raise OSError(errno.EINVAL, "the output directory cannot be the root directory", self.root)
         self.durable = durable
         self.staged: list[Staged] = []
         self._closed = False
-        tag = hashlib.blake2b(self.root.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
-        prefix = f"qosc-{os.getuid()}-{tag}-"
-        for base in dict.fromkeys([journal_dir or tempfile.gettempdir(), tempfile.gettempdir()]):
-            try:
-                os.makedirs(base, exist_ok=True)
-                for name in os.listdir(base):  # what a killed transaction on this directory left behind
-                    if name.startswith(prefix) and name.endswith(".journal") and not _alive(name[len(prefix):-8]):
-                        _undo(Journal.read(os.path.join(base, name)))
-                        _quiet(os.unlink, os.path.join(base, name))
-                self.journal = Journal(os.path.join(base, f"{prefix}{os.getpid()}.journal"))
-                break
-            except OSError:  # an unwritable cache directory: the system's temporary directory will do
+        self._background = False
+        self._dirs_ok: set[str] = set()
+        self.work = os.path.join(parent, f"{WORK_PREFIX}{os.geteuid()}")
+        self.tag = hashlib.blake2b(os.path.basename(self.root).encode("utf-8", "surrogateescape"),
+                                   digest_size=8).hexdigest()
+        self.name = f"{self.tag}-{os.getpid()}"
+        self.work_fd = workdir.open_work(self.work)
+        try:
+            workdir.recover(self.work_fd, self.work, self.tag, self.root)
+            self._journal_fd = _open(f"{self.name}.journal",
+                                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                                     dir_fd=self.work_fd)
+            self._note(f"{JOURNAL_HEADER}\nroot {self.root}\nstage {self.name}.stage\n")
+            _step("journal")
+            _mkdir(f"{self.name}.stage", 0o700, dir_fd=self.work_fd)
+            self.stage_root = os.path.join(self.work, f"{self.name}.stage")
+        except BaseException:
+            self._cleanup()
+            raise
+
+    # --- the work directory and what dead transactions left in it ---------------------------------------
+
+    def _note(self, text: str) -> None:
+        os.write(self._journal_fd, text.encode("utf-8", "surrogateescape"))
+
+    # --- staging ---------------------------------------------------------------------------------------
+
+    def _relpath(self, relpath: str) -> str:
+        rel = os.path.normpath(relpath)
+        if os.path.isabs(rel) or rel in (".", "..") or rel.startswith(".." + os.sep):
+            raise ValueError(f"output path {relpath!r} escapes the output directory")
+        return rel
+
+    def _check_dirs(self, rel: str) -> None:
+        """Refuse a path through a directory of OUT that is a symbolic link (or not a directory)."""
+        parts = rel.split(os.sep)[:-1]
+        for i in range(1, len(parts) + 1):
+            sub = os.sep.join(parts[:i])
+            if sub in self._dirs_ok:
                 continue
-        else:
-            raise OSError(f"cannot write a journal in {journal_dir or tempfile.gettempdir()}")
+            try:
+                st = os.lstat(os.path.join(self.root, sub))
+            except FileNotFoundError:
+                break
+            if stat.S_ISLNK(st.st_mode):
+                raise OSError(errno.ELOOP, f"{os.path.join(self.shown, sub)} is a symbolic link; qosc writes no "
+                              "output through links (replace it with a directory, or compile into the directory "
+                              "it points to)", os.path.join(self.shown, sub))
+            if not stat.S_ISDIR(st.st_mode):
+                raise OSError(errno.ENOTDIR, f"{os.path.join(self.shown, sub)} is not a directory",
+                              os.path.join(self.shown, sub))
+            self._dirs_ok.add(sub)
+
+    def write(self, relpath: str, text: str) -> Staged:
+        """Stage one output (or nothing, when OUT holds it already); safe in forked workers (see `adopt`)."""
+        rel = self._relpath(relpath)
+        self._check_dirs(rel)
+        final = os.path.join(self.shown, rel)
+        data = text.encode("utf-8")
+        sha = digest(data)
+        if _same_content(os.path.join(self.root, rel), data):
+            return Staged(rel, final, None, sha)
+        staged = os.path.join(self.stage_root, rel)
+        directory = os.path.dirname(staged)
+        _ensure_dir(directory)
+        mode = 0o755 if text.startswith("#!") else 0o644
+        fd = -1
+        tmp = ""
+        try:
+            for _ in range(100):  # a name left by an earlier process that had this pid: take the next one
+                tmp = os.path.join(directory, f".{os.path.basename(staged)}.qosc-{os.getpid()}-{next(_counter)}.tmp")
+                try:
+                    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+                    break
+                except FileExistsError:
+                    continue
+            else:
+                raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+            view = memoryview(data)
+            while view:
+                view = view[_write(fd, view):]
+            os.close(fd)
+            fd = -1
+            _step("staged")
+            _rename(tmp, staged)  # within the staging tree: a second policy's file of this name replaces it
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            _quiet(os.unlink, tmp)
+            raise
+        return Staged(rel, final, staged, sha)
 
     def add(self, relpath: str, text: str) -> Staged:
-        """Stage one file (see `stage`) as part of this transaction."""
-        return self.adopt(stage(self.root, relpath, text, self.journal))
+        return self.adopt(self.write(relpath, text))
 
     def adopt(self, staged: Staged) -> Staged:
-        """Take over a file staged elsewhere (e.g. by a worker process, with this transaction's journal)."""
+        """Take over a file staged elsewhere (e.g. by a worker process, with `write`)."""
         if self._closed:
             raise RuntimeError("transaction already finished")
         self.staged.append(staged)
         return staged
 
+    # --- publishing ------------------------------------------------------------------------------------
+
     def commit(self) -> list[str]:
-        """Make every staged file visible; returns the paths of the files that changed, in staging order."""
+        """Publish the new tree; returns the paths of the files that changed, in staging order."""
         if self._closed:
             raise RuntimeError("transaction already finished")
         pending = [s for s in self.staged if s.tmp is not None]
-        done: list[tuple[str, str | None]] = []  # (final, backup of the old file or None)
+        if not pending:  # nothing changed: OUT is not touched at all
+            self.abort()
+            return []
+        stage_name = f"{self.name}.stage"
         try:
+            fcntl.flock(self.work_fd, fcntl.LOCK_EX)  # one switch at a time per work directory (until closed)
+            exists = os.path.isdir(self.root)
+            if exists:
+                self._background = _complete(self.root, self.stage_root) >= REMOVE_LATER_FROM
+                st = os.stat(self.root)
+                os.chmod(self.stage_root, stat.S_IMODE(st.st_mode))
+                if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+                    _quiet(os.chown, self.stage_root, st.st_uid, st.st_gid)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(self.stage_root, 0o777 & ~umask)
             if self.durable and len(pending) > FSYNC_EACH_UP_TO:
-                os.sync()  # one flush for all the staged data, before any rename makes it visible
+                os.sync()  # one flush for all the staged data, before the switch makes it visible
             elif self.durable:
                 for s in pending:
                     _fsync_path(s.tmp)  # type: ignore[arg-type]
-            for s in pending:
-                backup = None
-                if os.path.lexists(s.final):
-                    backup = os.path.join(os.path.dirname(s.final),
-                                          f".{os.path.basename(s.final)}.{os.getpid()}{BACKUP_SUFFIX}")
-                    _quiet(os.unlink, backup)  # left by a run that was killed
-                    self.journal.note("T", backup)  # (a kill during the renames leaves the new files, not this)
-                    _link(s.final, backup)
-                try:
-                    _replace(s.tmp, s.final)  # type: ignore[arg-type]
-                except BaseException:
-                    if backup is not None:
-                        _quiet(os.unlink, backup)
-                    raise
-                done.append((s.final, backup))
+            self._note("switch\n")
+            _step("switch")
+            if not exists:
+                _rename(stage_name, self.root, src_dir_fd=self.work_fd)
+            elif not _exchange(self.work_fd, stage_name, self.root):
+                _rename(self.root, f"{self.name}.old", dst_dir_fd=self.work_fd)  # (abort puts it back)
+                _step("switch-window")
+                _rename(stage_name, self.root, src_dir_fd=self.work_fd)
+            self._note("switched\n")
+            _step("switched")
+        except OSError as exc:
+            self.abort()
+            if exc.errno in (errno.EXDEV, errno.EBUSY):
+                raise OSError(exc.errno, f"{exc.strerror}: qosc switches the whole output directory, so it cannot "
+                              "be a mount point (compile into a directory inside it)", self.shown) from exc
+            raise
         except BaseException:
-            for final, backup in reversed(done):  # put the old files back
-                if backup is not None:
-                    _quiet(os.replace, backup, final)
-                else:
-                    _quiet(os.unlink, final)
             self.abort()
             raise
-        for _, backup in done:
-            if backup is not None:
-                _quiet(os.unlink, backup)
+        if self.durable:
+            _quiet(_fsync_path, os.path.dirname(self.root))
         self._closed = True
-        self.journal.close()
+        self._cleanup()
         return [s.final for s in pending]
 
     def abort(self) -> None:
-        """Remove every staged file and every directory created for them (all the journal lists)."""
-        _undo([("T", s.tmp) for s in self.staged if s.tmp is not None] + Journal.read(self.journal.path))
+        """Forget every staged file: the staging tree, the journal (and the work directory if unused) go."""
         self.staged.clear()
         self._closed = True
-        self.journal.close()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        fd = getattr(self, "work_fd", -1)
+        if fd < 0:
+            return
+        _step("cleanup")
+        if not os.path.lexists(self.root):  # a two-rename switch stopped between its renames: the old tree back
+            _quiet(_rename, f"{self.name}.old", self.root, src_dir_fd=fd)
+        for kind in ("stage", "old"):
+            if kind == "stage" and self._background:  # a large tree (old, or new and unused): slow to remove
+                workdir.remove_later(fd, f"{self.name}.stage", self.tag)
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                shutil.rmtree(f"{self.name}.{kind}", dir_fd=fd)
+        if getattr(self, "_journal_fd", -1) >= 0:
+            os.close(self._journal_fd)
+            self._journal_fd = -1
+            _step("cleaned")
+            _quiet(os.unlink, f"{self.name}.journal", dir_fd=fd)
+        os.close(fd)
+        self.work_fd = -1
+        _quiet(os.rmdir, self.work)  # other transactions may still use it
 
     def __enter__(self) -> Self:
         return self
@@ -297,14 +294,44 @@ class Transaction:
             self.abort()
 
 
-def _alive(pid: str) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
+def _complete(old: str, new: str) -> int:
+    """Hard-link into the staging tree `new` every entry of `old` it does not have (copy where links fail).
+
+    Returns how many directories `old` has (itself included)."""
+    dirs = 1
+    with os.scandir(old) as entries:
+        for entry in entries:
+            target = f"{new}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    _mkdir(target)
+                except FileExistsError:
+                    if not os.path.isdir(target) or os.path.islink(target):
+                        continue  # the new tree has a file there
+                dirs += _complete(entry.path, target)
+                os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
+                continue
+            try:
+                _link(entry.path, target, follow_symlinks=False)
+            except FileExistsError:
+                continue  # staged: the new version
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK):
+                    raise
+                shutil.copy2(entry.path, target, follow_symlinks=False)
+            _step("link")
+    return dirs
+
+
+def _ensure_dir(directory: str) -> None:
+    """Create `directory` and its missing parents (another worker may be creating them too)."""
+    missing = []
+    while not os.path.isdir(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            _mkdir(d)
 
 
 def _fsync_path(path: str) -> None:
@@ -315,29 +342,50 @@ def _fsync_path(path: str) -> None:
         os.close(fd)
 
 
-def _same_content(path: str, data: bytes) -> os.stat_result | None:
-    """The file's stat when it holds exactly `data`, else None."""
+def _same_content(path: str, data: bytes) -> bool:
+    """Whether `path` is a regular file (not a link) holding exactly `data`."""
     try:
-        st = os.stat(path)
-        if st.st_size != len(data) or not stat.S_ISREG(st.st_mode):
-            return None
-        with open(path, "rb") as fh:
-            return st if fh.read() == data else None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
-        return None
+        return False
+    try:
+        st = os.fstat(fd)
+        if st.st_size != len(data) or not stat.S_ISREG(st.st_mode):
+            return False
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
-def _quiet(func: object, *args: object) -> None:
+def _quiet(func: object, *args: object, **kwargs: object) -> None:
     with contextlib.suppress(OSError):
-        func(*args)  # type: ignore[operator]
+        func(*args, **kwargs)  # type: ignore[operator]
 
 
 def write_atomic(path: Path, text: str) -> bool:
-    """Write `text` to `path` atomically; False when it already held exactly that."""
-    with Transaction(path.parent) as tx:
-        changed = tx.add(path.name, text).tmp is not None
-        tx.commit()
-    return changed
+    """Write one file (not a tree) atomically: a temporary file beside it, renamed over it; False if unchanged."""
+    data = text.encode("utf-8")
+    if _same_content(str(path), data):
+        return False
+    tmp = path.with_name(f".{path.name}.qosc-{os.getpid()}-{next(_counter)}.tmp")
+    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[_write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        _rename(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        _quiet(os.unlink, tmp)
+        raise
+    return True
 
 
 def emit(outputs: Iterable[Output], directory: Path) -> list[Path]:

@@ -65,3 +65,20 @@ def load(path: Path | str) -> tuple[Policy, list[Diagnostic]]:
     result = api.validate(path)
     assert result.policy is not None and result.ok, [d.message for d in result.diagnostics if d.is_error]
     return result.policy, result.diagnostics
+
+
+def tree_digests(root: Path) -> dict[str, str] | None:
+    """Every entry under root, hidden ones included: files by sha256 and mode, directories as such (None: absent)."""
+    import hashlib
+
+    if not root.exists():
+        return None
+    found: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            found[os.path.relpath(os.path.join(dirpath, d), root) + "/"] = "dir"
+        for f in filenames:
+            path = os.path.join(dirpath, f)
+            found[os.path.relpath(path, root)] = \
+                f"{hashlib.sha256(Path(path).read_bytes()).hexdigest()} {os.stat(path).st_mode:o}"
+    return found

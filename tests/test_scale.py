@@ -296,7 +296,7 @@ def test_no_cache_leaves_no_cache(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert compile_(capsys, str(network), "-o", str(tmp_path / "out"), "--no-cache")[0] == 0
     assert not (tmp_path / "cache").exists()
     assert compile_(capsys, str(network), "-o", str(tmp_path / "out"))[0] == 0
-    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".pickle"]
+    assert [p.name.endswith(".qosc-cache.json") for p in (tmp_path / "cache").iterdir()] == [True]
     assert not any((tmp_path / "out").rglob(".qosc*"))  # the cache never lives among the configs
 
 
@@ -439,6 +439,9 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
      r"jobs auto, tc self-check (on|off) \| one device changed: [\d.]+ s, peak RSS \d+ MiB \(\d+ files for \d+ "
      r"device/target pairs, 1 changed \(\d+ pairs unchanged, from the cache\)\)$"),
     ("validate_scale.py", ["-n", "60"], r"^validate_scale: .*60 devices"),
+    ("publish.py", ["-n", "40", "--runs", "1"],
+     r"^publish: 40 files, median of 1: exchange \(now\) [\d.]+ ms all changed / [\d.]+ ms one changed; "
+     r"(per-file \(before\) [\d.]+ ms all changed / [\d.]+ ms one changed; )?plain writes [\d.]+ ms all changed"),
 ])
 def test_benchmark_scripts_run_and_print_one_line(script: str, args: list[str], pattern: str) -> None:
     """The benchmarks are code too: a small run of each must work and print its one summary line."""

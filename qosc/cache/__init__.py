@@ -7,9 +7,16 @@ library versions and the environment the tc self-check depends on), so a
 change to qosc itself invalidates everything.
 
 Per (target, device) the store keeps the target's diagnostics and the files it
-wrote (size and mtime): a device whose inputs did not change is neither checked
-nor rendered again, and if its files are still on disk as written, not written
-either.  The inputs of a device are its own block, the profiles its interfaces
+wrote (by the sha256 of their content): a device whose inputs did not change is
+neither checked nor rendered again, and if its files are still on disk as
+written (same content hash; size and mtime prove nothing), not written either.
+
+The store is data, not code: JSON behind a header line with the sha256 of the
+rest, verified before use, in a directory only its user can write (created
+0700; one owned by another user, writable by others, or a symlink is refused
+with QOS106 and the compile goes on without a cache); stores are files of this
+user, mode 0600, never followed through links, and pruning deletes only files
+with a store's name and header (see store.py).  The inputs of a device are its own block, the profiles its interfaces
 use and the rest of the policy except the other devices and profiles (targets
 see the whole model, but a device's output may only depend on those; see
 tests/test_scale.py).  Hosts depend on the whole file.

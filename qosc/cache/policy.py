@@ -7,12 +7,13 @@ allows), key every (target, unit), look up and record units, save the store.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
 from qosc import load
-from qosc.cache.records import IF_FIELDS, _decode, _encode, _Source, decode_diags, encode_diags
+from qosc.cache.records import IF_FIELDS, _decode, _encode, _Source, decode_diags, encode_diags, if_row
 from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, segment, tree_fingerprint
 from qosc.cache.store import FORMAT, Store
 from qosc.diagnostics import Diagnostic
@@ -92,7 +93,8 @@ class PolicyCache:
         if count_nodes(tree) + sum(cached[s.sid[2:]][1] for s in reused) > load.Limits().max_nodes:
             return None
         src = _Source(self.policy, text, {s.sid: s for s in devsegs}, tree.get("profiles"))
-        table = [dict(zip(IF_FIELDS, values, strict=True)) for values in old["table"]]
+        rows = [if_row(values) for values in old["table"]]
+        table = [dict(zip(IF_FIELDS, values, strict=True)) for values in rows]
 
         def complete(policy: Any) -> Any:
             import dataclasses
@@ -105,7 +107,7 @@ class PolicyCache:
         result, _, ok = api.validate_stages(self.policy, tree=tree, complete=complete, jobs=self.jobs)
         if result.policy is None or not ok or any(d.is_error for d in result.diagnostics):
             return None  # errors are reported by a full validation, exactly
-        self._keys(result.policy, text, segs, tree, {s.sid[2:]: cached[s.sid[2:]] for s in reused}, old["table"])
+        self._keys(result.policy, text, segs, tree, {s.sid[2:]: cached[s.sid[2:]] for s in reused}, rows)
         return result, ok
 
     def _keys(self, policy: Any, text: str | None, segs: list[Seg] | None, tree: Any,
@@ -151,7 +153,7 @@ class PolicyCache:
         fp = self._units.get(("d:" if isinstance(unit, Device) else "h:") + unit.name)
         return _h(self.store.code, target, self._global, fp) if fp else None
 
-    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, int, int]] | None,
+    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, str]] | None,
                                               list[str]] | None:
         """(target diagnostics, files written or None, their render notes) of a unit whose inputs did not change."""
         entry = self.store.data.get("entries", {}).get(key) if key else None
@@ -161,7 +163,11 @@ class PolicyCache:
             diags = decode_diags(entry[0], self.policy, self.lines)
         except (TypeError, ValueError, IndexError):  # not what this code writes
             return None
-        return None if diags is None else (diags, entry[1], list(entry[2]))
+        files = entry[1]
+        if files is not None and not all(isinstance(f, list) and len(f) == 2 for f in files):
+            return None
+        return None if diags is None else (diags, None if files is None else [(r, d) for r, d in files],
+                                           list(entry[2]))
 
     def watch(self, background: bool) -> None:
         """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
@@ -170,14 +176,14 @@ class PolicyCache:
         entries = self.store.data.get("entries", {})
         self._stale = Background(lambda: _stale(self.outdir, entries), background and len(entries) > 256)
 
-    def intact(self, files: list[tuple[str, int, int]] | None) -> bool:
+    def intact(self, files: list[tuple[str, str]] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
         if files is None:
             return False
         if self._stale is None:
             self.watch(False)
         stale = self._stale.result()
-        return not any(rel in stale for rel, _, _ in files)
+        return not any(rel in stale for rel, _ in files)
 
     def close(self) -> None:
         """Reap the background check, if one was started and not waited for."""
@@ -185,7 +191,7 @@ class PolicyCache:
             self._stale.result()
 
     def record(self, key: str | None, checks: list[Diagnostic] | None,
-               files: list[tuple[str, int, int]] | None, notes: list[str]) -> None:
+               files: list[tuple[str, str]] | None, notes: list[str]) -> None:
         """Remember a unit for the next compile; checks None: the ones lookup() gave for this key.
 
         `notes` are the Output.notes of its files, reported again when the files come from the cache.
@@ -204,16 +210,26 @@ class PolicyCache:
 
 
 def _stale(outdir: str, entries: dict[str, Any]) -> set[str]:
-    """The files of cached units that are missing or not as written (size or mtime changed)."""
+    """The files of cached units that are missing or not as written (by sha256 of their content)."""
     stale = set()
-    stat, join = os.stat, os.path.join
+    join = os.path.join
     for entry in entries.values():
-        for rel, size, mtime in entry[1] or ():
-            try:
-                st = stat(join(outdir, rel))
-                if st.st_size == size and st.st_mtime_ns == mtime:
-                    continue
-            except OSError:
-                pass
-            stale.add(rel)
+        for rel, sha in entry[1] or ():
+            if file_digest(join(outdir, rel)) != sha:
+                stale.add(rel)
     return stale
+
+
+def file_digest(path: str) -> str | None:
+    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -16,7 +16,7 @@ from typing import Any
 from qosc import load
 from qosc.cache.segments import Seg
 from qosc.diagnostics import Diagnostic, Location, Severity
-from qosc.model import Device, Interface, Where
+from qosc.model import Device, Interface, Role, Where
 
 IF_FIELDS = tuple(f.name for f in fields(Interface) if f.name not in ("name", "where"))
 DEV_FIELDS = tuple(f.name for f in fields(Device) if f.name not in ("name", "interfaces", "where"))
@@ -59,6 +59,16 @@ class LazyWhere(Where):
 
     def __reduce__(self) -> Any:
         return (Where, (self.loc, ()))
+
+
+def if_row(values: Any) -> tuple[Any, ...]:
+    """An interface record row as `_encode` made it, from its JSON form (lists back to tuples, enums back)."""
+    row = dict(zip(IF_FIELDS, values, strict=True))
+    row["role"] = Role(row["role"])
+    row["services"] = tuple(row["services"])
+    if not all(v is None or isinstance(v, (str, int)) for k, v in row.items() if k != "services"):
+        raise TypeError("not an interface record")
+    return tuple(row[f] for f in IF_FIELDS)
 
 
 def _lazy(key: tuple[Any, ...]) -> LazyWhere:

@@ -7,10 +7,14 @@ library versions, environment) rather than at a policy.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import importlib.metadata
+import json
 import os
-import pickle
+import re
+import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -19,9 +23,12 @@ from typing import Any
 import qosc
 from qosc.cache.segments import _h
 
-FORMAT = 2  # 2: entries carry the render notes of their files
+FORMAT = 3  # 2: entries carry the render notes of their files; 3: JSON with a sha256, files by content hash
 KEEP_STORES = 32
-"""Stores kept in the cache directory; the least recently used beyond that are deleted."""
+"""Stores kept in the cache directory; the least recently used beyond that are deleted (only stores)."""
+MAGIC = b"qosc-cache"
+SUFFIX = ".qosc-cache.json"
+STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(SUFFIX))
 
 
 def default_dir() -> Path:
@@ -61,38 +68,151 @@ def _files_fingerprint(roots: tuple[Path, ...]) -> str:
     return h.hexdigest()[:32]
 
 
+class Untrusted(Exception):
+    """The cache directory or a cache file is not this user's private data (QOS106)."""
+
+
+def _private_dir(path: Path) -> int:
+    """An fd of the cache directory, created 0700 if missing; raises Untrusted unless it is this user's own.
+
+    A directory of this user that nobody else could write (no group or other write bit, e.g. 0755 from an
+    older qosc) is tightened to 0700; one that others can write, or that another user owns, is refused.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise Untrusted(f"{path} is a symbolic link") from None
+        raise Untrusted(f"{path}: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    why = None
+    if st.st_uid != os.geteuid():
+        why = f"{path} is owned by uid {st.st_uid}, not {os.geteuid()}"
+    elif st.st_mode & 0o022:
+        why = f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):04o})"
+    elif st.st_mode & 0o077:
+        os.fchmod(fd, 0o700)
+    if why is not None:
+        os.close(fd)
+        raise Untrusted(why)
+    return fd
+
+
+def _read_store(dir_fd: int, name: str, shown: Path) -> dict[str, Any] | None:
+    """The data of a store file this user's qosc wrote (None: missing or damaged); Untrusted if foreign."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Untrusted(f"{shown / name} is a symbolic link") from None
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Untrusted(f"{shown / name} is not a regular file")
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            raise Untrusted(f"{shown / name} is owned by uid {st.st_uid} with mode {stat.S_IMODE(st.st_mode):04o}, "
+                            f"not uid {os.geteuid()} with 0600")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            blob = fh.read()
+    finally:
+        os.close(fd)
+    header, _, body = blob.partition(b"\n")
+    parts = header.split(b" ")
+    if len(parts) != 3 or parts[0] != MAGIC or parts[1] != str(FORMAT).encode() or \
+            parts[2] != b"sha256=" + hashlib.sha256(body).hexdigest().encode():
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _is_store(dir_fd: int, name: str) -> bool:
+    """A file of this user whose name and first bytes are those of a store (the only files pruning deletes)."""
+    if not STORE_NAME.fullmatch(name):
+        return False
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and os.read(fd, len(MAGIC) + 1) == MAGIC + b" "
+    finally:
+        os.close(fd)
+
+
 class Store:
-    """What one compile of one policy into one output directory left for the next."""
+    """What one compile of one policy into one output directory left for the next.
+
+    On disk: `<32 hex>.qosc-cache.json` in a private directory (see `_private_dir`), mode 0600, a header line
+    `qosc-cache <FORMAT> sha256=<hex of the rest>` then JSON; data only, verified before use.
+    """
 
     def __init__(self, cache_dir: Path | None, policy: str, outdir: str) -> None:
         ident = _h(os.path.abspath(policy), os.path.abspath(outdir))
-        self.path = cache_dir / f"{ident}.pickle" if cache_dir else None
+        self.dir = cache_dir
+        self.name = f"{ident}{SUFFIX}"
+        self.path = cache_dir / self.name if cache_dir else None
         self.data: dict[str, Any] = {}
-        if self.path is None:
+        self.untrusted: str | None = None
+        """Why the cache was ignored (QOS106), if it was."""
+        if self.path is None or cache_dir is None:
             self.code = ""
             return
         self.code = code_fingerprint()
         try:
-            with open(self.path, "rb") as fh:
-                data = pickle.load(fh)
-            if isinstance(data, dict) and (data.get("format"), data.get("code"), data.get("policy")) == (
-                    FORMAT, self.code, policy) and isinstance(data.get("entries"), dict):
-                self.data = data
-        except Exception:  # noqa: BLE001 - a missing, old or damaged cache is an empty one
-            self.data = {}
+            fd = _private_dir(cache_dir)
+            try:
+                data = _read_store(fd, self.name, cache_dir)
+            finally:
+                os.close(fd)
+        except Untrusted as exc:
+            self.untrusted = str(exc)
+            self.path = None  # compile without the cache, and leave nothing in that directory
+            return
+        if data is not None and (data.get("format"), data.get("code"), data.get("policy")) == (
+                FORMAT, self.code, policy) and isinstance(data.get("entries"), dict):
+            self.data = data
 
     def save(self, data: dict[str, Any]) -> None:
-        if self.path is None:
+        if self.path is None or self.dir is None:
             return
-        data = {**data, "code": self.code}
+        body = json.dumps({**data, "code": self.code}, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode("utf-8", "surrogatepass")
+        blob = MAGIC + f" {FORMAT} sha256={hashlib.sha256(body).hexdigest()}\n".encode() + body
+        tmp = f".{self.name}.{os.getpid()}.tmp"
+        fd = -1
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            with open(tmp, "wb") as fh:
-                pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-            stores = sorted(self.path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+            dir_fd = _private_dir(self.dir)
+        except Untrusted:
+            return
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=dir_fd)  # left by a killed run of this pid
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=dir_fd)
+            view = memoryview(blob)
+            while view:
+                view = view[os.write(fd, view):]
+            os.close(fd)
+            fd = -1
+            os.replace(tmp, self.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            stores = [n for n in os.listdir(dir_fd) if _is_store(dir_fd, n)]
+            stores.sort(key=lambda n: os.stat(n, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns, reverse=True)
             for old in stores[KEEP_STORES:]:
-                old.unlink()
-        except OSError:  # a cache that cannot be written only costs time next run
-            pass
+                os.unlink(old, dir_fd=dir_fd)
+        except (OSError, ValueError):  # a cache that cannot be written only costs time next run
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)

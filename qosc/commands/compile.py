@@ -17,8 +17,8 @@ from typing import Any
 
 from qosc import cache, pipeline
 from qosc.commands._common import add_report_options, report, status
-from qosc.diagnostics import Diagnostic, has_errors
-from qosc.emit import Transaction, stage
+from qosc.diagnostics import Diagnostic, error, has_errors, warning
+from qosc.emit import Transaction, UntrustedState
 from qosc.targets.registry import for_platform
 
 
@@ -59,6 +59,7 @@ class _Plan:
         self.problems: list[Diagnostic] = []
         self.notes: list[tuple[str, str]] = []  # (target, note) of its files (rendered now or cached), see Output.notes
         self.outputs: list[str] = []  # the files it produces (rendered now or intact from the cache)
+        self.origins: dict[str, Any] = {}  # output file -> the device or host it belongs to
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,9 +116,19 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
     owners: dict[str, str] = {}
     files_out = changed = 0
     failure: BaseException | None = None
-    with Transaction(root, journal_dir=str(cache_dir) if cache_dir else None) as tx:
+    try:
+        tx = Transaction(root)
+    except UntrustedState as exc:
+        report([error("QOS105", f"planted or foreign temporary state refused: {exc.strerror}", None,
+                      f"nothing was replayed or written; if this state is yours, inspect and remove {exc.filename}")],
+               args.format)
+        return 1
+    except OSError as exc:
+        print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    with tx:
         results = pipeline.process([w[1] for w in work], args.jobs,
-                                   sink=lambda out: stage(root, out.path, out.text, tx.journal), verify=args.verify)
+                                   sink=lambda out: tx.write(out.path, out.text), verify=args.verify)
         for (plan, unit, selected, key, hit), res in zip(work, results, strict=True):
             for staged in res.files or ():
                 tx.adopt(staged)  # first of all: whatever happens next, it is cleaned up
@@ -130,11 +141,12 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             files = hit[1] if hit is not None else None
             notes = hit[2] if hit is not None else []
             if res.files is not None:
-                files = [(s.relpath, s.size, s.mtime_ns) for s in res.files]
+                files = [(s.relpath, s.digest) for s in res.files]
                 notes = [note for _, note in res.notes]
                 changed += sum(s.tmp is not None for s in res.files)
             if selected and files is not None:
-                plan.outputs.extend(rel for rel, _, _ in files)
+                plan.outputs.extend(rel for rel, _ in files)
+                plan.origins.update((rel, unit.device) for rel, _ in files)
                 plan.notes.extend((unit.target.name, note) for note in notes)
             plan.store.record(key, res.checks if unit.check else None, files, notes)
         if isinstance(failure, OSError):  # staging a file failed: everything staged is removed on the way out
@@ -142,7 +154,7 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             return 2
         if failure is not None:
             raise failure
-        diagnostics = []
+        diagnostics = _untrusted_caches(plans)
         for plan in plans:  # as api.compile_policy: a policy with a rendering problem produces nothing
             diagnostics.extend(_diagnostics(plan, unknown))
             for rel in plan.outputs if not plan.problems else ():
@@ -151,6 +163,7 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
                 owners[rel] = plan.path
             files_out += len(plan.outputs)
         diagnostics += pipeline.missing_devices(args.device, _compiled_units(args.device, owners))
+        diagnostics += _case_collisions(plans)
         report(diagnostics, args.format)
         code = status(diagnostics, args.strict)
         if code:
@@ -183,3 +196,28 @@ def _diagnostics(plan: _Plan, unknown: list[Diagnostic]) -> list[Diagnostic]:
 def _compiled_units(wanted: list[str], owners: dict[str, str]) -> list[str]:
     """The wanted devices some written file belongs to (target/<device>.<suffix> or target/<host>/<file>)."""
     return [name for name in wanted if any(f"/{name}." in p or f"/{name}/" in p for p in owners)]
+
+
+def _untrusted_caches(plans: list[_Plan]) -> list[Diagnostic]:
+    """QOS106 once per cache directory that was refused (the compile went on without it)."""
+    found = dict.fromkeys(plan.store.store.untrusted for plan in plans if plan.store.store.untrusted)
+    return [warning("QOS106", f"cache directory or file not trusted; cache ignored: {why}", None,
+                    "use a cache directory of your own with mode 0700 (--cache-dir, QOSC_CACHE_DIR), or --no-cache")
+            for why in found]
+
+
+def _case_collisions(plans: list[_Plan]) -> list[Diagnostic]:
+    """QOS107: two output files whose paths differ only by case (one overwrites the other on such filesystems)."""
+    seen: dict[str, str] = {}
+    found = []
+    for plan in plans:
+        for rel in plan.outputs if not plan.problems else ():
+            first = seen.setdefault(rel.casefold(), rel)
+            if first != rel:
+                unit = plan.origins.get(rel)
+                where = getattr(getattr(unit, "where", None), "loc", None)
+                found.append(error("QOS107", f"output files {first!r} and {rel!r} differ only by case: on a "
+                                   "case-insensitive filesystem (macOS, Windows) one would overwrite the other",
+                                   where, "rename one of the devices (or hosts) so their names differ in more "
+                                   "than case"))
+    return found

@@ -1,0 +1,180 @@
+"""The private work directory beside an output directory, and what dead transactions left in it.
+
+`.qosc-work-<euid>` holds the temporary state of qosc.emit's transactions on
+the directories beside it: per transaction a journal `<tag>-<pid>.journal`
+(tag: a hash of the output directory's name) and a staging tree
+`<tag>-<pid>.stage` (and, during the two-rename fallback, `<tag>-<pid>.old`; an old tree being
+removed in the background, `<tag>-<pid of the remover>.trash`).
+Separate from emit because it is the part that decides what to trust: the
+work directory must be a directory (not a symbolic link) owned by the
+effective user with no group or other bits, and it is used through an
+O_NOFOLLOW descriptor; a journal must be a regular file of that user, mode
+0600, naming exactly its output directory and its own staging tree; a
+staging tree must be a directory of that user.  State of a dead transaction
+(its pid no longer alive) that passes every check is removed (a switch killed
+between the two fallback renames gets the old tree put back first); state
+that fails any check raises UntrustedState, before anything is touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import os
+import re
+import shutil
+import stat
+
+WORK_PREFIX = ".qosc-work-"
+JOURNAL_HEADER = "qosc-journal 1"
+RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+class UntrustedState(OSError):
+    """Temporary state this user's qosc did not leave as it leaves it (foreign owner, mode, link, content)."""
+
+
+def _load_renameat2() -> object | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        func = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    func.restype = ctypes.c_int
+    return func
+
+
+_RENAMEAT2 = _load_renameat2()
+
+
+def exchange(src_dir_fd: int, src: str, dst: str) -> bool:
+    """Swap `src` (in the directory `src_dir_fd`) and the path `dst` in one step; False if the system cannot.
+
+    QOSC_PUBLISH_TWO_RENAMES=1 makes it answer False (to exercise the fallback).
+    """
+    if _RENAMEAT2 is None or os.environ.get("QOSC_PUBLISH_TWO_RENAMES"):
+        return False
+    rc = _RENAMEAT2(src_dir_fd, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), RENAME_EXCHANGE)  # type: ignore[operator]
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), dst)
+
+
+def check_private(st: os.stat_result, path: str, kind: str, mode_bits: bool = True) -> None:
+    """Raise UntrustedState unless `st` is a `kind` (a '... directory' or a file) of this user, private."""
+    if stat.S_ISLNK(st.st_mode):
+        raise UntrustedState(errno.EPERM, f"{kind} {path} is a symbolic link", path)
+    want = stat.S_ISDIR if kind.endswith("directory") else stat.S_ISREG
+    if not want(st.st_mode):
+        raise UntrustedState(errno.EPERM, f"{kind} {path} is not a {'directory' if want is stat.S_ISDIR else 'file'}",
+                             path)
+    if st.st_uid != os.geteuid():
+        raise UntrustedState(errno.EPERM, f"{kind} {path} is owned by uid {st.st_uid}, not {os.geteuid()}", path)
+    if mode_bits and st.st_mode & 0o077:
+        raise UntrustedState(errno.EPERM, f"{kind} {path} has mode {stat.S_IMODE(st.st_mode):04o}, not private",
+                             path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # an earlier process with this pid: nothing of this one exists yet
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def open_work(work: str) -> int:
+    """An O_NOFOLLOW descriptor of the work directory (created 0700 if missing), after its checks."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(work, 0o700)
+    fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) \
+        if not os.path.islink(work) else -1
+    try:
+        check_private(os.lstat(work) if fd < 0 else os.fstat(fd), work, "work directory")
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        raise
+    return fd
+
+
+def recover(work_fd: int, work: str, tag: str, root: str) -> None:
+    """Remove what dead transactions on `root` left; refuse (UntrustedState) whatever fails a check."""
+    mine = re.compile(rf"{re.escape(tag)}-(\d+)\.(journal|stage|old|trash)")
+    dead: dict[int, set[str]] = {}
+    for name in os.listdir(work_fd):
+        m = mine.fullmatch(name)
+        if m and not _alive(int(m.group(1))):
+            dead.setdefault(int(m.group(1)), set()).add(m.group(2))
+    for pid, kinds in sorted(dead.items()):
+        name = f"{tag}-{pid}"
+        for kind in sorted(kinds):
+            st = os.lstat(f"{name}.{kind}", dir_fd=work_fd)
+            check_private(st, os.path.join(work, f"{name}.{kind}"),
+                          "journal" if kind == "journal" else "staging directory", mode_bits=kind == "journal")
+        if "journal" in kinds:
+            _check_journal(work_fd, work, name, root)
+        if "old" in kinds and not os.path.lexists(root):
+            if "journal" not in kinds:
+                raise UntrustedState(errno.EPERM, f"{work}/{name}.old without its journal", work)
+            os.rename(f"{name}.old", root, src_dir_fd=work_fd)  # a switch killed halfway: the old tree back
+            kinds.discard("old")
+        for kind in ("stage", "old", "trash"):
+            if kind in kinds:
+                shutil.rmtree(f"{name}.{kind}", dir_fd=work_fd)
+        if "journal" in kinds:
+            os.unlink(f"{name}.journal", dir_fd=work_fd)
+
+
+def _check_journal(work_fd: int, work: str, name: str, root: str) -> None:
+    path = os.path.join(work, f"{name}.journal")
+    fd = os.open(f"{name}.journal", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=work_fd)
+    try:
+        check_private(os.fstat(fd), path, "journal")
+        data = os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+    lines = data.decode("utf-8", "surrogateescape").splitlines()
+    want = [JOURNAL_HEADER, f"root {root}", f"stage {name}.stage"]
+    if lines[:3] != want or any(line not in ("switch", "switched") for line in lines[3:]):
+        raise UntrustedState(errno.EPERM, f"journal {path} names something other than {root} and its own staging "
+                             "tree", path)
+
+
+def remove_later(work_fd: int, name: str, tag: str) -> None:
+    """Remove the entry `name` of the work directory in a detached process (an old tree: it only costs time).
+
+    The remover (a grandchild, so nobody has to reap it, with stdin, stdout and stderr on /dev/null so no
+    caller waits for its output) first renames the entry `<tag>-<its pid>.trash`: while it lives, no other
+    transaction takes it for a dead one's, and if it dies, the next transaction removes the rest.
+    """
+    child = os.fork()
+    if child:
+        os.waitpid(child, 0)
+        return
+    try:  # (whatever fails here, the next transaction removes what is left)
+        if os.fork() == 0:
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, work_fd)
+            os.closerange(work_fd + 1, 1 << 16)
+            trash = f"{tag}-{os.getpid()}.trash"
+            os.rename(name, trash, src_dir_fd=work_fd, dst_dir_fd=work_fd)
+            shutil.rmtree(trash, dir_fd=work_fd)
+            with contextlib.suppress(OSError):
+                os.rmdir(os.readlink(f"/proc/self/fd/{work_fd}"))  # as the transaction would have
+    finally:
+        os._exit(0)

@@ -1,0 +1,291 @@
+"""Publishing under faults and against planted state: real processes, real files, no mocks.
+
+- `python -m qosc compile` is killed (SIGKILL, via QOSC_FAULT_KILL_AT=N) at
+  every publication step N, with renameat2(RENAME_EXCHANGE) and with the
+  two-rename fallback: the output directory is then entirely the old tree or
+  entirely the new one (compared by the digests of both trees), never a mix,
+  with nothing else inside it; the next compile publishes the new tree and
+  leaves no work directory behind.
+- Temporary state planted by another user (chown 65534), with a loose mode, as
+  a symbolic link, or naming paths outside the output, is refused (QOS105) and
+  never replayed: nothing outside the output changes, and the output neither.
+- An output subdirectory that is a symbolic link, and device names that
+  differ only by case, get a diagnostic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from compile_scale import change_one_device, generate  # noqa: E402
+from helpers import tree_digests  # noqa: E402
+
+from qosc import emit  # noqa: E402
+
+NOBODY = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+
+
+digests = tree_digests
+
+
+def qosc(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "QOSC_TC_SELFCHECK": "0", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "qosc", *args], capture_output=True, text=True, env=full,
+                          cwd=cwd, timeout=300, check=False)
+
+
+def v2_of(v1: str) -> str:
+    v2 = change_one_device(change_one_device(v1, "r00000.example.net"), "r00003.example.net")
+    return v2.replace("  r00002.example.net:", "  new1.example.net:\n    platform: linux\n    interfaces:\n"
+                      "      eth0: {profile: edge-1g}\n      eth1: {profile: core-10g}\n  r00002.example.net:")
+
+
+@pytest.fixture
+def trees(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str], dict[str, str]]:
+    """(work dir, policy holding v2, pristine copy of out holding v1, digests of v1's out, digests of v2's)."""
+    work = tmp_path / "w"
+    work.mkdir()
+    v1 = generate(4)
+    policy = work / "p.yaml"
+    policy.write_text(v1)
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(work / "out"),
+                env={"QOSC_CACHE_DIR": str(tmp_path / "cache")}).returncode == 0
+    pristine = tmp_path / "pristine"
+    shutil.copytree(work / "out", pristine, copy_function=shutil.copy2)
+    shutil.copytree(tmp_path / "cache", tmp_path / "cache-v1", copy_function=shutil.copy2)
+    old = digests(work / "out")
+    policy.write_text(v2_of(v1))
+    want = tmp_path / "want"
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(want), "--no-cache").returncode == 0
+    new = digests(want)
+    assert old and new and old != new and new.keys() - old.keys()
+    return work, policy, pristine, old, new
+
+
+def _reset(tmp_path: Path, work: Path, pristine: Path) -> None:
+    shutil.rmtree(work / "out")
+    shutil.copytree(pristine, work / "out", copy_function=shutil.copy2)
+    shutil.rmtree(tmp_path / "cache")
+    shutil.copytree(tmp_path / "cache-v1", tmp_path / "cache", copy_function=shutil.copy2)
+
+
+@pytest.mark.parametrize("mode", ["exchange", "two-renames"])
+def test_kill_at_every_publication_step_leaves_old_or_new(tmp_path: Path, trees: tuple, mode: str) -> None:
+    work, policy, pristine, old, new = trees
+    out = work / "out"
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    if mode == "two-renames":
+        env["QOSC_PUBLISH_TWO_RENAMES"] = "1"
+    seen = {"old": 0, "new": 0, "absent": 0}
+    n = 0
+    while True:
+        n += 1
+        _reset(tmp_path, work, pristine)
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env={**env, "QOSC_FAULT_KILL_AT": str(n)})
+        if proc.returncode == 0:
+            assert digests(out) == new
+            break
+        assert proc.returncode == -9, (n, proc.stderr)
+        now = digests(out)
+        state = "old" if now == old else "new" if now == new else "absent" if now is None else None
+        diff = (sorted(set(now or {}) ^ set(old))[:5], sorted(set(now or {}) ^ set(new))[:5])
+        assert state is not None, f"step {n}: neither the old nor the new tree: {diff}"
+        assert state != "absent" or mode == "two-renames", n  # only the fallback has a window without OUT
+        seen[state] += 1
+        repair = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env)
+        assert repair.returncode == 0, (n, repair.stderr)
+        assert digests(out) == new, f"the compile after a kill at step {n} did not publish the new tree"
+        assert sorted(p.name for p in work.iterdir()) == ["out", "p.yaml"], n  # no work directory left
+    assert n > 12 and seen["old"] > 8 and seen["new"] >= 2, (n, seen)
+    assert (seen["absent"] == 1) == (mode == "two-renames"), seen
+
+
+def test_unchanged_files_keep_their_identity_and_a_noop_compile_touches_nothing(tmp_path: Path,
+                                                                              trees: tuple) -> None:
+    work, policy, _, old, new = trees
+    out = work / "out"
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    root_ino = out.stat().st_ino
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env).returncode == 0
+    after = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    kept = {p for p in before if after.get(p) == before[p]}
+    changed = {str(p.relative_to(out)) for p in before if p not in kept}
+    assert changed == {k for k in old if k in new and old[k] != new[k]}
+    assert out.stat().st_ino != root_ino  # the directory was switched, not edited in place
+    switched = out.stat().st_ino
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env).returncode == 0
+    assert out.stat().st_ino == switched and digests(out) == new  # nothing changed: nothing published
+
+
+# --- planted temporary state -----------------------------------------------------------------------
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _plant(work: Path, kind: str, victim: Path) -> Path:
+    """Temporary state of a 'dead transaction' on work/out, planted the way `kind` says; returns the planted path."""
+    wd = work / f"{emit.WORK_PREFIX}{os.geteuid()}"
+    tag = hashlib.blake2b(b"out", digest_size=8).hexdigest()
+    name = f"{tag}-{_dead_pid()}"
+    root = os.path.realpath(work / "out")
+    honest = f"{emit.JOURNAL_HEADER}\nroot {root}\nstage {name}.stage\nswitch\n"
+    if kind.startswith("workdir"):
+        (wd / f"{name}.stage").mkdir(parents=True)
+        shutil.copy2(victim, wd / f"{name}.stage" / "victim.txt")
+        (wd / f"{name}.journal").write_text(honest)
+        os.chmod(wd / f"{name}.journal", 0o600)
+        if kind == "workdir-foreign":
+            os.chown(wd, NOBODY, NOBODY)
+            os.chmod(wd, 0o700)
+        elif kind == "workdir-mode":
+            os.chmod(wd, 0o777)
+        return wd
+    if kind == "workdir-link":
+        elsewhere = victim.parent
+        wd.symlink_to(elsewhere)
+        return wd
+    wd.mkdir(mode=0o700)
+    journal = wd / f"{name}.journal"
+    if kind == "journal-link":
+        journal.symlink_to(victim)
+        return journal
+    text = honest if kind != "journal-names-outside" else honest.replace(f"root {root}", f"root {victim.parent}") \
+        + f"T{victim}\n"
+    journal.write_text(text)
+    os.chmod(journal, 0o600)
+    if kind == "journal-foreign":
+        os.chown(journal, NOBODY, NOBODY)
+    elif kind == "journal-mode":
+        os.chmod(journal, 0o644)
+    elif kind == "stage-foreign":
+        stage = wd / f"{name}.stage"
+        stage.mkdir()
+        (stage / "theirs.txt").write_text("not mine\n")
+        os.chown(stage, NOBODY, NOBODY)
+        return stage
+    return journal
+
+
+@needs_root
+@pytest.mark.parametrize("kind", ["journal-foreign", "journal-mode", "journal-link", "journal-names-outside",
+                                  "stage-foreign", "workdir-foreign", "workdir-mode", "workdir-link"])
+def test_planted_temporary_state_is_refused_and_never_replayed(tmp_path: Path, trees: tuple, kind: str) -> None:
+    work, policy, _, old, _ = trees
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_text("root's file, not qosc's\n")
+    planted = _plant(work, kind, victim)
+    around = {p: digests(p) for p in (outside, tmp_path / "cache")}
+    wd = work / f"{emit.WORK_PREFIX}{os.geteuid()}"
+    state = digests(wd) if not wd.is_symlink() else os.readlink(wd)
+    proc = qosc("compile", "-j", "1", str(policy), "-o", str(work / "out"),
+                env={"QOSC_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 1, proc.stderr
+    assert "error[QOS105]: planted or foreign temporary state refused" in proc.stderr, proc.stderr
+    assert str(planted) in proc.stderr and "Traceback" not in proc.stderr
+    assert digests(work / "out") == old  # nothing published
+    assert {p: digests(p) for p in around} == around  # nothing outside the output changed
+    assert (digests(wd) if not wd.is_symlink() else os.readlink(wd)) == state  # the planted state is left alone
+    assert os.path.lexists(planted)
+
+
+@needs_root
+def test_a_journal_in_the_system_temp_directory_is_never_read(tmp_path: Path, trees: tuple) -> None:
+    """The old predictable journal name, planted by another user: qosc no longer looks there at all."""
+    import tempfile
+
+    work, policy, _, _, new = trees
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    tag = hashlib.blake2b(os.path.abspath(work / "out").encode(), digest_size=8).hexdigest()
+    planted = Path(tempfile.gettempdir()) / f"qosc-{os.getuid()}-{tag}-{_dead_pid()}.journal"
+    planted.write_bytes(f"T{victim}\0".encode())
+    os.chown(planted, NOBODY, NOBODY)
+    try:
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(work / "out"), "--no-cache")
+        assert proc.returncode == 0, proc.stderr
+        assert victim.read_text() == "keep\n" and planted.exists() and digests(work / "out") == new
+    finally:
+        planted.unlink()
+
+
+def test_an_output_subdirectory_that_is_a_symlink_is_refused(tmp_path: Path, trees: tuple) -> None:
+    work, policy, _, _, _ = trees
+    out = work / "out"
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(str(out / "junos"), elsewhere)
+    (out / "junos").symlink_to(elsewhere)
+    before, there = digests(out), digests(elsewhere)
+    proc = qosc("compile", "-j", "1", str(policy), "-o", str(out), "--no-cache")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(r"cannot write to .*: .*/out/junos is a symbolic link", proc.stderr), proc.stderr
+    assert digests(out) == before and digests(elsewhere) == there and (out / "junos").is_symlink()
+
+
+def test_names_that_differ_only_by_case_are_reported(tmp_path: Path) -> None:
+    text = generate(4)
+    block = re.search(r"(?ms)^  r00003\.example\.net:.*?(?=^  \S|\Z)", text)
+    assert block
+    policy = tmp_path / "case.yaml"
+    policy.write_text(text.replace(block.group(), block.group() + block.group().replace("r00003", "R00003", 1)))
+    line = policy.read_text()[:policy.read_text().index("  R00003")].count("\n") + 2  # its block's first key
+    proc = qosc("compile", "-j", "1", str(policy), "-o", str(tmp_path / "out"), "--no-cache")
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(rf"case\.yaml:{line}:\d+: error\[QOS107\]: output files '[a-z-]+/r00003\.example\.net\.\w+' "
+                     rf"and '[a-z-]+/R00003\.example\.net\.\w+' differ only by case", proc.stderr), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_large_old_tree_is_removed_in_the_background(tmp_path: Path) -> None:
+    """With REMOVE_LATER_FROM directories or more, a detached process removes the old tree; the caller does not wait."""
+    out = tmp_path / "out"
+    dirs = emit.REMOVE_LATER_FROM + 6
+    for i in range(dirs):
+        (out / f"d{i:03d}").mkdir(parents=True)
+        (out / f"d{i:03d}" / "f.txt").write_text("old\n")
+    script = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+              "from qosc.emit import Transaction\n"
+              f"with Transaction({str(out)!r}) as tx:\n"
+              "    tx.add('d000/f.txt', 'new\\n'); tx.commit()\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "d000" / "f.txt").read_text() == "new\n" and (out / "d069" / "f.txt").read_text() == "old\n"
+    assert len(list(out.iterdir())) == dirs
+    wd = tmp_path / f"{emit.WORK_PREFIX}{os.geteuid()}"
+    for _ in range(200):
+        if not wd.exists():
+            break
+        time.sleep(0.1)
+    assert not wd.exists(), list(wd.iterdir())
+    # a remover that died leaves `<tag>-<pid>.trash`: the next transaction removes it
+    tag = hashlib.blake2b(b"out", digest_size=8).hexdigest()
+    trash = wd / f"{tag}-{_dead_pid()}.trash"
+    (trash / "d000").mkdir(parents=True, mode=0o700)
+    wd.chmod(0o700)
+    with emit.Transaction(out) as tx:
+        tx.add("d001/f.txt", "new\n")
+        tx.commit()
+    for _ in range(200):
+        if not wd.exists():
+            break
+        time.sleep(0.1)
+    assert not wd.exists() and (out / "d001" / "f.txt").read_text() == "new\n"

@@ -63,7 +63,8 @@ M_PROFILES = """\
 GSR_EXTRA = {
     "policers:\n": "  ar-in-1r: {cir: 50M, cbs: 2.5MB, ebs: 5MB, conform: af21, exceed: af22, violate: af23}\n",
     "classifiers:\n": ("  gsr-site-in:\n    rules:\n"
-                        "      - {name: video, match: {source: [198.18.20.0/24], protocol: [udp]}, service: ip-premium}\n"
+                        "      - {name: video, match: {source: [198.18.20.0/24], protocol: [udp]},\n"
+                        "         service: ip-premium}\n"
                         "      - {name: bulk, match: {source: [198.18.20.0/24], protocol: [tcp]}, service: assured,\n"
                         "         policer: ar-in-1r}\n"),
     "devices:\n": ("  gsr-edge-1g: {role: edge, speed: 1G, classifier: gsr-site-in}\n"

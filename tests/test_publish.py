@@ -242,16 +242,27 @@ def test_an_output_subdirectory_that_is_a_symlink_is_refused(tmp_path: Path, tre
 
 
 def test_names_that_differ_only_by_case_are_reported(tmp_path: Path) -> None:
+    """Devices differing only by case are refused at validation (QOS026); output files that still would (a Linux
+    device's interfaces eth0 and ETH0, distinct to the kernel) are QOS107 at the later one; nothing is written."""
     text = generate(4)
     block = re.search(r"(?ms)^  r00003\.example\.net:.*?(?=^  \S|\Z)", text)
     assert block
     policy = tmp_path / "case.yaml"
     policy.write_text(text.replace(block.group(), block.group() + block.group().replace("r00003", "R00003", 1)))
-    line = policy.read_text()[:policy.read_text().index("  R00003")].count("\n") + 2  # its block's first key
     proc = qosc("compile", "-j", "1", str(policy), "-o", str(tmp_path / "out"), "--no-cache")
     assert proc.returncode == 1, proc.stderr
-    assert re.search(rf"case\.yaml:{line}:\d+: error\[QOS107\]: output files '[a-z-]+/r00003\.example\.net\.\w+' "
-                     rf"and '[a-z-]+/R00003\.example\.net\.\w+' differ only by case", proc.stderr), proc.stderr
+    assert "error[QOS026]" in proc.stderr and "R00003" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+
+    linux = (ROOT / "policies" / "four-service-linux.yaml").read_text()
+    iface = "      eth0:\n        role: core\n        speed: 100M\n"
+    assert iface in linux
+    policy.write_text(linux.replace(iface, iface + iface.replace("eth0", "ETH0"), 1))
+    line = policy.read_text()[:policy.read_text().index("      ETH0:")].count("\n") + 2  # its block's first key
+    proc = qosc("compile", "-j", "1", str(policy), "-o", str(tmp_path / "out"), "--no-cache")
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(rf"case\.yaml:{line}:\d+: error\[QOS107\]: output files '[a-z-]+/lab-router/eth0\.\w+' "
+                     rf"and '[a-z-]+/lab-router/ETH0\.\w+' differ only by case", proc.stderr), proc.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -4,8 +4,7 @@ Several devices import into one policy with shared services:
 
 - a service per set of code points that some class carries (classes of the same code points on several devices
   or interfaces are one service, named after the first class met); the class most unclassified code points
-  fall into is the default service; kinds from the code points (ef: premium, cs1/le: lbe, cs6/cs7:
-  network-control, AF: assured, the default class: best-effort);
+  fall into is the default service; kinds from the code points (see _kind);
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
@@ -84,17 +83,13 @@ _SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z
 
 
 def _kind(codes: frozenset[int], default: bool, cls: Class) -> str:
-    """The policy kind of a class.  A class with cs1 or le is LBE unless it is really an assured class that
-    takes a whole precedence (IOS, Catalyst: af11-af13 with cs1 in precedence 1): that is told by its AF code
-    points together with a share above 0 and a name that does not say scavenger."""
-    if default:
-        return "best-effort"
-    if 46 in codes:
-        return "premium"
+    """ef: premium; cs1/le: LBE, unless an assured class taking a whole precedence (IOS, Catalyst: af1x with
+    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured."""
+    if default or 46 in codes:
+        return "best-effort" if default else "premium"
     af = any(dscp_mod.af_class(c) for c in codes)
     if codes & {1, 8}:
-        scavenger = _SCAVENGER.search(cls.name) is not None or cls.share == 0
-        return "assured" if af and not scavenger else "lbe"
+        return "assured" if af and cls.share != 0 and not _SCAVENGER.search(cls.name) else "lbe"
     if codes & {48, 56}:
         return "network-control"
     return "assured" if af else "other"

@@ -207,17 +207,23 @@ def _untrusted_caches(plans: list[_Plan]) -> list[Diagnostic]:
 
 
 def _case_collisions(plans: list[_Plan]) -> list[Diagnostic]:
-    """QOS107: two output files whose paths differ only by case (one overwrites the other on such filesystems)."""
+    """QOS107: two output files whose paths differ only by case (one overwrites the other on such filesystems),
+    once per colliding name, at the later device or, when one device's files collide (Linux interfaces eth0
+    and ETH0 are two to the kernel), at the later interface."""
     seen: dict[str, str] = {}
-    found = []
+    found: dict[tuple[object, ...], Diagnostic] = {}
     for plan in plans:
         for rel in plan.outputs if not plan.problems else ():
             first = seen.setdefault(rel.casefold(), rel)
-            if first != rel:
-                unit = plan.origins.get(rel)
-                where = getattr(getattr(unit, "where", None), "loc", None)
-                found.append(error("QOS107", f"output files {first!r} and {rel!r} differ only by case: on a "
-                                   "case-insensitive filesystem (macOS, Windows) one would overwrite the other",
-                                   where, "rename one of the devices (or hosts) so their names differ in more "
-                                   "than case"))
-    return found
+            if first == rel:
+                continue
+            unit = plan.origins.get(rel)
+            ifaces = [i for i in getattr(unit, "interfaces", ()) if i.name in rel and i.name not in first]
+            what, where = (("interfaces", ifaces[0].where.loc) if ifaces else
+                           ("devices (or hosts)", getattr(getattr(unit, "where", None), "loc", None)))
+            key = (what, where, ifaces[0].name if ifaces else getattr(unit, "name", rel))
+            found.setdefault(key, error(
+                "QOS107", f"output files {first!r} and {rel!r} differ only by case: on a case-insensitive "
+                "filesystem (macOS, Windows) one would overwrite the other", where,
+                f"rename one of the {what} so their names differ in more than case"))
+    return list(found.values())

@@ -54,6 +54,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
     cmd.add_argument("--confirm-timeout", type=int, default=120, metavar="SECONDS",
                      help="confirmed-commit timeout: the device reverts by itself unless qosc confirms in time "
                      "(default 120; JUNOS rounds up to minutes)")
+    cmd.add_argument("--rpc-timeout", type=float, default=10.0, metavar="SECONDS",
+                     help="deadline for each request's reply: past it the session is declared dead and the outcome "
+                     "is read back from the device over a new session (default 10; raise it for slow commits)")
     cmd.add_argument("--workers", type=int, default=4, metavar="N", help="devices pushed in parallel (default 4)")
     cmd.add_argument("--report", metavar="FILE", help="write a JSON report of every device's result")
     cmd.add_argument("--insecure-lab-skip-hostkey", action="store_true",
@@ -70,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
     for name in ("paramiko", "ncclient", "netmiko"):  # their tracebacks and socket chatter are not the report
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
-    if args.workers < 1 or args.confirm_timeout < 1:
-        print("qosc push: --workers and --confirm-timeout must be at least 1", file=sys.stderr)
+    if args.workers < 1 or args.confirm_timeout < 1 or not 0 < args.rpc_timeout <= 3600:
+        print("qosc push: --workers and --confirm-timeout must be at least 1, --rpc-timeout within 0..3600 "
+              "seconds", file=sys.stderr)
         return 2
     jobs, diagnostics = runner.plan(args.policies, args.device)
     report_diagnostics(diagnostics, args.format)
@@ -81,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print("qosc push: no device to push (no target with a push driver)", file=sys.stderr)
         return 0
     options = runner.Options(commit=args.commit, confirm_timeout=args.confirm_timeout, workers=args.workers,
+                             rpc_timeout=args.rpc_timeout,
                              insecure_skip_hostkey=args.insecure_lab_skip_hostkey, progress=not args.quiet)
     if options.insecure_skip_hostkey:
         print(LOUD, file=sys.stderr)

@@ -16,7 +16,23 @@ against running as the server reports them (shown as JUNOS text); validate (:val
 confirmed with the timeout in seconds; get-config running to verify; commit
 to confirm; discard-changes and unlock on any error; cancel-commit
 (:confirmed-commit:1.1) to undo.  The server itself reverts a confirmed
-commit that is never confirmed.
+commit that is never confirmed.  With :confirmed-commit:1.1 the commit is
+made with a `persist` token, so that another session can confirm or cancel it.
+
+Every request has a deadline (Options.rpc_timeout, 10 s by default): a request
+without a reply by then declares the session dead (`lost`), and the
+transport is closed.  The outcome then comes from the device, not from the
+reply that never came (settle): a new session, `kill-session` of the lost one
+(which releases its lock, on a server that still thinks it alive), then the
+confirmed commit is confirmed (the confirm's reply was lost: commit with
+persist-id on RFC 6241, a plain commit on JUNOS) or undone (any other stage:
+cancel-commit with persist-id; rollback 1 on JUNOS), and the running
+configuration is read: it holds the change (committed) or not (rolled back /
+not committed).  A device that cannot be reached in time is reported as
+unknown, never as rolled back.
+
+Log-in tries the SSH agent and keys first, then the password (a password in
+the environment does not stop key authentication).
 """
 
 from __future__ import annotations
@@ -25,11 +41,13 @@ import contextlib
 import copy
 import difflib
 import math
+import secrets
+import threading
 from typing import Any, ClassVar, Protocol
 
 from lxml import etree
 
-from qosc.push.base import Driver, PushError
+from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError
 from qosc.push.credentials import redact
 
 JUNOS_CAP = "http://xml.juniper.net/netconf/junos/1.0"
@@ -75,10 +93,15 @@ class Dialect(Protocol):
     def owned(self, text: str) -> str: ...
 
 
+# the stages at which a commit may have reached the device (its outcome is read back after a loss)
+COMMIT_STAGES = ("commit", "verify", "confirm", "rollback")
+
+
 class NetconfDriver(Driver):
     """JUNOS devices over NETCONF; a target package subclasses it with its `dialect`."""
 
     dialect: ClassVar[Dialect]
+    reads_back = True
 
     def __init__(self, job, credentials, options):
         super().__init__(job, credentials, options)
@@ -90,6 +113,8 @@ class NetconfDriver(Driver):
         self.payload: object = None
         self.candidate = ""
         self.snapshot: dict[str, etree._Element | None] = {}
+        self.session_id = ""
+        self.persist = ""
 
     # -- plumbing -------------------------------------------------------------------------------------
 
@@ -104,34 +129,85 @@ class NetconfDriver(Driver):
             detail = exc.message or str(exc)
             path = f" at {exc.path}" if getattr(exc, "path", None) else ""
             raise PushError(stage, f"device rejected {stage}: {redact(detail.strip())}{path}") from None
-        except (TransportError, TimeoutExpiredError, OSError, EOFError) as exc:
-            if stage == "commit":
-                self.notes.append("if the device received the confirmed commit, it reverts it by itself (at once "
-                                  "for RFC 6241 servers, whose session ended; at the confirm timeout on JUNOS)")
+        except TimeoutExpiredError:
+            self._lose(stage)
+            raise PushError(stage, f"no reply to {stage} within {self.options.rpc_timeout:g} s: session declared "
+                            "dead") from None
+        except (TransportError, OSError, EOFError) as exc:
+            self._lose(stage)
             raise PushError(stage, f"connection lost during {stage}: {redact(str(exc) or type(exc).__name__)}") \
                 from None
+
+    def _lose(self, stage: str) -> None:
+        """The session is dead: remember where, and close its transport (its lock dies with it on the device)."""
+        self.lost = stage
+        self.locked = False
+        session = getattr(self.m, "_session", None)
+        if session is not None:
+            with contextlib.suppress(Exception):  # the transport may be half gone already
+                session.close()
 
     def _rpc(self, stage: str, element: etree._Element) -> str:
         return self._call(stage, lambda: self.m.rpc(element)).xml
 
     # -- contract ---------------------------------------------------------------------------------------
 
-    def open(self) -> None:
+    def _login(self, timeout: float):
+        """One NETCONF session: the SSH agent and keys first, then the password (never the other way round)."""
         from ncclient import manager
-        from ncclient.operations import RaiseMode
+        from ncclient.transport.errors import AuthenticationError
         c = self.credentials
         key = c.known_host_key() if c.verify_host_key else None
-        if c.verify_host_key and key is None:
-            raise PushError("open", c.unknown_host_message())
+        common = {"host": c.host, "port": c.port, "username": c.username, "hostkey_verify": c.verify_host_key,
+                  "hostkey_b64": key.get_base64() if key else None, "timeout": timeout,
+                  "manager_params": {"timeout": self.options.rpc_timeout}}
         try:
-            self.m = manager.connect(
-                host=c.host, port=c.port, username=c.username, password=c.password.reveal() or None,
-                key_filename=c.key_file, allow_agent=True, look_for_keys=c.key_file is None,
-                hostkey_verify=c.verify_host_key, hostkey_b64=key.get_base64() if key else None,
-                timeout=self.options.connect_timeout, manager_params={"timeout": self.options.rpc_timeout})
-        except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
+            return manager.connect(**common, password=None, key_filename=c.key_file, allow_agent=True,
+                                   look_for_keys=c.key_file is None)
+        except AuthenticationError:
+            if not c.password:
+                raise
+        # keys and agent refused: the password (also the passphrase of an encrypted key file)
+        return manager.connect(**common, password=c.password.reveal(), key_filename=c.key_file, allow_agent=False,
+                               look_for_keys=False)
+
+    def _connect(self, timeout: float):
+        """_login within `timeout` seconds whatever the peer does (a silent peer cannot hold a push)."""
+        c = self.credentials
+        box: dict[str, Any] = {}
+        done, guard = threading.Event(), threading.Lock()
+
+        def attempt() -> None:
+            try:
+                box["m"] = self._login(timeout)
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
+                box["exc"] = exc
+            with guard:
+                done.set()
+                if box.get("abandoned") and "m" in box:
+                    with contextlib.suppress(Exception):  # came too late: nobody uses it
+                        box["m"].close_session()
+
+        threading.Thread(target=attempt, name="qosc-netconf-connect", daemon=True).start()
+        done.wait(timeout + 1)
+        with guard:
+            if not done.is_set():
+                box["abandoned"] = True
+                raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: no session within "
+                                f"{timeout:g} s")
+        if "exc" in box:
+            exc = box["exc"]
             raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: "
-                            f"{redact(str(exc) or type(exc).__name__)}") from None
+                            f"{redact(str(exc) or type(exc).__name__)}")
+        return box["m"]
+
+    def open(self) -> None:
+        from ncclient.operations import RaiseMode
+        c = self.credentials
+        if c.verify_host_key and c.known_host_key() is None:
+            raise PushError("open", c.unknown_host_message())
+        self.m = self._connect(self.options.connect_timeout)
+        self.session_id = str(self.m.session_id or "")
         self.m.raise_mode = RaiseMode.ERRORS
         self.caps = set(self.m.server_capabilities)
         self.junos = any(cap.startswith(JUNOS_CAP) for cap in self.caps)
@@ -146,6 +222,8 @@ class NetconfDriver(Driver):
                 raise PushError("open", f"server does not implement the qosc YANG module ({self.dialect.namespace}); "
                                 f"load {self.dialect.yang} into it")
             self.method = "netconf-rfc6241"
+            if f"{BASE}capability:confirmed-commit:1.1" in self.caps:
+                self.persist = secrets.token_hex(16)  # lets a new session confirm or cancel after a loss
             self._call("lock", self.m.lock, target="candidate")
         self.locked = True
 
@@ -234,7 +312,8 @@ class NetconfDriver(Driver):
                 self._call("commit check", self.m.validate, source=source)
             elif self._cap("validate"):
                 self._call("commit check", self.m.validate, source="candidate")
-            self._call("commit", self.m.commit, confirmed=True, timeout=str(confirm_timeout))
+            self._call("commit", self.m.commit, confirmed=True, timeout=str(confirm_timeout),
+                       persist=self.persist or None)
 
     def verify(self) -> None:
         running = self._get("running", "verify")
@@ -249,7 +328,7 @@ class NetconfDriver(Driver):
         if self.junos:
             self._rpc("confirm", _el("commit-configuration"))
         else:
-            self._call("confirm", self.m.commit)
+            self._call("confirm", self.m.commit, persist_id=self.persist or None)
 
     def discard(self) -> None:
         if self.m is None or not self.m.connected:
@@ -268,9 +347,92 @@ class NetconfDriver(Driver):
             self._rpc("rollback", _el("load-configuration", rollback="1"))
             self._rpc("rollback", _el("commit-configuration"))
         elif self._cap("confirmed-commit") and f"{BASE}capability:confirmed-commit:1.1" in self.caps:
-            self._call("rollback", self.m.cancel_commit)
+            self._call("rollback", self.m.cancel_commit, persist_id=self.persist or None)
         else:
             self.m.close_session()  # RFC 6241 8.4.1: the session ending reverts an unconfirmed commit
+
+    # -- the outcome, read back from the device ----------------------------------------------------------
+
+    def settle(self, stage: str) -> str:
+        sent = stage in COMMIT_STAGES
+        acted = False
+        for attempt in (1, 2):
+            if self.lost:
+                try:
+                    self._reconnect(kill=attempt == 1)
+                except PushError as exc:
+                    self.notes.append(f"{exc}; the device's state could not be read" +
+                                      ("" if sent else " (nothing was committed); it may keep the lost session's "
+                                       "lock until it notices the session ended"))
+                    return UNKNOWN if sent else NOT_COMMITTED
+            if not sent:
+                return NOT_COMMITTED
+            try:
+                acted = (self._finish() if stage == "confirm" else self._undo()) or acted
+                holds = self._holds()
+            except PushError:
+                if not self.lost or attempt == 2:
+                    raise
+                continue  # the new session died too (some servers end the wrong session on kill-session)
+            if holds:
+                return COMMITTED
+            return ROLLED_BACK if acted or stage != "commit" else NOT_COMMITTED
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _reconnect(self, kill: bool = True) -> None:
+        """A new session (within the RPC deadline), and the lost one killed: its lock goes with it."""
+        from ncclient.operations import RaiseMode
+        lost, old = self.lost, self.session_id
+        self.m = self._connect(min(self.options.connect_timeout, self.options.rpc_timeout))
+        self.m.raise_mode = RaiseMode.ERRORS
+        self.session_id, self.lost = str(self.m.session_id or ""), ""
+        self.notes.append(f"session lost at {lost}: reconnected to read the device's state")
+        if kill and old and old != self.session_id:
+            with contextlib.suppress(PushError):  # the device may have ended it already
+                self._call("settle", self.m.kill_session, old)
+
+    def _holds(self) -> bool:
+        return self._get("running", "settle") == self.candidate
+
+    def _finish(self) -> bool:
+        """The confirm's reply was lost: confirm whatever confirmed commit is still pending.  True if one was."""
+        if self.junos:
+            if not self._holds():
+                return False
+            self._rpc("settle", _el("lock-configuration"))
+            self.locked = True
+            self._rpc("settle", _el("commit-configuration"))  # a plain commit confirms a pending one on JUNOS
+            return True
+        if not self.persist:
+            return False  # a session-bound confirmed commit: the lost session's end reverted it, or it was confirmed
+        try:
+            self._call("settle", self.m.commit, persist_id=self.persist)
+        except PushError as exc:
+            if self.lost:
+                raise
+            self.notes.append(f"no confirmed commit pending any more ({exc})")
+            return False
+        return True
+
+    def _undo(self) -> bool:
+        """A commit may be pending unconfirmed (never verified): undo it.  True if one was undone."""
+        if self.junos:
+            if not self._holds():
+                return False
+            self._rpc("settle", _el("lock-configuration"))
+            self.locked = True
+            self._rpc("settle", _el("load-configuration", rollback="1"))
+            self._rpc("settle", _el("commit-configuration"))
+            return True
+        if not self.persist:
+            return False  # the lost session's end made the server revert it (RFC 6241 8.4.1)
+        try:
+            self._call("settle", self.m.cancel_commit, persist_id=self.persist)
+        except PushError:
+            if self.lost:
+                raise
+            return False  # nothing pending: never committed, or already cancelled
+        return True
 
     def close(self) -> None:
         if self.m is None:

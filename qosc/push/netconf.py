@@ -21,7 +21,11 @@ made with a `persist` token, so that another session can confirm or cancel it.
 
 Every request has a deadline (Options.rpc_timeout, 10 s by default): a request
 without a reply by then declares the session dead (`lost`), and the
-transport is closed.  The outcome then comes from the device, not from the
+transport is closed.  Sooner when the path is dead: while a request waits,
+an SSH keepalive probe every quarter of the deadline must be answered within
+the next quarter (the SSH server answers even while the device works on a
+long commit), so a blackholed session is declared dead within half the
+deadline.  The outcome then comes from the device, not from the
 reply that never came (settle): a new session, `kill-session` of the lost one
 (which releases its lock, on a server that still thinks it alive), then the
 confirmed commit is confirmed (the confirm's reply was lost: commit with
@@ -43,6 +47,7 @@ import difflib
 import math
 import secrets
 import threading
+import time
 from typing import Any, ClassVar, Protocol
 
 from lxml import etree
@@ -75,6 +80,13 @@ def _find_text(reply_xml: str, local: str) -> str:
         if isinstance(el.tag, str) and etree.QName(el).localname == local:
             return el.text or ""
     return ""
+
+
+def _probe(transport: Any, answered: threading.Event) -> None:
+    """An SSH keepalive that wants a reply (any reply, success or failure, is a sign of life)."""
+    with contextlib.suppress(Exception):  # a transport closed meanwhile: the request fails on its own
+        transport.global_request("keepalive@openssh.com", wait=True)
+    answered.set()
 
 
 class Dialect(Protocol):
@@ -123,6 +135,9 @@ class NetconfDriver(Driver):
         from ncclient.operations.errors import TimeoutExpiredError
         from ncclient.operations.rpc import RPCError
         from ncclient.transport.errors import TransportError
+        done = threading.Event()
+        silent: list[float] = []
+        threading.Thread(target=self._watch, args=(done, silent), name="qosc-netconf-watch", daemon=True).start()
         try:
             return fn(*args, **kwargs)
         except RPCError as exc:
@@ -135,8 +150,32 @@ class NetconfDriver(Driver):
                             "dead") from None
         except (TransportError, OSError, EOFError) as exc:
             self._lose(stage)
+            if silent:
+                raise PushError(stage, f"no reply to {stage} and no sign of life from the device for "
+                                f"{silent[0]:.1f} s (SSH keepalive unanswered): session declared dead") from None
             raise PushError(stage, f"connection lost during {stage}: {redact(str(exc) or type(exc).__name__)}") \
                 from None
+        finally:
+            done.set()
+
+    def _watch(self, done: threading.Event, silent: list[float]) -> None:
+        """While a request waits for its reply, probe the SSH layer every quarter of the deadline; a probe not
+        answered within the next quarter means the path is dead: close the transport, and the request fails at
+        once (a dead session is known in half the deadline, a slow device keeps the whole deadline)."""
+        transport = getattr(getattr(self.m, "_session", None), "_transport", None)
+        if transport is None:
+            return
+        quarter = self.options.rpc_timeout / 4
+        start = time.monotonic()
+        while not done.wait(quarter):
+            answered = threading.Event()
+            threading.Thread(target=_probe, args=(transport, answered), name="qosc-netconf-probe",
+                             daemon=True).start()
+            if not answered.wait(quarter) and not done.is_set():
+                silent.append(time.monotonic() - start)
+                with contextlib.suppress(Exception):  # the session's reader fails: the request fails with it
+                    transport.close()
+                return
 
     def _lose(self, stage: str) -> None:
         """The session is dead: remember where, and close its transport (its lock dies with it on the device)."""

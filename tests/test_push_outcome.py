@@ -1,0 +1,145 @@
+"""Push outcomes when replies are lost, against a real NETCONF server (netconfd behind OpenSSH).
+
+A FaultProxy sits between qosc and the server.  It is armed just before
+qosc sends the request under test (the confirmed commit, the read-back that
+verifies it, the confirming commit) and then cuts the connection before the
+request is forwarded, right after forwarding it, a few milliseconds later, or
+when the server starts to answer; or it blackholes the connection (nothing
+forwarded, nothing closed).  The device is the real server: after every
+trial the test reads the server's running datastore in its own session and
+checks that the outcome qosc reported is what the server holds, now and
+after the confirm timeout has passed (so that "committed" was not a pending
+confirmed commit about to revert), and that no lock is left.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from push.fixtures import netconfd_fixture  # noqa: F401  (provides the `netconfd` fixture)
+from push.lab import lab_policy
+from push.peers import FaultProxy
+from test_push_netconf import env_for, lock_free, reset, running, wait_for
+
+from qosc.push import runner
+from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Status
+
+CONFIRM_TIMEOUT = 2  # seconds: the server reverts an unconfirmed commit this long after it
+
+
+def holds_change(peer) -> bool:
+    """The server's running datastore holds what the lab policy pushes (its scheduler map)."""
+    return "<name>assured-rate</name>" in running(peer)
+
+
+def push_through(peer, tmp_path, monkeypatch, stage: str, mode: str, delay: float = 0.0,
+                 unreachable_after: bool = False, **options):
+    """Push the lab policy through a FaultProxy armed at `stage`; returns (result, proxy, time of the result)."""
+    from qosc.push.netconf import NetconfDriver
+    proxy = FaultProxy(peer.port)
+    original = NetconfDriver._call
+    seen: list[str] = []
+
+    def armed(self, name, fn, *args, **kwargs):
+        if name == stage and not seen:
+            seen.append(name)
+            proxy.arm(mode, delay)
+            proxy.blackhole_new = unreachable_after
+        return original(self, name, fn, *args, **kwargs)
+
+    monkeypatch.setattr(NetconfDriver, "_call", armed)
+    known = tmp_path / "known_hosts"
+    line = peer.sshd.known_hosts.read_text()
+    known.write_text(line + line.replace(f"]:{peer.port} ", f"]:{proxy.port} "))
+    for key, value in env_for(peer, tmp_path, proxy.port).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("QOSC_KNOWN_HOSTS", str(known))
+    jobs, _ = runner.plan([str(lab_policy(tmp_path))], ["edge-mx"])
+    options.setdefault("confirm_timeout", CONFIRM_TIMEOUT)
+    try:
+        [result] = runner.run(jobs, runner.Options(commit=True, workers=1, progress=False, **options))
+        done = time.monotonic()
+    finally:
+        monkeypatch.setattr(NetconfDriver, "_call", original)
+        proxy.close()
+    assert proxy.dropped.is_set(), f"the fault at {stage} never fired: {result}"
+    return result, proxy, done
+
+
+def assert_truthful(peer, result, confirm_timeout: float = CONFIRM_TIMEOUT) -> bool:
+    """The reported outcome is the server's state, now and once the confirm timeout has passed; no lock left."""
+    state = holds_change(peer)
+    assert result.outcome != UNKNOWN, result  # the server was reachable: qosc must have read its state
+    assert (result.outcome == COMMITTED) == state, (result.outcome, state, result)
+    assert result.outcome in (COMMITTED, ROLLED_BACK, NOT_COMMITTED)
+    expected = {COMMITTED: (Status.CHANGED, Status.FAILED), ROLLED_BACK: (Status.ROLLED_BACK,),
+                NOT_COMMITTED: (Status.FAILED,)}[result.outcome]
+    assert result.status in expected, result
+    if result.status is Status.CHANGED:
+        assert result.stage == "confirm" or not result.error, result  # only the confirm's reply may be lost
+    time.sleep(confirm_timeout + 1.5)  # netconfd runs its confirmed-commit timer when idle
+    assert holds_change(peer) == state, "the state qosc reported did not last: a confirmed commit was pending"
+    assert lock_free(peer)
+    return state
+
+
+# (stage whose request is hit, how, delay): every drop point, twice over: 24 trials
+TRIALS = [(stage, mode, delay)
+          for stage in ("commit", "verify", "confirm")
+          for mode, delay in (("before", 0.0), ("forwarded", 0.0), ("forwarded", 0.05), ("reply", 0.0))
+          for _ in range(2)]
+
+
+def test_reported_outcome_matches_the_servers_running_state(netconfd, tmp_path, monkeypatch):
+    rows = []
+    for i, (stage, mode, delay) in enumerate(TRIALS):
+        reset(netconfd)
+        assert not holds_change(netconfd)
+        trial = tmp_path / f"t{i}"
+        trial.mkdir()
+        result, _, _ = push_through(netconfd, trial, monkeypatch, stage, mode, delay)
+        state = assert_truthful(netconfd, result)
+        rows.append((stage, mode, delay, result.status.value, result.outcome, state))
+    print("\nstage    drop       delay  status       outcome        running holds the change")
+    for stage, mode, delay, status, outcome, state in rows:
+        print(f"{stage:8} {mode:10} {delay:5.2f}  {status:12} {outcome:14} {state}")
+    # the confirm whose request reached the server (or was re-sent after reconnecting) leaves the change
+    assert all(r[4] == COMMITTED for r in rows if r[0] == "confirm"), rows
+    # a commit that never reached the server, or was cancelled after reconnecting, leaves nothing
+    assert all(r[4] in (ROLLED_BACK, NOT_COMMITTED) for r in rows if r[0] in ("commit", "verify")), rows
+    assert any(r[4] == ROLLED_BACK for r in rows) and any(r[4] == NOT_COMMITTED for r in rows), rows
+
+
+@pytest.mark.parametrize("stage", ["commit", "confirm"])
+def test_blackholed_session_is_reported_within_10_seconds(netconfd, tmp_path, monkeypatch, stage):
+    """Nothing forwarded, nothing closed, with the default 10 s request deadline: the unanswered SSH keepalive
+    declares the session dead, qosc reconnects, kills the session the server still thinks alive (it holds the
+    lock) and reads the state.  The blackholed request never reached the server: a commit that did not happen,
+    a confirm that qosc makes again over the new session (the verified commit was still pending)."""
+    reset(netconfd)
+    result, proxy, done = push_through(netconfd, tmp_path, monkeypatch, stage, "blackhole", confirm_timeout=15)
+    elapsed = done - proxy.fired_at
+    print(f"\nblackhole at {stage}: reported after {elapsed:.2f} s: {result.status.value}, {result.outcome}")
+    assert runner.Options().rpc_timeout == 10.0
+    assert elapsed < 10.0, elapsed
+    assert any(f"no reply to {stage} and no sign of life" in text for text in (result.error, *result.notes)), result
+    assert_truthful(netconfd, result, confirm_timeout=15)
+    assert result.outcome == (COMMITTED if stage == "confirm" else NOT_COMMITTED), result
+
+
+def test_unreachable_device_is_reported_unknown_never_rolled_back(netconfd, tmp_path, monkeypatch):
+    """The confirm's path and every new connection blackholed: qosc cannot read the state and says so."""
+    reset(netconfd)
+    result, proxy, done = push_through(netconfd, tmp_path, monkeypatch, "confirm", "blackhole",
+                                       unreachable_after=True, rpc_timeout=3.0)
+    elapsed = done - proxy.fired_at
+    print(f"\nunreachable after confirm: reported after {elapsed:.2f} s: {result.status.value}, {result.outcome}")
+    assert result.status is Status.UNKNOWN and result.outcome == UNKNOWN, result
+    assert elapsed < 3.0 / 2 + 3.0 + 2, elapsed  # half the request deadline, then the reconnect deadline
+    assert any("could not be read" in note for note in result.notes), result.notes
+    assert runner.failed([result])
+    # once the dead path is gone, the server ends the session, frees its lock and, the confirm never having
+    # reached it, reverts the commit at the confirm timeout: "unknown" was the truth, "committed" would not be
+    assert wait_for(lambda: lock_free(netconfd), 15)
+    assert wait_for(lambda: not holds_change(netconfd), 15)

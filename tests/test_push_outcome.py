@@ -143,3 +143,55 @@ def test_unreachable_device_is_reported_unknown_never_rolled_back(netconfd, tmp_
     # reached it, reverts the commit at the confirm timeout: "unknown" was the truth, "committed" would not be
     assert wait_for(lambda: lock_free(netconfd), 15)
     assert wait_for(lambda: not holds_change(netconfd), 15)
+
+
+def test_password_in_the_environment_does_not_block_key_authentication(netconfd, tmp_path):
+    """The server takes keys only; a password in the environment is tried last, never instead of the key, and
+    never printed.  Once with the key file, once with the key in an SSH agent (no key file, no ~/.ssh)."""
+    import os
+    import signal
+    import subprocess
+
+    from push.fixtures import qosc
+    reset(netconfd)
+    password = "Env-pa55-word-7Q"
+    env = {**env_for(netconfd, tmp_path), "QOSC_PASSWORD": password}
+    report = tmp_path / "r.json"
+    with_key = qosc("push", str(lab_policy(tmp_path)), "--device", "edge-mx", "--report", str(report), env=env)
+    assert with_key.returncode == 0, with_key.stdout + with_key.stderr
+    assert "changed (dry run: not committed)" in with_key.stdout
+    agent = subprocess.run(["ssh-agent", "-s", "-a", str(tmp_path / "agent.sock")], capture_output=True,
+                           text=True, check=True).stdout
+    pid = int(agent.split("SSH_AGENT_PID=")[1].split(";")[0])
+    try:
+        sock = str(tmp_path / "agent.sock")
+        subprocess.run(["ssh-add", "-q", str(netconfd.sshd.client_key)], env={**os.environ, "SSH_AUTH_SOCK": sock},
+                       check=True, capture_output=True)
+        env.pop("QOSC_SSH_KEY")
+        with_agent = qosc("push", str(lab_policy(tmp_path)), "--device", "edge-mx", env={**env,
+                          "SSH_AUTH_SOCK": sock})
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    assert with_agent.returncode == 0, with_agent.stdout + with_agent.stderr
+    assert "changed (dry run: not committed)" in with_agent.stdout
+    for text in (with_key.stdout, with_key.stderr, with_agent.stdout, with_agent.stderr, report.read_text()):
+        assert password not in text
+    assert lock_free(netconfd)
+
+
+def test_a_host_key_that_differs_is_refused_with_a_password_set(netconfd, tmp_path):
+    """Verification stays on by default: a known_hosts entry with another key refuses the session, and the
+    password fallback does not bypass it."""
+    from push.fixtures import qosc
+    from push.peers import keygen
+    reset(netconfd)
+    other = keygen(tmp_path / "other_host_key").split()
+    known = tmp_path / "wrong_known_hosts"
+    known.write_text(f"[127.0.0.1]:{netconfd.port} {other[0]} {other[1]}\n")
+    password = "Env-pa55-word-8R"
+    env = {**env_for(netconfd, tmp_path), "QOSC_PASSWORD": password, "QOSC_KNOWN_HOSTS": str(known)}
+    proc = qosc("push", str(lab_policy(tmp_path)), "--device", "edge-mx", "--commit", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "open" in proc.stdout and "failed" in proc.stdout
+    assert password not in proc.stdout + proc.stderr
+    assert not holds_change(netconfd) and lock_free(netconfd)

@@ -236,6 +236,7 @@ def _settle(driver: Driver, result: Result, stage: str, sent: bool) -> None:
             result.outcome = ROLLED_BACK
         return
     result.outcome = outcome
+    result.notes.append(f"device state read back: {outcome}")
     if outcome == COMMITTED:
         if result.stage == "confirm":  # verified, and confirmed: only the confirm's reply was lost
             result.status = Status.CHANGED

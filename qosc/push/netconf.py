@@ -19,24 +19,9 @@ to confirm; discard-changes and unlock on any error; cancel-commit
 commit that is never confirmed.  With :confirmed-commit:1.1 the commit is
 made with a `persist` token, so that another session can confirm or cancel it.
 
-Every request has a deadline (Options.rpc_timeout, 10 s by default): a request
-without a reply by then declares the session dead (`lost`), and the
-transport is closed.  Sooner when the path is dead: while a request waits,
-an SSH keepalive probe every quarter of the deadline must be answered within
-the next quarter (the SSH server answers even while the device works on a
-long commit), so a blackholed session is declared dead within half the
-deadline.  The outcome then comes from the device, not from the
-reply that never came (settle): a new session, `kill-session` of the lost one
-(which releases its lock, on a server that still thinks it alive), then the
-confirmed commit is confirmed (the confirm's reply was lost: commit with
-persist-id on RFC 6241, a plain commit on JUNOS) or undone (any other stage:
-cancel-commit with persist-id; rollback 1 on JUNOS), and the running
-configuration is read: it holds the change (committed) or not (rolled back /
-not committed).  A device that cannot be reached in time is reported as
-unknown, never as rolled back.
-
-Log-in tries the SSH agent and keys first, then the password (a password in
-the environment does not stop key authentication).
+Every request has a deadline (Options.rpc_timeout, 10 s by default), and a
+dead path is found sooner (ncsession.watch); after a lost reply the outcome is
+read back from the device (ncsettle).
 """
 
 from __future__ import annotations
@@ -47,12 +32,12 @@ import difflib
 import math
 import secrets
 import threading
-import time
 from typing import Any, ClassVar, Protocol
 
 from lxml import etree
 
-from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError
+from qosc.push import ncsession, ncsettle
+from qosc.push.base import Driver, PushError
 from qosc.push.credentials import redact
 
 JUNOS_CAP = "http://xml.juniper.net/netconf/junos/1.0"
@@ -82,13 +67,6 @@ def _find_text(reply_xml: str, local: str) -> str:
     return ""
 
 
-def _probe(transport: Any, answered: threading.Event) -> None:
-    """An SSH keepalive that wants a reply (any reply, success or failure, is a sign of life)."""
-    with contextlib.suppress(Exception):  # a transport closed meanwhile: the request fails on its own
-        transport.global_request("keepalive@openssh.com", wait=True)
-    answered.set()
-
-
 class Dialect(Protocol):
     """What the driver needs of the configuration dialect (the target package provides it)."""
 
@@ -103,10 +81,6 @@ class Dialect(Protocol):
     def to_xml(self, text: str) -> Any: ...
     def to_text(self, config: Any) -> str: ...
     def owned(self, text: str) -> str: ...
-
-
-# the stages at which a commit may have reached the device (its outcome is read back after a loss)
-COMMIT_STAGES = ("commit", "verify", "confirm", "rollback")
 
 
 class NetconfDriver(Driver):
@@ -137,7 +111,8 @@ class NetconfDriver(Driver):
         from ncclient.transport.errors import TransportError
         done = threading.Event()
         silent: list[float] = []
-        threading.Thread(target=self._watch, args=(done, silent), name="qosc-netconf-watch", daemon=True).start()
+        threading.Thread(target=ncsession.watch, args=(self.m, self.options.rpc_timeout, done, silent),
+                         name="qosc-netconf-watch", daemon=True).start()
         try:
             return fn(*args, **kwargs)
         except RPCError as exc:
@@ -158,25 +133,6 @@ class NetconfDriver(Driver):
         finally:
             done.set()
 
-    def _watch(self, done: threading.Event, silent: list[float]) -> None:
-        """While a request waits for its reply, probe the SSH layer every quarter of the deadline; a probe not
-        answered within the next quarter means the path is dead: close the transport, and the request fails at
-        once (a dead session is known in half the deadline, a slow device keeps the whole deadline)."""
-        transport = getattr(getattr(self.m, "_session", None), "_transport", None)
-        if transport is None:
-            return
-        quarter = self.options.rpc_timeout / 4
-        start = time.monotonic()
-        while not done.wait(quarter):
-            answered = threading.Event()
-            threading.Thread(target=_probe, args=(transport, answered), name="qosc-netconf-probe",
-                             daemon=True).start()
-            if not answered.wait(quarter) and not done.is_set():
-                silent.append(time.monotonic() - start)
-                with contextlib.suppress(Exception):  # the session's reader fails: the request fails with it
-                    transport.close()
-                return
-
     def _lose(self, stage: str) -> None:
         """The session is dead: remember where, and close its transport (its lock dies with it on the device)."""
         self.lost = stage
@@ -191,61 +147,12 @@ class NetconfDriver(Driver):
 
     # -- contract ---------------------------------------------------------------------------------------
 
-    def _login(self, timeout: float):
-        """One NETCONF session: the SSH agent and keys first, then the password (never the other way round)."""
-        from ncclient import manager
-        from ncclient.transport.errors import AuthenticationError
-        c = self.credentials
-        key = c.known_host_key() if c.verify_host_key else None
-        common = {"host": c.host, "port": c.port, "username": c.username, "hostkey_verify": c.verify_host_key,
-                  "hostkey_b64": key.get_base64() if key else None, "timeout": timeout,
-                  "manager_params": {"timeout": self.options.rpc_timeout}}
-        try:
-            return manager.connect(**common, password=None, key_filename=c.key_file, allow_agent=True,
-                                   look_for_keys=c.key_file is None)
-        except AuthenticationError:
-            if not c.password:
-                raise
-        # keys and agent refused: the password (also the passphrase of an encrypted key file)
-        return manager.connect(**common, password=c.password.reveal(), key_filename=c.key_file, allow_agent=False,
-                               look_for_keys=False)
-
-    def _connect(self, timeout: float):
-        """_login within `timeout` seconds whatever the peer does (a silent peer cannot hold a push)."""
-        c = self.credentials
-        box: dict[str, Any] = {}
-        done, guard = threading.Event(), threading.Lock()
-
-        def attempt() -> None:
-            try:
-                box["m"] = self._login(timeout)
-            except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
-                box["exc"] = exc
-            with guard:
-                done.set()
-                if box.get("abandoned") and "m" in box:
-                    with contextlib.suppress(Exception):  # came too late: nobody uses it
-                        box["m"].close_session()
-
-        threading.Thread(target=attempt, name="qosc-netconf-connect", daemon=True).start()
-        done.wait(timeout + 1)
-        with guard:
-            if not done.is_set():
-                box["abandoned"] = True
-                raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: no session within "
-                                f"{timeout:g} s")
-        if "exc" in box:
-            exc = box["exc"]
-            raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: "
-                            f"{redact(str(exc) or type(exc).__name__)}")
-        return box["m"]
-
     def open(self) -> None:
         from ncclient.operations import RaiseMode
         c = self.credentials
         if c.verify_host_key and c.known_host_key() is None:
             raise PushError("open", c.unknown_host_message())
-        self.m = self._connect(self.options.connect_timeout)
+        self.m = ncsession.connect(c, self.options.rpc_timeout, self.options.connect_timeout)
         self.session_id = str(self.m.session_id or "")
         self.m.raise_mode = RaiseMode.ERRORS
         self.caps = set(self.m.server_capabilities)
@@ -390,88 +297,8 @@ class NetconfDriver(Driver):
         else:
             self.m.close_session()  # RFC 6241 8.4.1: the session ending reverts an unconfirmed commit
 
-    # -- the outcome, read back from the device ----------------------------------------------------------
-
     def settle(self, stage: str) -> str:
-        sent = stage in COMMIT_STAGES
-        acted = False
-        for attempt in (1, 2):
-            if self.lost:
-                try:
-                    self._reconnect(kill=attempt == 1)
-                except PushError as exc:
-                    self.notes.append(f"{exc}; the device's state could not be read" +
-                                      ("" if sent else " (nothing was committed); it may keep the lost session's "
-                                       "lock until it notices the session ended"))
-                    return UNKNOWN if sent else NOT_COMMITTED
-            if not sent:
-                return NOT_COMMITTED
-            try:
-                acted = (self._finish() if stage == "confirm" else self._undo()) or acted
-                holds = self._holds()
-            except PushError:
-                if not self.lost or attempt == 2:
-                    raise
-                continue  # the new session died too (some servers end the wrong session on kill-session)
-            if holds:
-                return COMMITTED
-            return ROLLED_BACK if acted or stage != "commit" else NOT_COMMITTED
-        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
-
-    def _reconnect(self, kill: bool = True) -> None:
-        """A new session (within the RPC deadline), and the lost one killed: its lock goes with it."""
-        from ncclient.operations import RaiseMode
-        lost, old = self.lost, self.session_id
-        self.m = self._connect(min(self.options.connect_timeout, self.options.rpc_timeout))
-        self.m.raise_mode = RaiseMode.ERRORS
-        self.session_id, self.lost = str(self.m.session_id or ""), ""
-        self.notes.append(f"session lost at {lost}: reconnected to read the device's state")
-        if kill and old and old != self.session_id:
-            with contextlib.suppress(PushError):  # the device may have ended it already
-                self._call("settle", self.m.kill_session, old)
-
-    def _holds(self) -> bool:
-        return self._get("running", "settle") == self.candidate
-
-    def _finish(self) -> bool:
-        """The confirm's reply was lost: confirm whatever confirmed commit is still pending.  True if one was."""
-        if self.junos:
-            if not self._holds():
-                return False
-            self._rpc("settle", _el("lock-configuration"))
-            self.locked = True
-            self._rpc("settle", _el("commit-configuration"))  # a plain commit confirms a pending one on JUNOS
-            return True
-        if not self.persist:
-            return False  # a session-bound confirmed commit: the lost session's end reverted it, or it was confirmed
-        try:
-            self._call("settle", self.m.commit, persist_id=self.persist)
-        except PushError as exc:
-            if self.lost:
-                raise
-            self.notes.append(f"no confirmed commit pending any more ({exc})")
-            return False
-        return True
-
-    def _undo(self) -> bool:
-        """A commit may be pending unconfirmed (never verified): undo it.  True if one was undone."""
-        if self.junos:
-            if not self._holds():
-                return False
-            self._rpc("settle", _el("lock-configuration"))
-            self.locked = True
-            self._rpc("settle", _el("load-configuration", rollback="1"))
-            self._rpc("settle", _el("commit-configuration"))
-            return True
-        if not self.persist:
-            return False  # the lost session's end made the server revert it (RFC 6241 8.4.1)
-        try:
-            self._call("settle", self.m.cancel_commit, persist_id=self.persist)
-        except PushError:
-            if self.lost:
-                raise
-            return False  # nothing pending: never committed, or already cancelled
-        return True
+        return ncsettle.settle(self, stage)
 
     def close(self) -> None:
         if self.m is None:

@@ -3,8 +3,9 @@
 Without --commit it is a dry run: every device is reached, the change is
 staged and the device's own diff is printed, then discarded.  Nothing changes
 on a device unless --commit is given.  Exit status: 0 every device unchanged
-or changed, 1 any device failed or was rolled back (or the policy has
-errors), 2 usage or I/O error.
+or changed, 1 any device failed, was rolled back or is unknown (its state could
+not be read back after a lost reply), or the policy has errors, 2 usage or I/O
+error.
 
 Credentials come from the environment, the SSH agent or ssh config (see
 qosc/push/credentials.py: QOSC_USER, QOSC_PASSWORD, QOSC_PORT_<DEVICE>, ...),
@@ -29,7 +30,7 @@ LOUD = ("WARNING: --insecure-lab-skip-hostkey: SSH host keys are NOT verified. A
 ENVIRONMENT = """\
 environment (DEVICE = the device name in upper case, other characters than letters and digits as _):
   QOSC_USER[_DEVICE]            login name (else ssh config User, else $USER)
-  QOSC_PASSWORD[_DEVICE]        password (else SSH agent and keys); never printed
+  QOSC_PASSWORD[_DEVICE]        password, tried after the SSH agent and keys; never printed
   QOSC_ENABLE_SECRET[_DEVICE]   IOS enable secret (default: the password)
   QOSC_PORT[_DEVICE]            port (default 830 NETCONF, 22 SSH; else ssh config Port)
   QOSC_SSH_KEY[_DEVICE]         private key file (else ssh config IdentityFile, agent)

@@ -195,3 +195,39 @@ def test_a_host_key_that_differs_is_refused_with_a_password_set(netconfd, tmp_pa
     assert "open" in proc.stdout and "failed" in proc.stdout
     assert password not in proc.stdout + proc.stderr
     assert not holds_change(netconfd) and lock_free(netconfd)
+
+
+def test_a_slow_device_keeps_the_whole_deadline_and_a_hung_one_is_unknown(netconfd, tmp_path, monkeypatch):
+    """netconfd stopped (SIGSTOP) just before the confirm: sshd still answers the keepalives, so the session is
+    not declared dead early; the request deadline (4 s here) ends the wait; the new session gets no NETCONF
+    hello within the deadline either, so the state cannot be read: unknown, not rolled back."""
+    import os
+    import signal
+
+    from qosc.push.netconf import NetconfDriver
+    reset(netconfd)
+    original = NetconfDriver._call
+    stopped: list[float] = []
+
+    def freeze(self, name, fn, *args, **kwargs):
+        if name == "confirm" and not stopped:
+            os.kill(netconfd.proc.pid, signal.SIGSTOP)
+            stopped.append(time.monotonic())
+        return original(self, name, fn, *args, **kwargs)
+
+    monkeypatch.setattr(NetconfDriver, "_call", freeze)
+    for key, value in env_for(netconfd, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    jobs, _ = runner.plan([str(lab_policy(tmp_path))], ["edge-mx"])
+    try:
+        [result] = runner.run(jobs, runner.Options(commit=True, confirm_timeout=30, workers=1, progress=False,
+                                                   rpc_timeout=4.0))
+        elapsed = time.monotonic() - stopped[0]
+    finally:
+        os.kill(netconfd.proc.pid, signal.SIGCONT)
+        monkeypatch.setattr(NetconfDriver, "_call", original)
+    print(f"\nnetconfd stopped at confirm: reported after {elapsed:.2f} s: {result.status.value}, {result.outcome}")
+    assert "no reply to confirm within 4 s" in result.error, result
+    assert 4.0 <= elapsed < 4.0 + 4.0 + 2, elapsed  # the whole deadline (alive SSH), then the reconnect deadline
+    assert result.status is Status.UNKNOWN and result.outcome == UNKNOWN, result
+    assert wait_for(lambda: lock_free(netconfd), 40)  # resumed, the server ends the dead sessions

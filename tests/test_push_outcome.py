@@ -17,7 +17,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from push.fixtures import netconfd_fixture  # noqa: F401  (provides the `netconfd` fixture)
+from push.fixtures import (
+    ios_lab_fixture,  # noqa: F401  (provides the `ios_lab` fixture)
+    netconfd_fixture,  # noqa: F401  (provides the `netconfd` fixture)
+)
 from push.lab import lab_policy
 from push.peers import FaultProxy
 from test_push_netconf import env_for, lock_free, reset, running, wait_for
@@ -231,3 +234,63 @@ def test_a_slow_device_keeps_the_whole_deadline_and_a_hung_one_is_unknown(netcon
     assert 4.0 <= elapsed < 4.0 + 4.0 + 2, elapsed  # the whole deadline (alive SSH), then the reconnect deadline
     assert result.status is Status.UNKNOWN and result.outcome == UNKNOWN, result
     assert wait_for(lambda: lock_free(netconfd), 40)  # resumed, the server ends the dead sessions
+
+
+# (stage, drop, delay, configuration lines that pass before the fault)
+IOS_TRIALS = [("confirm", "reply", 0.0, 0), ("confirm", "forwarded", 0.0, 0), ("commit", "before", 0.0, 0),
+              ("commit", "reply", 0.0, 8), ("commit", "forwarded", 0.3, 8)]
+
+
+@pytest.mark.parametrize(("stage", "mode", "delay", "after"), IOS_TRIALS)
+def test_ios_outcome_after_a_lost_answer_is_read_back(ios_lab, tmp_path, monkeypatch, stage, mode, delay, after):
+    """The IOS simulator behind the FaultProxy: the save to startup (confirm) or the applied configuration lines
+    (commit) lose their answer.  qosc reads the running configuration back over a new session: a verified change
+    is saved again (committed), a partly applied one is restored from the rollback copy (rolled back)."""
+    from push.fixtures import INITIAL_IOS
+    from push.ios_sim import IosLab
+    from push.ios_sim import parse as sim_parse
+    from push.ios_sim import render as sim_render
+    from test_push_ios import env_for as ios_env
+
+    from qosc.targets.ios.push import IosDriver, plan
+    lab = ios_lab()
+    dev = lab.devices["asr-1"]
+    proxy = FaultProxy(lab.ports["asr-1"])
+    original = IosDriver._send
+    armed: list[str] = []
+
+    def send(self, name, command, answers=0):
+        if stage == "confirm" and name == "save to startup" and not armed:
+            armed.append(name)
+            proxy.arm(mode, delay)
+        out = original(self, name, command, answers)
+        if stage == "commit" and name == "save rollback copy" and not armed:
+            armed.append(name)
+            proxy.arm(mode, delay, after)  # the next bytes qosc sends are the configuration lines
+        return out
+
+    monkeypatch.setattr(IosDriver, "_send", send)
+    known = tmp_path / "known_hosts"
+    known.write_text(lab.known_hosts.read_text() + IosLab.host_key_line("127.0.0.1", proxy.port))
+    env = {**ios_env(lab, tmp_path), "QOSC_KNOWN_HOSTS": str(known), "QOSC_PORT_ASR_1": str(proxy.port)}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    jobs, _ = runner.plan([str(lab_policy(tmp_path))], ["asr-1"])
+    try:
+        [result] = runner.run(jobs, runner.Options(commit=True, workers=1, progress=False))
+    finally:
+        proxy.close()
+    assert proxy.dropped.is_set(), result
+    compiled = next(f.text for f in jobs[0].files if f.path.endswith((".cfg", ".ios", ".txt")))
+    running_now = dev.running_text()
+    print(f"\nios {stage} {mode} {delay} after {after}: {result.status.value}, {result.outcome}, "
+          f"{result.seconds:.1f} s")
+    assert result.outcome != UNKNOWN, result
+    if result.outcome == COMMITTED:
+        assert plan(running_now, compiled) == [] and dev.startup == running_now, result
+        assert result.status is Status.CHANGED
+    else:
+        assert running_now == sim_render(sim_parse(INITIAL_IOS), "asr-1"), result
+        assert result.status in (Status.ROLLED_BACK, Status.FAILED)
+    expected = COMMITTED if stage == "confirm" else (ROLLED_BACK if after else NOT_COMMITTED)
+    assert result.outcome == expected, result

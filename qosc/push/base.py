@@ -195,7 +195,7 @@ def push_one(driver: Driver, commit: bool, confirm_timeout: int) -> Result:
             result.status, result.outcome = Status.ROLLED_BACK, ROLLED_BACK
             return result
         if driver.lost:  # no reply came: what happened is read from the device (after reconnecting)
-            _settle(driver, result, result.stage, sent)
+            _settle(driver, result, stage, sent)
             return result
         try:
             if committed:
@@ -223,7 +223,7 @@ def push_one(driver: Driver, commit: bool, confirm_timeout: int) -> Result:
 
 
 def _settle(driver: Driver, result: Result, stage: str, sent: bool) -> None:
-    """Take the result from the device's state, read back after a failure at `stage`."""
+    """Take the result from the device's state, read back after a failure at `stage` (a step of the contract)."""
     try:
         outcome = driver.settle(stage)
     except Exception as exc:  # noqa: BLE001 - reading the state failed: say so, the device's state is unknown
@@ -238,7 +238,7 @@ def _settle(driver: Driver, result: Result, stage: str, sent: bool) -> None:
     result.outcome = outcome
     result.notes.append(f"device state read back: {outcome}")
     if outcome == COMMITTED:
-        if result.stage == "confirm":  # verified, and confirmed: only the confirm's reply was lost
+        if stage == "confirm":  # verified, and confirmed: only the confirm's reply was lost
             result.status = Status.CHANGED
             result.notes.insert(0, f"the reply to confirm was lost ({result.error}); the device's state, read "
                                 "after reconnecting, shows the change committed")

@@ -187,6 +187,7 @@ class FaultProxy:
     - "blackhole": from the request on nothing is forwarded either way and both
       sockets stay open (a dead path: neither end learns of it).
 
+    `arm(mode, after=n)` lets n client->server reads through before the fault.
     `blackhole_new = True` blackholes every later connection too (an unreachable
     device).  `fired_at` is the monotonic time the armed fault happened.
     """
@@ -204,6 +205,7 @@ class FaultProxy:
         self._stop = threading.Event()
         self.mode = "reply"
         self.delay = 0.0
+        self.after = 0
         self.blackhole_new = False
         self.fired_at = 0.0
         self.held: list[socket.socket] = []
@@ -211,10 +213,10 @@ class FaultProxy:
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
 
-    def arm(self, mode: str, delay: float = 0.0) -> None:
+    def arm(self, mode: str, delay: float = 0.0, after: int = 0) -> None:
         if mode not in self.MODES:
             raise ValueError(f"unknown fault mode {mode!r}")
-        self.mode, self.delay = mode, delay
+        self.mode, self.delay, self.after = mode, delay, after
         self.dropped.clear()
         self._armed.set()
 
@@ -253,6 +255,9 @@ class FaultProxy:
                         return
                     if sock is client:
                         mode = self.mode if self._armed.is_set() else ""
+                        if mode and self.after > 0:
+                            self.after -= 1
+                            mode = ""
                         if mode in ("before", "blackhole"):
                             self._fire()
                             keep = mode == "blackhole"

@@ -10,6 +10,10 @@ trial the test reads the server's running datastore in its own session and
 checks that the outcome qosc reported is what the server holds, now and
 after the confirm timeout has passed (so that "committed" was not a pending
 confirmed commit about to revert), and that no lock is left.
+
+Also here: the blackholed and unreachable cases with their timing, a hung
+NETCONF server, key authentication with a password in the environment, and
+the same lost-answer faults on the IOS and JUNOS RPC simulators.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import time
 import pytest
 from push.fixtures import (
     ios_lab_fixture,  # noqa: F401  (provides the `ios_lab` fixture)
+    junos_sim_fixture,  # noqa: F401  (provides the `junos_sim` fixture)
     netconfd_fixture,  # noqa: F401  (provides the `netconfd` fixture)
 )
 from push.lab import lab_policy
@@ -294,3 +299,48 @@ def test_ios_outcome_after_a_lost_answer_is_read_back(ios_lab, tmp_path, monkeyp
         assert result.status in (Status.ROLLED_BACK, Status.FAILED)
     expected = COMMITTED if stage == "confirm" else (ROLLED_BACK if after else NOT_COMMITTED)
     assert result.outcome == expected, result
+
+
+@pytest.mark.parametrize(("stage", "mode"), [("confirm", "reply"), ("confirm", "before"), ("commit", "reply"),
+                                             ("commit", "before")])
+def test_junos_rpc_path_outcome_after_a_lost_reply(junos_sim, tmp_path, monkeypatch, stage, mode):
+    """The JUNOS RPC path (simulator; one JUNOS minute = 1 s): after reconnecting, a committed database that
+    holds the change gets a plain commit (which confirms a pending confirmed commit) when the confirm's reply
+    was lost, and `rollback 1` with a commit otherwise.  The simulator ends the calling session on
+    kill-session; qosc opens one more session and carries on."""
+    from test_push_junos import env_for as junos_env
+
+    from qosc.push.netconf import NetconfDriver
+    sim = junos_sim.sim
+    before = sim.running_text()
+    proxy = FaultProxy(junos_sim.port)
+    original = NetconfDriver._rpc
+    armed: list[str] = []
+
+    def rpc(self, name, element):
+        if name == stage and not armed:
+            armed.append(name)
+            proxy.arm(mode)
+        return original(self, name, element)
+
+    monkeypatch.setattr(NetconfDriver, "_rpc", rpc)
+    known = tmp_path / "kh_proxy"
+    known.write_text(junos_sim.known_hosts.read_text().replace(f"]:{junos_sim.port} ", f"]:{proxy.port} "))
+    for key, value in junos_env(junos_sim, tmp_path, proxy.port, known).items():
+        monkeypatch.setenv(key, value)
+    jobs, _ = runner.plan([str(lab_policy(tmp_path))], ["edge-mx"])
+    try:
+        [result] = runner.run(jobs, runner.Options(commit=True, confirm_timeout=60, workers=1, progress=False))
+    finally:
+        proxy.close()
+    assert proxy.dropped.is_set(), result
+    holds = "scheduler-maps" in sim.running_text()
+    print(f"\njunos {stage} {mode}: {result.status.value}, {result.outcome}, running holds the change: {holds}")
+    assert result.outcome != UNKNOWN and (result.outcome == COMMITTED) == holds, result
+    time.sleep(1.5)  # past the confirm timeout (1 min = 1 s): a pending confirmed commit would have reverted
+    assert ("scheduler-maps" in sim.running_text()) == holds
+    assert sim.locked_by() == 0
+    if stage == "confirm":
+        assert result.status is Status.CHANGED and result.outcome == COMMITTED, result
+    else:
+        assert result.outcome in (ROLLED_BACK, NOT_COMMITTED) and sim.running_text() == before, result

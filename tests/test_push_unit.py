@@ -117,7 +117,7 @@ def test_table_and_report_shapes():
                runner.Result("b", "ios-mqc", Status.ROLLED_BACK, False, stage="commit", error="% Invalid input")]
     text = runner.table(results)
     assert "changed (dry run: not committed)" in text and "rolled back" in text
-    assert text.splitlines()[-1] == "0 unchanged, 1 changed, 0 failed, 1 rolled back (2 devices)"
+    assert text.splitlines()[-1] == "0 unchanged, 1 changed, 0 failed, 1 rolled back, 0 unknown (2 devices)"
     data = json.loads(runner.report(results, runner.Options(), ["p.yaml"]))
     assert data["summary"]["rolled back"] == 1 and data["devices"][1]["error"] == "% Invalid input"
     assert runner.failed(results)

@@ -3,8 +3,9 @@
 Without --commit it is a dry run: every device is reached, the change is
 staged and the device's own diff is printed, then discarded.  Nothing changes
 on a device unless --commit is given.  Exit status: 0 every device unchanged
-or changed, 1 any device failed or was rolled back (or the policy has
-errors), 2 usage or I/O error.
+or changed, 1 any device failed, was rolled back or is unknown (its state could
+not be read back after a lost reply), or the policy has errors, 2 usage or I/O
+error.
 
 Credentials come from the environment, the SSH agent or ssh config (see
 qosc/push/credentials.py: QOSC_USER, QOSC_PASSWORD, QOSC_PORT_<DEVICE>, ...),
@@ -30,7 +31,7 @@ LOUD = ("WARNING: --insecure-lab-skip-hostkey: SSH host keys are NOT verified. A
 ENVIRONMENT = """\
 environment (DEVICE = the device name in upper case, other characters than letters and digits as _):
   QOSC_USER[_DEVICE]            login name (else ssh config User, else $USER)
-  QOSC_PASSWORD[_DEVICE]        password (else SSH agent and keys); never printed
+  QOSC_PASSWORD[_DEVICE]        password, tried after the SSH agent and keys; never printed
   QOSC_ENABLE_SECRET[_DEVICE]   IOS enable secret (default: the password)
   QOSC_PORT[_DEVICE]            port (default 830 NETCONF, 22 SSH; else ssh config Port)
   QOSC_SSH_KEY[_DEVICE]         private key file (else ssh config IdentityFile, agent)
@@ -55,6 +56,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
     cmd.add_argument("--confirm-timeout", type=int, default=120, metavar="SECONDS",
                      help="confirmed-commit timeout: the device reverts by itself unless qosc confirms in time "
                      "(default 120; JUNOS rounds up to minutes)")
+    cmd.add_argument("--rpc-timeout", type=float, default=10.0, metavar="SECONDS",
+                     help="deadline for each request's reply: past it the session is declared dead and the outcome "
+                     "is read back from the device over a new session (default 10; raise it for slow commits)")
     cmd.add_argument("--workers", type=int, default=4, metavar="N", help="devices pushed in parallel (default 4)")
     cmd.add_argument("--report", metavar="FILE", help="write a JSON report of every device's result")
     cmd.add_argument("--insecure-lab-skip-hostkey", action="store_true",
@@ -71,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     for name in ("paramiko", "ncclient", "netmiko"):  # their tracebacks and socket chatter are not the report
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
-    if args.workers < 1 or args.confirm_timeout < 1:
-        print("qosc push: --workers and --confirm-timeout must be at least 1", file=sys.stderr)
+    if args.workers < 1 or args.confirm_timeout < 1 or not 0 < args.rpc_timeout <= 3600:
+        print("qosc push: --workers and --confirm-timeout must be at least 1, --rpc-timeout within 0..3600 "
+              "seconds", file=sys.stderr)
         return 2
     jobs, diagnostics = runner.plan(args.policies, args.device)
     report_diagnostics(diagnostics, args.format)
@@ -82,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print("qosc push: no device to push (no target with a push driver)", file=sys.stderr)
         return 0
     options = runner.Options(commit=args.commit, confirm_timeout=args.confirm_timeout, workers=args.workers,
+                             rpc_timeout=args.rpc_timeout,
                              insecure_skip_hostkey=args.insecure_lab_skip_hostkey, progress=not args.quiet)
     if options.insecure_skip_hostkey:
         print(LOUD, file=sys.stderr)

@@ -6,6 +6,9 @@ confirm timeout, verify, confirm, or discard / roll back -- implemented by:
 - netconf.py  NETCONF (ncclient): the JUNOS RPC path or the RFC 6241 path, chosen
               from the server's capabilities; the junos target package gives it its
               text and XML forms (qosc/targets/junos/push/, yang/qosc-junos-qos.yang);
+              ncsession.py logs in (keys before password) within a deadline and
+              watches each request; ncsettle.py reads the outcome back from the
+              device after a lost reply;
 - ios.py      Cisco IOS (ios-mqc, catalyst6500) over SSH (netmiko), diffing the
               qosc-owned sections with ciscoconfparse2;
 - linux.py    Linux tc locally or over SSH (the system ssh client).

@@ -4,7 +4,7 @@ Environment variables (DEVICE is the device name in upper case, every
 character other than a letter or digit replaced by '_': de1.de -> DE1_DE):
 
     QOSC_USER, QOSC_USER_<DEVICE>                  login name
-    QOSC_PASSWORD, QOSC_PASSWORD_<DEVICE>          password (else the SSH agent and keys are used)
+    QOSC_PASSWORD, QOSC_PASSWORD_<DEVICE>          password, tried after the SSH agent and keys
     QOSC_ENABLE_SECRET, QOSC_ENABLE_SECRET_<DEVICE>  IOS enable secret (default: the password)
     QOSC_PORT, QOSC_PORT_<DEVICE>                  port (default 830 for NETCONF, 22 for SSH)
     QOSC_SSH_KEY, QOSC_SSH_KEY_<DEVICE>            private key file
@@ -15,6 +15,11 @@ character other than a letter or digit replaced by '_': de1.de -> DE1_DE):
 ssh config entries are looked up by device name, then by address: HostName,
 Port, User, IdentityFile and UserKnownHostsFile are honoured.  An explicit
 environment variable wins over ssh config.
+
+Log-in order: the key file (QOSC_SSH_KEY or ssh config's IdentityFile), the
+SSH agent, then the password (NETCONF also tries ~/.ssh's default keys when
+no key file is named): a password in the environment never stops key
+authentication.
 
 Host keys are verified against known_hosts by default; a host that is not
 there, or whose key differs, is refused.  `--insecure-lab-skip-hostkey`

@@ -16,7 +16,12 @@ against running as the server reports them (shown as JUNOS text); validate (:val
 confirmed with the timeout in seconds; get-config running to verify; commit
 to confirm; discard-changes and unlock on any error; cancel-commit
 (:confirmed-commit:1.1) to undo.  The server itself reverts a confirmed
-commit that is never confirmed.
+commit that is never confirmed.  With :confirmed-commit:1.1 the commit is
+made with a `persist` token, so that another session can confirm or cancel it.
+
+Every request has a deadline (Options.rpc_timeout, 10 s by default), and a
+dead path is found sooner (ncsession.watch); after a lost reply the outcome is
+read back from the device (ncsettle).
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ import contextlib
 import copy
 import difflib
 import math
+import secrets
+import threading
 from typing import Any, ClassVar, Protocol
 
 from lxml import etree
 
+from qosc.push import ncsession, ncsettle
 from qosc.push.base import Driver, PushError
 from qosc.push.credentials import redact
 
@@ -79,6 +87,7 @@ class NetconfDriver(Driver):
     """JUNOS devices over NETCONF; a target package subclasses it with its `dialect`."""
 
     dialect: ClassVar[Dialect]
+    reads_back = True
 
     def __init__(self, job, credentials, options):
         super().__init__(job, credentials, options)
@@ -90,6 +99,8 @@ class NetconfDriver(Driver):
         self.payload: object = None
         self.candidate = ""
         self.snapshot: dict[str, etree._Element | None] = {}
+        self.session_id = ""
+        self.persist = ""
 
     # -- plumbing -------------------------------------------------------------------------------------
 
@@ -98,18 +109,38 @@ class NetconfDriver(Driver):
         from ncclient.operations.errors import TimeoutExpiredError
         from ncclient.operations.rpc import RPCError
         from ncclient.transport.errors import TransportError
+        done = threading.Event()
+        silent: list[float] = []
+        threading.Thread(target=ncsession.watch, args=(self.m, self.options.rpc_timeout, done, silent),
+                         name="qosc-netconf-watch", daemon=True).start()
         try:
             return fn(*args, **kwargs)
         except RPCError as exc:
             detail = exc.message or str(exc)
             path = f" at {exc.path}" if getattr(exc, "path", None) else ""
             raise PushError(stage, f"device rejected {stage}: {redact(detail.strip())}{path}") from None
-        except (TransportError, TimeoutExpiredError, OSError, EOFError) as exc:
-            if stage == "commit":
-                self.notes.append("if the device received the confirmed commit, it reverts it by itself (at once "
-                                  "for RFC 6241 servers, whose session ended; at the confirm timeout on JUNOS)")
+        except TimeoutExpiredError:
+            self._lose(stage)
+            raise PushError(stage, f"no reply to {stage} within {self.options.rpc_timeout:g} s: session declared "
+                            "dead") from None
+        except (TransportError, OSError, EOFError) as exc:
+            self._lose(stage)
+            if silent:
+                raise PushError(stage, f"no reply to {stage} and no sign of life from the device for "
+                                f"{silent[0]:.1f} s (SSH keepalive unanswered): session declared dead") from None
             raise PushError(stage, f"connection lost during {stage}: {redact(str(exc) or type(exc).__name__)}") \
                 from None
+        finally:
+            done.set()
+
+    def _lose(self, stage: str) -> None:
+        """The session is dead: remember where, and close its transport (its lock dies with it on the device)."""
+        self.lost = stage
+        self.locked = False
+        session = getattr(self.m, "_session", None)
+        if session is not None:
+            with contextlib.suppress(Exception):  # the transport may be half gone already
+                session.close()
 
     def _rpc(self, stage: str, element: etree._Element) -> str:
         return self._call(stage, lambda: self.m.rpc(element)).xml
@@ -117,21 +148,12 @@ class NetconfDriver(Driver):
     # -- contract ---------------------------------------------------------------------------------------
 
     def open(self) -> None:
-        from ncclient import manager
         from ncclient.operations import RaiseMode
         c = self.credentials
-        key = c.known_host_key() if c.verify_host_key else None
-        if c.verify_host_key and key is None:
+        if c.verify_host_key and c.known_host_key() is None:
             raise PushError("open", c.unknown_host_message())
-        try:
-            self.m = manager.connect(
-                host=c.host, port=c.port, username=c.username, password=c.password.reveal() or None,
-                key_filename=c.key_file, allow_agent=True, look_for_keys=c.key_file is None,
-                hostkey_verify=c.verify_host_key, hostkey_b64=key.get_base64() if key else None,
-                timeout=self.options.connect_timeout, manager_params={"timeout": self.options.rpc_timeout})
-        except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
-            raise PushError("open", f"cannot open NETCONF session to {c.host}:{c.port}: "
-                            f"{redact(str(exc) or type(exc).__name__)}") from None
+        self.m = ncsession.connect(c, self.options.rpc_timeout, self.options.connect_timeout)
+        self.session_id = str(self.m.session_id or "")
         self.m.raise_mode = RaiseMode.ERRORS
         self.caps = set(self.m.server_capabilities)
         self.junos = any(cap.startswith(JUNOS_CAP) for cap in self.caps)
@@ -146,6 +168,8 @@ class NetconfDriver(Driver):
                 raise PushError("open", f"server does not implement the qosc YANG module ({self.dialect.namespace}); "
                                 f"load {self.dialect.yang} into it")
             self.method = "netconf-rfc6241"
+            if f"{BASE}capability:confirmed-commit:1.1" in self.caps:
+                self.persist = secrets.token_hex(16)  # lets a new session confirm or cancel after a loss
             self._call("lock", self.m.lock, target="candidate")
         self.locked = True
 
@@ -234,7 +258,8 @@ class NetconfDriver(Driver):
                 self._call("commit check", self.m.validate, source=source)
             elif self._cap("validate"):
                 self._call("commit check", self.m.validate, source="candidate")
-            self._call("commit", self.m.commit, confirmed=True, timeout=str(confirm_timeout))
+            self._call("commit", self.m.commit, confirmed=True, timeout=str(confirm_timeout),
+                       persist=self.persist or None)
 
     def verify(self) -> None:
         running = self._get("running", "verify")
@@ -249,7 +274,7 @@ class NetconfDriver(Driver):
         if self.junos:
             self._rpc("confirm", _el("commit-configuration"))
         else:
-            self._call("confirm", self.m.commit)
+            self._call("confirm", self.m.commit, persist_id=self.persist or None)
 
     def discard(self) -> None:
         if self.m is None or not self.m.connected:
@@ -268,9 +293,12 @@ class NetconfDriver(Driver):
             self._rpc("rollback", _el("load-configuration", rollback="1"))
             self._rpc("rollback", _el("commit-configuration"))
         elif self._cap("confirmed-commit") and f"{BASE}capability:confirmed-commit:1.1" in self.caps:
-            self._call("rollback", self.m.cancel_commit)
+            self._call("rollback", self.m.cancel_commit, persist_id=self.persist or None)
         else:
             self.m.close_session()  # RFC 6241 8.4.1: the session ending reverts an unconfirmed commit
+
+    def settle(self, stage: str) -> str:
+        return ncsettle.settle(self, stage)
 
     def close(self) -> None:
         if self.m is None:

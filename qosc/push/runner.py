@@ -40,7 +40,8 @@ class Options:
     workers: int = 4
     insecure_skip_hostkey: bool = False
     connect_timeout: float = 30.0
-    rpc_timeout: float = 120.0
+    rpc_timeout: float = 10.0
+    """Per-request deadline: a request without a reply by then declares the session dead."""
     progress: bool = True
 
 
@@ -89,7 +90,7 @@ class Progress:
             return
         with self.lock:
             self.done += 1
-            self.failed += result.status in (Status.FAILED, Status.ROLLED_BACK)
+            self.failed += result.status in (Status.FAILED, Status.ROLLED_BACK, Status.UNKNOWN)
             if self.tty:
                 width = 30
                 filled = width * self.done // max(self.total, 1)
@@ -159,6 +160,7 @@ def report(results: Sequence[Result], options: Options, policies: Sequence[str])
         "policies": list(policies),
         "commit": options.commit,
         "confirm_timeout": options.confirm_timeout,
+        "rpc_timeout": options.rpc_timeout,
         "workers": options.workers,
         "host_key_verification": not options.insecure_skip_hostkey,
         "summary": {s.value: sum(1 for r in results if r.status is s) for s in Status},
@@ -168,4 +170,4 @@ def report(results: Sequence[Result], options: Options, policies: Sequence[str])
 
 
 def failed(results: Sequence[Result]) -> bool:
-    return any(r.status in (Status.FAILED, Status.ROLLED_BACK) for r in results)
+    return any(r.status in (Status.FAILED, Status.ROLLED_BACK, Status.UNKNOWN) for r in results)

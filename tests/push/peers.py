@@ -8,7 +8,8 @@ CI=true and skips it with the reason on a developer machine.
   reached through OpenSSH's `sshd` netconf subsystem (`netconf-subsystem`),
   key authentication, host key pinned in a known_hosts file the test writes.
 - FaultProxy: a TCP relay in front of any peer that can drop the connection
-  at a chosen moment (after the next request, before its reply).
+  at a chosen moment (before the next request, after it, before its reply) or
+  blackhole it (stop forwarding without closing).
 """
 
 from __future__ import annotations
@@ -173,10 +174,25 @@ class NetconfdPeer:
 class FaultProxy:
     """A TCP relay 127.0.0.1:port -> upstream that can cut a connection at a chosen moment.
 
-    `drop_after_next_request()`: the next client->server bytes are forwarded,
-    and the connection is cut as soon as the server starts to answer, so the
-    server has acted on the request but the client never sees the reply.
+    The relay sees only SSH's encrypted bytes; the test arms it just before the
+    driver sends the request to hit (`arm(mode)`), and the next client->server
+    bytes are that request.  Modes:
+
+    - "reply" (`drop_after_next_request()`): the request is forwarded, and the
+      connection is cut as soon as the server starts to answer, so the server has
+      acted on the request but the client never sees the reply;
+    - "before": the request is not forwarded: the connection is cut at once;
+    - "forwarded": the request is forwarded and the connection cut `delay`
+      seconds later, whatever the server did meanwhile;
+    - "blackhole": from the request on nothing is forwarded either way and both
+      sockets stay open (a dead path: neither end learns of it).
+
+    `arm(mode, after=n)` lets n client->server reads through before the fault.
+    `blackhole_new = True` blackholes every later connection too (an unreachable
+    device).  `fired_at` is the monotonic time the armed fault happened.
     """
+
+    MODES = ("reply", "before", "forwarded", "blackhole")
 
     def __init__(self, upstream_port: int):
         self.upstream = upstream_port
@@ -187,13 +203,30 @@ class FaultProxy:
         self.port = int(self.listener.getsockname()[1])
         self._armed = threading.Event()
         self._stop = threading.Event()
+        self.mode = "reply"
+        self.delay = 0.0
+        self.after = 0
+        self.blackhole_new = False
+        self.fired_at = 0.0
+        self.held: list[socket.socket] = []
         self.dropped = threading.Event()
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
 
-    def drop_after_next_request(self) -> None:
+    def arm(self, mode: str, delay: float = 0.0, after: int = 0) -> None:
+        if mode not in self.MODES:
+            raise ValueError(f"unknown fault mode {mode!r}")
+        self.mode, self.delay, self.after = mode, delay, after
         self.dropped.clear()
         self._armed.set()
+
+    def drop_after_next_request(self) -> None:
+        self.arm("reply")
+
+    def _fire(self) -> None:
+        self._armed.clear()
+        self.fired_at = time.monotonic()
+        self.dropped.set()
 
     def _accept(self) -> None:
         while not self._stop.is_set():
@@ -202,6 +235,9 @@ class FaultProxy:
                 continue
             try:
                 client, _ = self.listener.accept()
+                if self.blackhole_new:
+                    self.held.append(client)
+                    continue
                 server = socket.create_connection(("127.0.0.1", self.upstream))
             except OSError:
                 continue
@@ -209,6 +245,7 @@ class FaultProxy:
 
     def _relay(self, client: socket.socket, server: socket.socket) -> None:
         request_seen = False
+        keep = False
         try:
             while not self._stop.is_set():
                 ready, _, _ = select.select([client, server], [], [], 0.2)
@@ -217,24 +254,40 @@ class FaultProxy:
                     if not data:
                         return
                     if sock is client:
-                        if self._armed.is_set():
-                            request_seen = True
+                        mode = self.mode if self._armed.is_set() else ""
+                        if mode and self.after > 0:
+                            self.after -= 1
+                            mode = ""
+                        if mode in ("before", "blackhole"):
+                            self._fire()
+                            keep = mode == "blackhole"
+                            return
                         server.sendall(data)
+                        if mode == "forwarded":
+                            self._fire()
+                            time.sleep(self.delay)
+                            return
+                        request_seen = request_seen or mode == "reply"
                     else:
                         if request_seen and self._armed.is_set():
-                            self._armed.clear()
-                            self.dropped.set()
+                            self._fire()
                             return
                         client.sendall(data)
         except OSError:
             return
         finally:
-            for sock in (client, server):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
+            if keep:
+                self.held += [client, server]
+            else:
+                for sock in (client, server):
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                    sock.close()
 
     def close(self) -> None:
         self._stop.set()
         self.listener.close()
         self._thread.join(2)
+        for sock in self.held:
+            with contextlib.suppress(OSError):
+                sock.close()

@@ -18,13 +18,22 @@ owned block that the compiled config does not have are removed (`no ...`);
 other configuration is never touched.  `!` comment lines are not sent (IOS
 drops them).  IOS has no confirmed commit in this flow: --confirm-timeout
 does not apply; the rollback copy plays that part.
+
+A session that dies (a request without its answer, the SSH session gone) is
+not used for the rollback: the outcome is read back over a new session
+(settle): the running configuration is read; after a lost save to startup,
+a running configuration that holds the change is saved again (committed);
+after a lost apply or verify, the rollback copy is restored unless nothing was
+applied (rolled back / not committed).  A device that cannot be reached is
+reported unknown.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 
-from qosc.push.base import Driver, PushError, RolledBack
+from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError, RolledBack
 from qosc.push.credentials import redact
 
 ROLLBACK_FILE = "flash:qosc-rollback.cfg"
@@ -122,6 +131,7 @@ def as_diff(cmds: list[str]) -> str:
 
 class IosDriver(Driver):
     method = "ios-cli"
+    reads_back = True
 
     def __init__(self, job, credentials, options):
         super().__init__(job, credentials, options)
@@ -152,7 +162,21 @@ class IosDriver(Driver):
         except PushError:
             raise
         except Exception as exc:  # noqa: BLE001 - netmiko and paramiko raise many types: all become PushError
+            self._dead(stage)
             raise PushError(stage, f"{stage} failed: {redact(str(exc) or type(exc).__name__)}") from None
+
+    def _dead(self, stage: str) -> bool:
+        """After a failed request: is the session gone?  Then remember where (`lost`) and drop it."""
+        try:
+            alive = self.conn is not None and self.conn.is_alive()
+        except Exception:  # noqa: BLE001 - a session that cannot say it is alive is not
+            alive = False
+        if not alive:
+            self.lost = self.lost or stage
+            with contextlib.suppress(Exception):  # the transport may be half gone already
+                self.conn.disconnect()
+            self.conn = None
+        return not alive
 
     def open(self) -> None:
         from netmiko import ConnectHandler
@@ -177,6 +201,7 @@ class IosDriver(Driver):
         try:
             return self.conn.send_command("show running-config", read_timeout=self.options.rpc_timeout)
         except Exception as exc:  # noqa: BLE001 - any session failure becomes PushError
+            self._dead(stage)
             raise PushError(stage, f"cannot read the running configuration: {redact(str(exc))}") from None
 
     def load(self) -> None:
@@ -202,6 +227,8 @@ class IosDriver(Driver):
         except Exception as exc:  # noqa: BLE001 - whatever failed, the rollback copy is restored
             # the whole message on one line: netmiko's timeouts start with blank lines, so a first line is empty
             reason = redact(" ".join(str(exc).split()) or type(exc).__name__)
+            if self._dead("commit"):  # no rollback over a dead session: settle() reads the device back
+                raise PushError("commit", f"session lost while applying the change: {reason}") from None
             try:
                 self._restore()
             except PushError as undo:
@@ -241,6 +268,27 @@ class IosDriver(Driver):
         if self.conn is None or not self.saved:
             return
         self._restore()
+
+    def settle(self, stage: str) -> str:
+        sent = stage in ("commit", "verify", "confirm", "rollback")
+        if self.lost:
+            self.lost, self.conn = "", None
+            try:
+                self.open()
+            except PushError as exc:
+                self.notes.append(f"{exc}; the device's state could not be read")
+                return UNKNOWN if sent else NOT_COMMITTED
+            self.notes.append("session lost: reconnected to read the device's state")
+        if not sent:
+            return NOT_COMMITTED
+        left = plan(self._running("settle"), self.compiled)
+        if stage == "confirm" and not left:  # verified; the save's answer was lost: save again
+            self.confirm()
+            return COMMITTED
+        if left == self.cmds:  # the owned sections are as they were: nothing (left) applied
+            return ROLLED_BACK if stage != "commit" else NOT_COMMITTED
+        self._restore()  # raises when the running configuration still differs from the rollback copy
+        return ROLLED_BACK
 
     def close(self) -> None:
         if self.conn is not None:

@@ -252,6 +252,6 @@ class CatalystLowering(IosLowering):
                   "WRR weights relative (1-255)",
                   "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
                   "of no service take the default service's CoS"]
-        return {"header": header, "globals": glob, "acls": list(self.acls.values()),
+        return {"dialect": self.platform.name, "header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}

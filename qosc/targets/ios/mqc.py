@@ -355,7 +355,7 @@ class MqcLowering(Queueing, IosLowering):
                   f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
                   f"WRED thresholds = drop-profile fill % x {queue}; "
                   f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
-        return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
+        return {"dialect": self.platform.name, "header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}
 
 

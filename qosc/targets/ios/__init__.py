@@ -13,7 +13,7 @@ target.py (the contract), codes.py (QOS120-QOS137, QOS180, QOS181), push.py
 
 Dialect differences between platforms (precedence-only classification on
 older GSR engines, ``priority`` with a policer or with a rate, ECN) are typed
-platform data, never template branches.
+platform data and per-platform command tables, never serializer branches.
 """
 
 from __future__ import annotations

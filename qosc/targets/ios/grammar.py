@@ -26,8 +26,23 @@ from qosc.grammar import Violation
 from qosc.targets.base import SelfCheckError
 from qosc.targets.ios.platform import platforms
 from qosc.targets.ios.table import Command, Table, match, table_for
-from qosc.tree import Document, Statement, Word, address, dscp, integer, kw, name, percent, port, prefix, \
-    rate, size, text, walk
+from qosc.tree import (
+    Document,
+    Statement,
+    Word,
+    address,
+    dscp,
+    integer,
+    kw,
+    name,
+    percent,
+    port,
+    prefix,
+    rate,
+    size,
+    text,
+    walk,
+)
 
 ROOT = "global"
 _IP = re.compile(r"[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(/[0-9]+)?")
@@ -35,7 +50,7 @@ _IP = re.compile(r"[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(/[0-9]+)?")
 
 def _typed(word: str, kind: str) -> Word:
     """One word of a slot of the given kind (a keyword where the slot's alternative is a literal)."""
-    if kind in ("name",):
+    if kind == "name":
         return name(word)
     if kind == "text":
         return text(word)
@@ -105,9 +120,8 @@ class IosGrammar:
         for path in walk(document.statements):
             s = path[-1]
             mode = modes.get(id(path[-2]), "") if len(path) > 1 else ROOT
-            for line in s.comment:
-                if line != line.rstrip() or "\t" in line:
-                    found.append(Violation(path, f"comment line {line!r} has trailing or tab white space"))
+            found.extend(Violation(path, f"comment line {line!r} has trailing or tab white space")
+                         for line in s.comment if line != line.rstrip() or "\t" in line)
             if not mode:  # under a refused or leaf statement: already reported
                 continue
             command, m = self.command(mode, " ".join(s.texts()))

@@ -15,24 +15,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from qosc.model import Policy
 from qosc.targets.ios.grammar import GRAMMARS, ROOT, IosGrammar
-from qosc.tree import Document, Origin, Statement
+from qosc.tree import At, Document, Origin, Statement
 
 
 def _leaf(g: IosGrammar, mode: str, cmd: Sequence[Any], origin: Origin | None = None) -> Statement:
-    return Statement(g.words(mode, [str(w) for w in cmd]), None, (), origin)
+    """A command as a statement; a command that names its own origin (common.Cmd) keeps it."""
+    return Statement(g.words(mode, [str(w) for w in cmd]), None, (), getattr(cmd, "origin", None) or origin)
 
 
 def _block(g: IosGrammar, head: Sequence[Any], body: Sequence[Sequence[Any]], fallback: str,
            notes: Sequence[str] = (), origin: Origin | None = None, mode: str = ROOT) -> Statement:
     texts = [str(w) for w in head]
     inner = g.enters(mode, texts) or fallback
-    return Statement(g.words(mode, texts), tuple(_leaf(g, inner, c) for c in body), tuple(notes), origin)
+    return Statement(g.words(mode, texts), tuple(_leaf(g, inner, c) for c in body), tuple(notes),
+                     getattr(head, "origin", None) or origin)
 
 
-def build(ir: dict[str, Any], stem: str, origin: Origin | None = None) -> Document:
-    """The statement tree of a device's IR (the dicts of mqc.py / catalyst.py)."""
+def build(ir: dict[str, Any], stem: str, origin: Origin | None = None, policy: Policy | None = None) -> Document:
+    """The statement tree of a device's IR (the dicts of mqc.py / catalyst.py).
+
+    A class comes from its class-map's origin (the service or classifier rule it matches), class-default from
+    its service (`policy` names it); a command from its own origin where it has one (a policer, a share, a drop
+    profile), else from its block."""
     g = GRAMMARS[ir["dialect"]]
+    cm_origin = {cm["name"]: cm.get("origin") for cm in ir["class_maps"]}
+    services = policy.service_map if policy is not None else {}
     out: list[Statement] = []
     glob = ir.get("globals", [])
     origins = ir.get("global_origins") or [None] * len(glob)
@@ -47,8 +56,9 @@ def build(ir: dict[str, Any], stem: str, origin: Origin | None = None) -> Docume
         inner = g.enters(ROOT, head) or "policy-map"
         classes = []
         for c in pm["classes"]:
-            cls = _block(g, ["class", c["name"]], c["commands"], "policy-map-class", c["notes"], c.get("origin"),
-                         mode=inner)
+            service = services.get(c.get("service") or "")
+            where = cm_origin.get(c["name"]) or (At(service.where) if service is not None else None)
+            cls = _block(g, ["class", c["name"]], c["commands"], "policy-map-class", c["notes"], where, mode=inner)
             classes.append(cls)
         out.append(Statement(g.words(ROOT, head), tuple(classes), (), pm.get("origin")))
     for iface in ir["interfaces"]:

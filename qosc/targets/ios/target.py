@@ -16,11 +16,11 @@ from qosc import fields as fields_mod
 from qosc.grammar import Grammar
 from qosc.model import Device, Policy
 from qosc.targets.base import Format, Lowered, Target
-from qosc.targets.ios import serialize
 from qosc.targets.ios.common import Findings
 from qosc.targets.ios.grammar import GRAMMARS
 from qosc.targets.ios.lower import build
 from qosc.targets.ios.platform import IosPlatform, platforms
+from qosc.targets.ios.serialize import cli
 from qosc.targets.platform import PlatformBase
 from qosc.tree import At
 
@@ -34,7 +34,7 @@ def dialects(target: str) -> tuple[str, ...]:
 
 
 def formats_of(target: str) -> tuple[Format, ...]:
-    return tuple(Format(d, SUFFIX, serialize.cli) for d in dialects(target))
+    return tuple(Format(d, SUFFIX, cli) for d in dialects(target))
 
 
 def grammars_of(target: str) -> tuple[Grammar, ...]:
@@ -71,10 +71,11 @@ class CiscoTarget(Target):
 
     def text(self, ir: dict[str, Any]) -> str:
         """The configuration of a device's commands (its tree, serialized)."""
-        return serialize.cli(build(ir, "config")).text
+        return cli(build(ir, "config")).text
 
     def lower(self, policy: Policy, unit: Any, platform: PlatformBase) -> Lowered:
         ir, found = self.lower_for(policy, unit, platform)
         if found.failed:
             return Lowered(diagnostics=list(found.items), data=ir)
-        return Lowered(documents=[build(ir, unit.name, At(unit.where))], diagnostics=list(found.items), data=ir)
+        return Lowered(documents=[build(ir, unit.name, At(unit.where), policy)], diagnostics=list(found.items),
+                       data=ir)

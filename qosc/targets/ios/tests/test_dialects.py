@@ -16,7 +16,7 @@ import pytest
 from qosc import api
 from qosc.behaviour.model import Envelope
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import grammar, table
+from qosc.targets.ios import grammar
 from qosc.targets.ios import read as reader
 from qosc.targets.ios.read.interpret import envelope
 from qosc.targets.ios.tests.support import load

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qosc.targets.ios import grammar, table
+from qosc.targets.ios import table
 from qosc.targets.ios.platform import MqcPlatform, get
 
 

@@ -48,13 +48,13 @@ ROOT = "global"
 _IP = re.compile(r"[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(/[0-9]+)?")
 
 
-def _typed(word: str, kind: str) -> Word:
+def _typed(word: str, kind: str, table: Table) -> Word:
     """One word of a slot of the given kind (a keyword where the slot's alternative is a literal)."""
     if kind == "name":
         return name(word)
     if kind == "text":
         return text(word)
-    if kind == "dscp":
+    if kind == "dscp" and (word.isdigit() or ("DSCP" in table.tokens and table.tokens["DSCP"].fullmatch(word))):
         try:
             return dscp(int(word) if word.isdigit() else parse_dscp(word), word)
         except (QoscError, ValueError):
@@ -77,12 +77,12 @@ def _typed(word: str, kind: str) -> Word:
     return integer(value, text=word)
 
 
-def _words(command: Command, m: re.Match[str], texts: Sequence[str]) -> tuple[Word, ...]:
+def _words(command: Command, m: re.Match[str], texts: Sequence[str], table: Table) -> tuple[Word, ...]:
     spans = [(m.start(a.group), m.end(a.group), a.word_kind) for a in command.args if m[a.group] is not None]
     out, pos = [], 0
     for t in texts:
         kind = next((k for lo, hi, k in spans if lo <= pos < hi), "keyword")
-        out.append(_typed(t, kind))
+        out.append(_typed(t, kind, table))
         pos += len(t) + 1
     return tuple(out)
 
@@ -103,10 +103,7 @@ class IosGrammar:
     def words(self, mode: str, texts: Sequence[str]) -> tuple[Word, ...]:
         """The words of a statement of `mode`, typed by the slots of the command they form (keywords and
         integers where they form none: check() then refuses the statement)."""
-        command, m = self.command(mode, " ".join(texts))
-        if command is None or isinstance(m, str):
-            return tuple(integer(int(t), text=t) if t.isdigit() else kw(t) for t in texts)
-        return _words(command, m, texts)
+        return _typed_words(self.dialect, mode, tuple(texts))
 
     def enters(self, mode: str, texts: Sequence[str]) -> str | None:
         command, m = self.command(mode, " ".join(texts))
@@ -152,6 +149,15 @@ class IosGrammar:
 def _match(dialect: str, mode: str, line: str) -> tuple[Command, re.Match[str]] | tuple[Command | None, str]:
     """A configuration repeats most of its statements: match each (dialect, mode, line) once."""
     return match(table_for(dialect).modes[mode], line)
+
+
+@lru_cache(maxsize=65536)
+def _typed_words(dialect: str, mode: str, texts: tuple[str, ...]) -> tuple[Word, ...]:
+    """Words are immutable: a statement repeated across interfaces and devices is typed once."""
+    command, m = _match(dialect, mode, " ".join(texts))
+    if command is None or isinstance(m, str):
+        return tuple(integer(int(t), text=t) if t.isdigit() else kw(t) for t in texts)
+    return _words(command, m, texts, table_for(dialect))
 
 
 GRAMMARS = {d: IosGrammar(d) for d in platforms()}

@@ -29,8 +29,7 @@ def _block(g: IosGrammar, head: Sequence[Any], body: Sequence[Sequence[Any]], fa
            notes: Sequence[str] = (), origin: Origin | None = None, mode: str = ROOT) -> Statement:
     texts = [str(w) for w in head]
     inner = g.enters(mode, texts) or fallback
-    return Statement(g.words(mode, texts), tuple(_leaf(g, inner, c) for c in body), tuple(notes),
-                     getattr(head, "origin", None) or origin)
+    return Statement(g.words(mode, texts), tuple(_leaf(g, inner, c) for c in body), tuple(notes), origin)
 
 
 def build(ir: dict[str, Any], stem: str, origin: Origin | None = None, policy: Policy | None = None) -> Document:
@@ -43,9 +42,7 @@ def build(ir: dict[str, Any], stem: str, origin: Origin | None = None, policy: P
     cm_origin = {cm["name"]: cm.get("origin") for cm in ir["class_maps"]}
     services = policy.service_map if policy is not None else {}
     out: list[Statement] = []
-    glob = ir.get("globals", [])
-    origins = ir.get("global_origins") or [None] * len(glob)
-    out += [_leaf(g, ROOT, cmd, o) for cmd, o in zip(glob, origins, strict=True)]
+    out += [_leaf(g, ROOT, cmd, origin) for cmd in ir.get("globals", [])]
     for acl in ir["acls"]:
         out.append(_block(g, [*acl["kind"].split(), acl["name"]], acl["entries"], "acl", origin=acl.get("origin")))
     for cm in ir["class_maps"]:
@@ -58,8 +55,8 @@ def build(ir: dict[str, Any], stem: str, origin: Origin | None = None, policy: P
         for c in pm["classes"]:
             service = services.get(c.get("service") or "")
             where = cm_origin.get(c["name"]) or (At(service.where) if service is not None else None)
-            cls = _block(g, ["class", c["name"]], c["commands"], "policy-map-class", c["notes"], where, mode=inner)
-            classes.append(cls)
+            classes.append(_block(g, ["class", c["name"]], c["commands"], "policy-map-class", c["notes"], where,
+                                  mode=inner))
         out.append(Statement(g.words(ROOT, head), tuple(classes), (), pm.get("origin")))
     for iface in ir["interfaces"]:
         out.append(_block(g, ["interface", iface["name"]], iface["commands"], "interface", iface["notes"],

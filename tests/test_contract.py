@@ -145,6 +145,7 @@ def test_target_honours_the_contract(name: str) -> None:
     for platform in target.platform_data.values():
         assert isinstance(platform, target.platform_class) and platform.target == name and platform.source
     assert target.fields <= set(fields.target_fields()), "fields the schema does not have"
+    assert target.formats and target.grammars, "a target writes statement trees through serializers and a grammar"
     assert {g.dialect for g in target.grammars} == {f.dialect for f in target.formats}, \
         "a grammar for every dialect the target writes, and a serializer for every grammar"
     assert all(c.owner == name for c in target.codes)

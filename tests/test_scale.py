@@ -363,7 +363,7 @@ def test_fingerprint_covers_sources_templates_and_environment(tmp_path: Path,
     src = _copy_qosc(tmp_path / "src")
     roots = (src / "qosc", src / "templates")
     first = cache.code_fingerprint(roots)
-    (src / "qosc" / "targets" / "ios" / "templates" / "ios-mqc" / "config.j2").write_text("!\n")
+    (src / "templates" / "sls" / "sls.md.j2").write_text("!\n")
     cache._files_fingerprint.cache_clear()
     second = cache.code_fingerprint(roots)
     assert second != first

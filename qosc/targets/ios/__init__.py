@@ -1,15 +1,19 @@
 """The Cisco IOS targets: ios-mqc (GSR 12000, 7600, ASR, ISR) and catalyst6500 (PFC QoS), one package.
 
 Layout: platform.py (typed platform data, platforms/*.json), common.py (what
-both lowerings share: findings, ACLs, class-maps, policers), mqc.py (ios-mqc
-lowering), catalyst.py + pfc.py (catalyst6500 lowering and port plan),
-target.py (the contract, rendering, mode self-check), modes.py (the command
-table self-check: each command with its command-reference source), codes.py
-(QOS120-QOS130), push.py (the SSH push driver), tests/.
+both lowerings share: findings, ACLs, class-maps, policers), mqc.py +
+queueing.py (ios-mqc decisions), catalyst.py + pfc.py (catalyst6500 decisions
+and port plan), lower.py (those decisions as the device's statement tree, one
+dialect per platform: ios-gsr, ios-xe, catalyst6500), table.py (each
+dialect's command table, the one description of its grammar: every form and
+range with its command-reference or YANG source), grammar.py (the tree checked
+against it), serialize.py (the tree as IOS CLI text with its source map),
+target.py (the contract), codes.py (QOS120-QOS137, QOS180, QOS181), push.py
+(the SSH push driver), read/ (running-config back into the tree), tests/.
 
 Dialect differences between platforms (precedence-only classification on
 older GSR engines, ``priority`` with a policer or with a rate, ECN) are typed
-platform data, never template branches.
+platform data and per-platform command tables, never serializer branches.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from qosc.targets.base import Platform
 from qosc.targets.ios.catalyst import CatalystLowering
 from qosc.targets.ios.codes import CATALYST_CODES, MQC_CODES
 from qosc.targets.ios.common import Findings
-from qosc.targets.ios.mqc import lower
+from qosc.targets.ios.mqc import lower as lower_mqc
 from qosc.targets.ios.platform import CatalystPlatform, MqcPlatform
-from qosc.targets.ios.target import CiscoTarget
+from qosc.targets.ios.target import CiscoTarget, formats_of, grammars_of
 
 
 class IosMqcTarget(CiscoTarget):
@@ -31,9 +35,11 @@ class IosMqcTarget(CiscoTarget):
     description = "Cisco IOS MQC (class-map, policy-map, service-policy) for GSR 12000, 7600, ASR and ISR routers"
     platform_class = MqcPlatform
     codes = MQC_CODES
+    formats = formats_of("ios-mqc")
+    grammars = grammars_of("ios-mqc")
 
     def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
-        return lower(policy, device, platform)
+        return lower_mqc(policy, device, platform)
 
 
 class Catalyst6500Target(CiscoTarget):
@@ -41,6 +47,8 @@ class Catalyst6500Target(CiscoTarget):
     description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
     platform_class = CatalystPlatform
     codes = CATALYST_CODES
+    formats = formats_of("catalyst6500")
+    grammars = grammars_of("catalyst6500")
 
     def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
         lowering = CatalystLowering(policy, device, platform)

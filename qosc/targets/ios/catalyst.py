@@ -21,8 +21,8 @@ What a device gets:
   (one global map: two policers wanting different marks for one code point is
   QOS129).  The PFC has no egress queueing policy-map: queues are per port.
 
-Every rendered config passes the mode-structure self-check against the
-platform's command table (qosc.targets.ios.modes).
+Every statement tree is checked by the catalyst6500 grammar (its command
+table, qosc.targets.ios.table) before it is written.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rul
 from qosc.targets.ios.common import (
     Command,
     IosLowering,
+    at,
     check_policer,
     chunks,
     device_services,
@@ -45,6 +46,7 @@ from qosc.targets.ios.common import (
 )
 from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
 from qosc.targets.ios.platform import CatalystPlatform
+from qosc.tree import At
 
 
 class CatalystLowering(IosLowering):
@@ -111,7 +113,7 @@ class CatalystLowering(IosLowering):
                                      f"but policer '{prior[1].name}' remarks it to {prior[0]}; the PFC has one "
                                      f"policed-DSCP map ({key[0]}) per switch", p.where.at(label),
                                      "let both policers remark the same code point alike")
-        return cmd
+        return at(cmd, p.where)
 
     def check_sharers(self, services: tuple[Service, ...], cos: Mapping[str, Mapping[int, int]]) -> None:
         """QOS136: a sharer given its owner's CoS lands on the owner's threshold (CoS picks the threshold)."""
@@ -177,7 +179,8 @@ class CatalystLowering(IosLowering):
                 if pol is None or s is default or not s.dscp:
                     continue
                 name = self.class_name(f"{s.name}-dscp", f"service {s.name} dscp")
-                self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": [
+                self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "origin": At(s.where, "dscp"),
+                                                  "matches": [
                     ["match", "ip", "dscp", *[ios_dscp(x) for x in part]] for part in chunks(list(s.dscp), 8)]})
                 classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
                                 "commands": [["trust", "dscp"], self.police(pol, s.dscp)]})
@@ -224,7 +227,8 @@ class CatalystLowering(IosLowering):
                 cmds += queue_cmds
                 notes += describe(plan, spec["name"])
             ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])
-            interfaces.append({"name": iface.name, "notes": notes, "commands": cmds, "queues": plan})
+            interfaces.append({"name": iface.name, "notes": notes, "commands": cmds, "queues": plan,
+                               "origin": At(iface.where)})
         used = {s.policer for s in services}
         used |= {r.policer for c in policy.classifiers for r in c.rules}
         for p in policy.policers:
@@ -234,24 +238,30 @@ class CatalystLowering(IosLowering):
         names = unique_names(f"{policy.name}-in", [c for _, c in edge], [i.name for i, _ in edge])
         policy_maps: dict[str, dict[str, Any]] = {}
         for (iface, classes), name in zip(edge, names, strict=True):
-            policy_maps.setdefault(name, {"name": name, "classes": classes})
+            policy_maps.setdefault(name, {"name": name, "classes": classes,
+                                          "origin": At(iface.where, "classifier", "trust")})
             entry = interfaces[list(device.interfaces).index(iface)]
             entry["commands"].insert(1 if entry["commands"][:1] == [["mls", "qos", "trust", "dscp"]] else 0,
                                      ["service-policy", "input", name])
-        glob: list[Command] = [["mls", "qos"]]
+        glob: list[Command] = [at(["mls", "qos"], device.where)]
         for c in range(8):
             codes = [x for x in range(64) if to_cos[x] == c]
-            glob += [["mls", "qos", "map", "dscp-cos", *part, "to", c] for part in chunks(codes, 8)]
+            owner = claimants.get(c)
+            glob += [at(["mls", "qos", "map", "dscp-cos", *part, "to", c], owner.where if owner else device.where,
+                        "dscp") for part in chunks(codes, 8)]
         grouped: dict[tuple[str, int], list[int]] = {}
-        for (kind, code), (to, _) in sorted(self.policed.items()):
+        policers: dict[tuple[str, int], Policer] = {}
+        for (kind, code), (to, p) in sorted(self.policed.items(), key=lambda kv: kv[0]):
             grouped.setdefault((kind, to), []).append(code)
+            policers.setdefault((kind, to), p)
         for (kind, to), codes in sorted(grouped.items()):
-            glob += [["mls", "qos", "map", "policed-dscp", kind, *part, "to", to] for part in chunks(codes, 8)]
+            glob += [at(["mls", "qos", "map", "policed-dscp", kind, *part, "to", to], policers[kind, to].where,
+                        "exceed", "violate") for part in chunks(codes, 8)]
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target catalyst6500",
                   "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
                   "WRR weights relative (1-255)",
                   "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
                   "of no service take the default service's CoS"]
-        return {"header": header, "globals": glob, "acls": list(self.acls.values()),
+        return {"dialect": self.platform.name, "header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}

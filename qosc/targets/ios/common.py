@@ -1,8 +1,9 @@
 """Lowering pieces shared by the Cisco targets (ios-mqc, catalyst6500).
 
-A command is a list of words and numbers (``["bandwidth", "percent", 4]``);
-templates only join them with spaces, so the IR keeps numbers as numbers and
-tests can compare rendered lines with it.  Edge classifier rules become
+A command is a list of words and numbers (``["bandwidth", "percent", 4]``),
+optionally naming its policy origin (``Cmd``); lower.py makes each a statement
+whose words the dialect's grammar types, so tests can compare rendered lines
+with it.  Edge classifier rules become
 extended ACLs (IPv4 ``ip access-list extended``, IPv6 ``ipv6 access-list``)
 matched from a class-map by name.
 """
@@ -20,10 +21,25 @@ from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
 from qosc.names import Names
 from qosc.targets.ios.platform import IosPlatform as Platform
+from qosc.tree import At, Origin
 from qosc.units import Percent
 
 Command = list[Any]
 T = TypeVar("T")
+
+
+class Cmd(list[Any]):
+    """A command that names its own origin in the policy (a policer, a drop profile, a share), where that is more
+    precise than its block's (lower.py gives the statement this origin)."""
+
+    def __init__(self, words: Iterable[Any], origin: Origin | None) -> None:
+        super().__init__(words)
+        self.origin = origin
+
+
+def at(command: Command, where: Any, *names: str) -> Cmd:
+    """The command with its origin: field `names` of an entity's `where`."""
+    return Cmd(command, At(where, *names))
 
 _PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
            "ah": "ahp", "ospf": "ospf", "pim": "pim"}
@@ -170,7 +186,7 @@ def mqc_police(p: Policer, mark: int | None = None, positional: bool = False) ->
     cmd += ["exceed-action", *mqc_action(p.exceed.kind, p.exceed.dscp, mark)]
     if p.colours == 3 and p.violate is not None:
         cmd += ["violate-action", *mqc_action(p.violate.kind, p.violate.dscp, mark)]
-    return cmd
+    return at(cmd, p.where)
 
 
 def check_policer(p: Policer, found: Findings, platform: str) -> None:
@@ -266,7 +282,7 @@ def rule_acls(classifier: str, rule: Rule, found: Findings, names: Names) -> lis
         entries = acl_entries(rule, family, found)
         if entries:
             given = names.name("acl", name, f"rule {classifier}/{rule.name} {family}")
-            out.append({"kind": kind, "name": given, "entries": entries})
+            out.append({"kind": kind, "name": given, "entries": entries, "origin": At(rule.where, "match")})
     return out
 
 
@@ -328,6 +344,6 @@ class IosLowering:
         for acl in acls:
             self.acls.setdefault(acl["name"], acl)
         name = self.class_name(f"{classifier.name}-{rule.name}", f"rule {classifier.name}/{rule.name}")
-        self.class_maps.setdefault(name, {"name": name, "kind": "match-any",
+        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "origin": At(rule.where),
                                           "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
         return name

@@ -38,6 +38,7 @@ from qosc.targets.ios.common import (
     Command,
     Findings,
     IosLowering,
+    at,
     check_policer,
     chunks,
     device_services,
@@ -51,6 +52,7 @@ from qosc.targets.ios.common import (
 )
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.queueing import Queueing
+from qosc.tree import At
 from qosc.units import format_rate
 
 
@@ -70,7 +72,7 @@ class MqcLowering(Queueing, IosLowering):
             out += [x for x in s.dscp if x not in out]
         return out
 
-    def class_map(self, wanted: str, codes: list[int], owner: str) -> str:
+    def class_map(self, wanted: str, codes: list[int], owner: str, where: Any = None) -> str:
         name = self.class_name(wanted, owner)
         if self.by_precedence:
             precs = sorted({x >> 3 for x in codes})
@@ -79,7 +81,8 @@ class MqcLowering(Queueing, IosLowering):
             # `match dscp` matches IPv4 and IPv6 (the edge marks both with `set dscp`); `match ip dscp` only IPv4
             # (Cisco IOS QoS Command Reference, match dscp).  Platforms that classify by DSCP are IOS XE.
             matches = [["match", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
-        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches})
+        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches,
+                                          "origin": At(where, "dscp")})
         return name
 
     def covered(self, codes: list[int]) -> set[int]:
@@ -177,7 +180,8 @@ class MqcLowering(Queueing, IosLowering):
                 matched |= self.covered(self.class_dscps(s))
         classes, total = [], 0.0
         for s in own:
-            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}")
+            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}",
+                                                                           s.where)
             cmds: list[Command] = []
             notes: list[str] = []
             if s.queue.strict:
@@ -185,12 +189,12 @@ class MqcLowering(Queueing, IosLowering):
                 if cap is not None:
                     total += 100.0 * cap / iface.rate if iface.rate else 0.0
                     if self.d.priority == "kbps":
-                        cmds.append(["priority", max(8, cap // 1000)])
+                        cmds.append(at(["priority", max(8, cap // 1000)], s.where, "queue.rate-cap"))
                     else:
                         bc = max(2 * iface.mtu, cap // 800)
                         rate: Command = [cap, bc, bc] if self.d.police == "positional" else ["cir", cap, "bc", bc]
-                        cmds += [["priority"], ["police", *rate, "conform-action", "transmit", "exceed-action",
-                                                "drop"]]
+                        cmds += [["priority"], at(["police", *rate, "conform-action", "transmit", "exceed-action",
+                                                   "drop"], s.where, "queue.rate-cap")]
                     notes.append(f"strict priority, capped at {cap} bit/s")
                 if s.queue.buffer is not None or s.drop_profiles:
                     notes.append("no queue-limit or WRED in a priority class")
@@ -200,7 +204,7 @@ class MqcLowering(Queueing, IosLowering):
             if pct is None:
                 notes.append("no guaranteed share")
             elif not fractional:
-                cmds.append(["bandwidth", "percent", round(pct)])
+                cmds.append(at(["bandwidth", "percent", round(pct)], s.where, "queue.share"))
             elif iface.rate:
                 kbps = max(8, math.floor(pct * iface.rate / 100_000))
                 if kbps > self.d.kbps_max:
@@ -209,7 +213,7 @@ class MqcLowering(Queueing, IosLowering):
                                      f"`bandwidth` of {self.platform.name}, and `bandwidth percent` takes whole "
                                      "numbers only", s.where.at("queue.share"),
                                      "give every service of the interface a whole-percent share")
-                cmds.append(["bandwidth", kbps])
+                cmds.append(at(["bandwidth", kbps], s.where, "queue.share"))
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
             if limit is not None and pct is None and s is not default and self.d.queue.limit_needs_rate:
@@ -221,7 +225,7 @@ class MqcLowering(Queueing, IosLowering):
             size, why = self.queue_size(iface, limit)
             wred = self.wred(s, iface, visible, size)
             if limit is not None and (not wred or self.d.queue.limit_with_wred):
-                cmds.append(["queue-limit", limit])
+                cmds.append(at(["queue-limit", limit], s.where, "queue.buffer"))
             if wred and not (limit is not None and self.d.queue.limit_with_wred):
                 notes.append(why + ("" if self.d.queue.limit_with_wred else "; no queue-limit with WRED here"))
             if wred and not self.d.queue.limit_with_wred:
@@ -273,7 +277,8 @@ class MqcLowering(Queueing, IosLowering):
             if name is None:
                 continue
             pol = policy.policer_map.get(r.policer or service.policer or "")
-            cmds = [self.police(pol, mark)] if pol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
+            cmds = [self.police(pol, mark)] if pol else [at([*self.d.set_dscp.split(), ios_dscp(mark)], r.where,
+                                                            "set-dscp", "service")]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
         for s in policy.services_on(iface):
@@ -282,7 +287,7 @@ class MqcLowering(Queueing, IosLowering):
                 continue
             sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
             name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
-                                  f"service {s.name}" + (" alone" if sharers else ""))
+                                  f"service {s.name}" + (" alone" if sharers else ""), s.where)
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
                             "commands": [self.police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
@@ -328,24 +333,26 @@ class MqcLowering(Queueing, IosLowering):
             if total > reservable.default + 1e-9:
                 notes.append(f"guaranteed bandwidth totals {total:.4g}%, above the IOS default of "
                              f"{reservable.default}% reservable")
-                cmds.append([reservable.command, 100])
+                cmds.append(at([reservable.command, 100], iface.where, "services"))
             if iface.name in in_names:
                 policy_maps.setdefault(in_names[iface.name], {"name": in_names[iface.name],
-                                                              "classes": ins[names.index(iface.name)]})
+                                                              "classes": ins[names.index(iface.name)],
+                                                              "origin": At(iface.where, "classifier", "trust")})
                 cmds.append(["service-policy", "input", in_names[iface.name]])
             if classes:
-                policy_maps.setdefault(out_name, {"name": out_name, "classes": classes})
+                policy_maps.setdefault(out_name, {"name": out_name, "classes": classes,
+                                                  "origin": At(iface.where, "services")})
                 attached = out_name
                 if iface.shape is not None and self.d.shaping:
                     # hierarchical: the parent shapes everything (class-default) and runs the classes under it,
                     # whose shares are of the shaped rate (Interface.rate)
                     attached = f"{out_name}-shape-{iface.shape}"
-                    policy_maps.setdefault(attached, {"name": attached, "classes": [
+                    policy_maps.setdefault(attached, {"name": attached, "origin": At(iface.where, "shape"), "classes": [
                         {"name": "class-default", "service": None, "notes": [f"shape to {iface.shape} bit/s"],
                          "commands": [["shape", "average", iface.shape], ["service-policy", out_name]]}]})
                 cmds.append(["service-policy", "output", attached])
             name = f"{iface.name}.{iface.unit}" if iface.unit and self.d.shaping else iface.name
-            interfaces.append({"name": name, "notes": notes, "commands": cmds})
+            interfaces.append({"name": name, "notes": notes, "commands": cmds, "origin": At(iface.where)})
         q = self.d.queue
         police = ("police <bit/s> <burst-normal bytes> <burst-max bytes>" if self.d.police == "positional"
                   else "police cir/pir bit/s, bc/be bytes")
@@ -355,7 +362,8 @@ class MqcLowering(Queueing, IosLowering):
                   f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
                   f"WRED thresholds = drop-profile fill % x {queue}; "
                   f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
-        return {"header": header, "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
+        return {"dialect": self.platform.name, "header": header,
+                "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}
 
 

@@ -1,8 +1,8 @@
 """Typed platform data of the IOS targets: one frozen dataclass per target, loaded from platforms/*.json.
 
-The command table (`commands`) stays data: it is the mode-structure
-grammar the self-check of qosc.targets.ios.modes compiles, with a source per
-command (command reference, release).  Everything the lowering reads is a
+The command table (`commands`) stays data: it is the dialect's grammar
+(qosc.targets.ios.table compiles it, qosc.targets.ios.grammar checks statement
+trees with it), with a source per command (command reference, release).  Everything the lowering reads is a
 typed field, so no fact is looked up by a string key at compile time.
 """
 
@@ -55,7 +55,7 @@ class PortType:
 
 @dataclass(frozen=True, kw_only=True)
 class IosPlatform(Platform):
-    """What every IOS platform file holds beside the generic numbers: its command table (see modes.py)."""
+    """What every IOS platform file holds beside the generic numbers: its command table (see table.py)."""
 
     commands: Mapping[str, Any] = field(default_factory=dict)
 

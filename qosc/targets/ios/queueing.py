@@ -13,7 +13,7 @@ import math
 
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Service
-from qosc.targets.ios.common import Command, Findings, ios_dscp, members
+from qosc.targets.ios.common import Command, Findings, at, ios_dscp, members
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
 from qosc.units import format_rate
 
@@ -94,8 +94,9 @@ class Queueing:
         cmds: list[Command]
         if mixed and not self.by_precedence:
             cmds = [["random-detect", "dscp-based"]]
-            cmds += [["random-detect", "dscp", ios_dscp(x), *self.thresholds(profile[x], limit, claim.get(x, owner))]
-                     for x in sorted(visible)]
+            cmds += [at(["random-detect", "dscp", ios_dscp(x), *self.thresholds(profile[x], limit,
+                                                                                 claim.get(x, owner))],
+                        claim.get(x, owner).where, "drop-profile") for x in sorted(visible)]
         else:
             for p in mixed:
                 s = claim.get(by_prec[p][0], owner)
@@ -108,9 +109,10 @@ class Queueing:
             cmds = [["random-detect"]]
             for p, xs in sorted(by_prec.items()):
                 levels = self.thresholds(profile[xs[0]], limit, claim.get(xs[0], owner))
-                cmds.append(["random-detect", "precedence", p, *levels])
+                cmds.append(at(["random-detect", "precedence", p, *levels], claim.get(xs[0], owner).where,
+                               "drop-profile"))
         if any(m.queue.ecn for m in carried) and self.d.ecn:
-            cmds.append(["random-detect", "ecn"])
+            cmds.append(at(["random-detect", "ecn"], owner.where, "queue.ecn"))
         return cmds
 
     def ecn_without_wred(self, owner: Service, iface: Interface) -> None:

@@ -1,40 +1,44 @@
-"""What every Cisco target shares: the contract, rendering and the mode self-check.
+"""What every Cisco target shares: the contract, lowering to a statement tree, one grammar per dialect.
 
-A Cisco target supplies `lower_for(policy, device, platform)` (the IR and
-its findings); rendering through the package's templates/<target>/config.j2
-and the mode-structure check of qosc.targets.ios.modes are the same for all.
+A Cisco target supplies `lower_for(policy, device, platform)` (the commands
+of the device and its findings); lower.py turns them into the device's
+statement tree in its platform's dialect, grammar.py (one per dialect,
+from the platform's command table) checks it, serialize.py writes it as
+`<device>.cfg`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
-from importlib import resources
 from typing import Any, ClassVar
 
-import jinja2
-
 from qosc import fields as fields_mod
-from qosc.diagnostics import format_text
+from qosc.grammar import Grammar
 from qosc.model import Device, Policy
-from qosc.render import quoted, safe
-from qosc.targets.base import Lowered, Output, SelfCheckError, Target
+from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.ios.common import Findings
-from qosc.targets.ios.modes import check as modes_check
+from qosc.targets.ios.grammar import GRAMMARS
+from qosc.targets.ios.lower import build
 from qosc.targets.ios.platform import IosPlatform, platforms
+from qosc.targets.ios.serialize import cli
 from qosc.targets.platform import PlatformBase
+from qosc.tree import At
 
 SHAPING_FIELDS = frozenset({"devices.*.interfaces.*.shape", "devices.*.interfaces.*.unit"})
+SUFFIX = ".cfg"
 
 
-@lru_cache(maxsize=4)
-def _template(target: str) -> jinja2.Template:
-    folder = resources.files(__package__).joinpath("templates", target)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), undefined=jinja2.StrictUndefined,
-                             finalize=safe, autoescape=False, keep_trailing_newline=True, trim_blocks=True,
-                             lstrip_blocks=True, auto_reload=False)
-    env.filters["quoted"] = quoted
-    return env.get_template("config.j2")
+def dialects(target: str) -> tuple[str, ...]:
+    """The dialects of a Cisco target: one per platform (each has its own command table)."""
+    return tuple(name for name, p in platforms().items() if p.target == target)
+
+
+def formats_of(target: str) -> tuple[Format, ...]:
+    return tuple(Format(d, SUFFIX, cli) for d in dialects(target))
+
+
+def grammars_of(target: str) -> tuple[Grammar, ...]:
+    return tuple(GRAMMARS[d] for d in dialects(target))
 
 
 class CiscoTarget(Target):
@@ -45,7 +49,7 @@ class CiscoTarget(Target):
     driver = "qosc.targets.ios.push:IosDriver"
     reader = "qosc.targets.ios.read"
     default_port = 22
-    suffix = ".cfg"
+    suffix = SUFFIX
 
     def supports(self, field_path: str, platform: PlatformBase) -> bool:
         """`shape:` and `unit:` only where the platform has hierarchical shaping on subinterfaces (ios-xe)."""
@@ -58,25 +62,20 @@ class CiscoTarget(Target):
         return {name: p for name, p in platforms().items() if p.target == self.name}
 
     def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
-        """The IR for one device and the capability findings that came with it."""
+        """The commands of one device (plain data, see lower.build) and the capability findings."""
         raise NotImplementedError
 
     def ir(self, policy: Policy, device: Device) -> tuple[dict[str, Any], Findings]:
-        """The IR and findings of one device on its own platform."""
+        """The commands and findings of one device on its own platform."""
         return self.lower_for(policy, device, self.platform_data[device.platform])
 
     def text(self, ir: dict[str, Any]) -> str:
-        """The configuration of an IR, before the mode self-check."""
-        return _template(self.name).render(**ir)
+        """The configuration of a device's commands (its tree, serialized)."""
+        return cli(build(ir, "config")).text
 
     def lower(self, policy: Policy, unit: Any, platform: PlatformBase) -> Lowered:
         ir, found = self.lower_for(policy, unit, platform)
-        return Lowered(diagnostics=list(found.items), data=(unit, ir, found))
-
-    def render(self, lowered: Lowered) -> list[Output]:
-        device, ir, found = lowered.data
         if found.failed:
-            raise SelfCheckError("; ".join(format_text(d) for d in found.items if d.is_error))
-        text = self.text(ir)
-        modes_check(text, device.platform)
-        return [Output(f"{device.name}{self.suffix}", text)]
+            return Lowered(diagnostics=list(found.items), data=ir)
+        return Lowered(documents=[build(ir, unit.name, At(unit.where), policy)], diagnostics=list(found.items),
+                       data=ir)

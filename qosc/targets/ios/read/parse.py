@@ -14,9 +14,11 @@ Catalyst 6500 Release 12.2SX Software Configuration Guide, "Configuring PFC QoS"
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from qosc.diagnostics import Location, error
 from qosc.errors import InputError
+from qosc.targets.ios.grammar import GRAMMARS, ROOT
 from qosc.tree import Document, Kind, Statement, Word, integer, kw
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -26,14 +28,30 @@ def _word(text: str) -> Word:
     return integer(int(text), text=text) if text.isdigit() else kw(text)
 
 
+def _typer(platform: object) -> Callable[[str, list[str]], tuple[tuple[Word, ...], str]]:
+    """How the words of a line in a mode are typed, and the mode of its sub-statements: by the grammar of the
+    platform's dialect (the same as a compiled tree's), else as keywords and integers (no platform, or a line
+    of no form of the dialect, e.g. `hostname`)."""
+    grammar = GRAMMARS.get(getattr(platform, "name", ""))
+
+    def typed(mode: str, texts: list[str]) -> tuple[tuple[Word, ...], str]:
+        if grammar is None or not mode:
+            return tuple(_word(t) for t in texts), ""
+        return grammar.words(mode, texts), grammar.enters(mode, texts) or ""
+
+    return typed
+
+
 def parse(text: str, source: str, platform: object = None, fmt: str | None = None) -> Document:
+    """The statement tree of a running-config; with an IOS platform, in its dialect, words typed by its grammar."""
     root: list[Statement] = []
-    # stack of (indent, words, origin, children)
-    stack: list[tuple[int, tuple[Word, ...], Location, list[Statement]]] = []
+    typed = _typer(platform)
+    # stack of (indent, words, origin, children, mode of the children)
+    stack: list[tuple[int, tuple[Word, ...], Location, list[Statement], str]] = []
 
     def close(to: int) -> None:
         while stack and stack[-1][0] >= to:
-            _, words, origin, kids = stack.pop()
+            _, words, origin, kids, _ = stack.pop()
             made = Statement(words, tuple(kids) if kids else None, origin=origin)
             (stack[-1][3] if stack else root).append(made)
 
@@ -53,10 +71,13 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
         if not stack and indent > 0 and not root:
             raise InputError([error("QOS179", "IOS configuration syntax: the first line is indented", where)])
         close(indent)
-        words = tuple(_word(w) if '"' not in w else Word(Kind.TEXT, w, w) for w in stripped.split())
-        stack.append((indent, words, where, []))
+        texts = stripped.split()
+        words, inner = typed(stack[-1][4] if stack else ROOT, texts)
+        words = tuple(Word(Kind.TEXT, t, t) if '"' in t else w for t, w in zip(texts, words, strict=True))
+        stack.append((indent, words, where, [], inner))
     close(0)
-    return Document(source.rsplit("/", 1)[-1].split(".")[0] or "config", "ios-cli", tuple(root),
+    dialect = getattr(platform, "name", "") if getattr(platform, "name", "") in GRAMMARS else "ios-cli"
+    return Document(source.rsplit("/", 1)[-1].split(".")[0] or "config", dialect, tuple(root),
                     origin=Location(source, 1, 1))
 
 

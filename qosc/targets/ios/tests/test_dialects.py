@@ -16,7 +16,7 @@ import pytest
 from qosc import api
 from qosc.behaviour.model import Envelope
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import modes
+from qosc.targets.ios import grammar
 from qosc.targets.ios import read as reader
 from qosc.targets.ios.read.interpret import envelope
 from qosc.targets.ios.tests.support import load
@@ -84,7 +84,7 @@ def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
     assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 312_500, ebs=312_500)
     # the grammar refuses the keyword form on 12.0S
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        modes.check(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"), "ios-gsr")
+        grammar.check_text(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"), "ios-gsr")
 
 
 def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
     device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
     assert next(i for i in device.interfaces if i.name == "POS1/0").unmatched_mark == 0
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        modes.check(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
+        grammar.check_text(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
     policy, _ = load(ROOT / "policies/assured-rate.yaml")
     assert classes(compile_device(policy, "asr-1"), "assured-rate-in")["class-default"] == ["set dscp default"]
 
@@ -125,7 +125,7 @@ def test_gsr_police_above_two_gigabit_is_refused(tmp_path: Path) -> None:
     text = compile_device(result.policy, "r1")
     assert "  police 2000000000 2500000 2500000 conform-action transmit exceed-action drop" in text.splitlines()
     with pytest.raises(SelfCheckError, match=re.escape("outside 8000..2000000000")):
-        modes.check(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
+        grammar.check_text(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
 
 
 def test_gsr_bandwidth_kbps_above_two_million_is_refused(tmp_path: Path) -> None:
@@ -206,7 +206,7 @@ def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
     # the XE grammar refuses the kbit/s forms above the documented 2,000,000
     for bad in ("priority 10000000", "bandwidth 32500000"):
         with pytest.raises(SelfCheckError, match=re.escape("outside 8..2000000")):
-            modes.check(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
+            grammar.check_text(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
 
 
 def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:
@@ -296,7 +296,7 @@ def test_catalyst_pir_equal_to_cir_is_a_one_rate_policer(tmp_path: Path) -> None
     # 12.2SX refuses exceed-action drop with a maximum burst: so does the grammar
     bad = text.replace("police 80000000 40000 conform", "police 80000000 40000 40000 pir 80000000 conform")
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        modes.check(bad, "catalyst6500")
+        grammar.check_text(bad, "catalyst6500")
 
 
 def test_catalyst_small_bucket_warns_at_the_burst(tmp_path: Path) -> None:
@@ -400,7 +400,7 @@ def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, 
     target = "catalyst6500" if platform == "catalyst6500" else "ios-mqc"
     (out,) = api.compile_policy(result, [target])
     assert "QOS199" not in [d.code for d in result.diagnostics]
-    modes.check(out.text, platform)
+    grammar.check_text(out.text, platform)
     lines = out.text.splitlines()
     assert any(ln.startswith("ipv6 access-list ") for ln in lines)
     if platform == "ios-xe":

@@ -12,8 +12,9 @@ import pytest
 from qosc import api
 from qosc.model import Policy
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import modes as cisco_modes
-from qosc.targets.ios.common import line
+from qosc.targets.ios import grammar as cisco_grammar
+from qosc.targets.ios import table as cisco_table
+from qosc.targets.ios.common import Cmd, line
 from qosc.targets.ios.target import CiscoTarget
 from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
@@ -154,28 +155,40 @@ def test_hierarchy_matches_the_ir() -> None:
     ("policy-map z\n class class-default\n  random-detect dscp af51 1 2 10\n", "not valid in policy-map-class"),
     ("interface POS0/1\n service-policy output nowhere\n", "policy-map nowhere is used but never defined"),
     ("class-map match-any precedence-1\n match ip precedence 1\n", "defined twice"),
-    ("policy-map w\n  class class-default\n", "indented 2, expected 1"),
 ])
 def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
     policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
     text = compile_device(policy, "gsr-1")
-    cisco_modes.check(text, "ios-gsr")
+    cisco_grammar.check_text(text, "ios-gsr")
     with pytest.raises(SelfCheckError, match=re.escape(where)):
-        cisco_modes.check(text.replace("end\n", bad + "end\n"), "ios-gsr")
+        cisco_grammar.check_text(text.replace("end\n", bad + "end\n"), "ios-gsr")
 
 
-def test_bad_render_becomes_qos199(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_statement_becomes_qos199_at_its_policy_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement the dialect's grammar refuses is QOS199 at the policy line it came from (the source map of
+    the tree), never a file."""
     policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
-    real = TARGET.text
-    monkeypatch.setattr(TARGET, "text", lambda ir: real(ir).replace(" bandwidth percent 72", " bandwidth 72%"))
+    real = TARGET.lower_for
+
+    def broken(*args: object) -> object:
+        ir, found = real(*args)  # type: ignore[arg-type]
+        for pm in ir["policy_maps"]:
+            for c in pm["classes"]:
+                c["commands"] = [Cmd(["bandwidth", "72%"], cmd.origin) if isinstance(cmd, Cmd) and cmd[:2] ==
+                                 ["bandwidth", "percent"] and cmd[2] == 72 else cmd for cmd in c["commands"]]
+        return ir, found
+
+    monkeypatch.setattr(TARGET, "lower_for", broken)
     outputs, diags = api.render_outputs(policy, [(TARGET, policy.device_map["gsr-1"])])
     assert not outputs and [d.code for d in diags] == ["QOS199"]
-    assert "bandwidth 72%" in diags[0].message
+    assert "bandwidth 72%" in diags[0].message and "not valid in policy-map-class mode" in diags[0].message
+    share = policy.service_map["best-effort"].where.at("queue.share")
+    assert share is not None and diags[0].location == share
 
 
 def test_every_command_table_entry_cites_a_source() -> None:
     for platform in TARGET.platforms:
-        data = cisco_modes.table_data(platform)
+        data = cisco_table.table_data(platform)
         for mode, entries in data["modes"].items():
             for entry in entries:
                 assert entry["source"] in data["sources"], (platform, mode, entry["syntax"])
@@ -270,4 +283,5 @@ def test_precedence_wred_is_bare_random_detect(tmp_path: Path, platform: str) ->
     per_precedence = [w for w in wred if w and w[1].startswith("random-detect precedence ")]
     assert per_precedence and all(w[0] == "random-detect" for w in per_precedence)
     with pytest.raises(SelfCheckError):
-        cisco_modes.check("policy-map p\n class class-default\n  random-detect precedence-based\nend\n", "ios-gsr")
+        cisco_grammar.check_text("policy-map p\n class class-default\n  random-detect precedence-based\nend\n",
+                                 "ios-gsr")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qosc.targets.ios import modes
+from qosc.targets.ios import table
 from qosc.targets.ios.platform import MqcPlatform, get
 
 
@@ -60,7 +60,7 @@ def test_derived_facts_name_their_module_and_revision() -> None:
 
 
 def ranged(entry: dict[str, Any]) -> list[tuple[int, int]]:
-    return [(int(m[4]), int(m[5])) for m in modes._PLACEHOLDER.finditer(entry["pattern"]) if m[4]]
+    return [(int(m[4]), int(m[5])) for m in table.PLACEHOLDER.finditer(entry["pattern"]) if m[4]]
 
 
 ENTRIES = [e for entries in XE.commands["modes"].values() for e in entries if "yang" in e]
@@ -72,7 +72,7 @@ def test_xe_grammar_ranges_are_the_yang_ranges(entry: dict[str, Any]) -> None:
     assert len(got) == len(entry["yang"])
     for (low, high), fact in zip(got, entry["yang"], strict=True):
         assert (low, high) == common(fact), (entry["syntax"], fact)
-    assert entry["source"] in modes.table_data("ios-xe")["sources"]
+    assert entry["source"] in table.table_data("ios-xe")["sources"]
 
 
 def test_xe_platform_numbers_are_the_yang_ranges() -> None:
@@ -86,7 +86,7 @@ def test_xe_platform_numbers_are_the_yang_ranges() -> None:
 def test_every_ranged_xe_command_qosc_writes_has_its_yang_fact() -> None:
     """The policy-map class commands qosc writes with a number carry a YANG fact on ios-xe (none is left on
     the classic IOS ranges it inherits from ios-gsr)."""
-    table = modes.table_data("ios-xe")
-    for entry in table["modes"]["policy-map-class"]:
+    data = table.table_data("ios-xe")
+    for entry in data["modes"]["policy-map-class"]:
         if ranged(entry):
             assert "yang" in entry, entry["syntax"]

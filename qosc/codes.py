@@ -132,17 +132,6 @@ CORE: tuple[Code, ...] = (
        "bug, reported at the policy line the statement came from)"),
 )
 
-# Codes of targets still being moved into their packages (each target package will declare its own).
-_L = "linux-tc"
-LEGACY_TARGETS: tuple[Code, ...] = (
-    _c("QOS140", "linux-tc", "error", "not a Linux interface name", _L),
-    _c("QOS141", "linux-tc", "error", "interface without speed", _L),
-    _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),
-    _c("QOS143", "linux-tc", "warning", "per-precedence drop profiles on a single RED queue", _L),
-    _c("QOS144", "linux-tc", "warning", "queue larger than tc's 32-bit byte limit, clamped", _L),
-)
-
-
 def readme_table(codes: tuple[Code, ...]) -> str:
     """The Markdown table of codes (the README's copy is generated from this)."""
     rows = ["| code | stage | severity | summary |", "|---|---|---|---|"]

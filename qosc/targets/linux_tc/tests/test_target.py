@@ -438,3 +438,23 @@ def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> N
         assert not list((tmp_path / "state").glob("*.clsact"))  # never recorded as qosc's
     finally:
         subprocess.run(["ip", "netns", "del", netns], check=False)
+
+
+@pytest.mark.netns
+def test_verify_checks_files_the_cache_already_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`compile --verify` after a plain compile (a warm cache, intact files) still loads every batch, and a plain
+    compile after it replays nothing of what the kernel said."""
+    need_netns()
+    from qosc.cli import main
+
+    monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "cache"))
+    policy = str(ROOT / "policies" / "qbss-linux.yaml")
+    args = ["compile", "-q", "--target", "linux-tc", "-o", str(tmp_path / "out"), policy]
+    found = []
+    for verify in ([], ["--verify"], []):
+        capsys.readouterr()
+        assert main([*args, *verify]) == 0
+        found.append([ln for ln in capsys.readouterr().err.splitlines() if "QOS104" in ln])
+    assert found[0] == found[2] == []
+    assert len(found[1]) == 1 and "tc -batch applied to a veth in a scratch network namespace" in found[1][0]

@@ -132,12 +132,16 @@ def _order(doc: Document) -> list[Violation]:
     return found
 
 
+def _bytes(word: Word | None) -> int | None:
+    return int(word.text) if word is not None and word.text.isdigit() else None
+
+
 def _red(doc: Document) -> list[Violation]:
     found = []
     for s in doc.statements:
-        low, high = _after(s, "min"), _after(s, "max")
-        if "red" in s.texts() and low is not None and high is not None and high.value < low.value:
-            found.append(Violation((s,), f"red max {high.text} is below min {low.text}", RED_PARAMS))
+        low, high = _bytes(_after(s, "min")), _bytes(_after(s, "max"))
+        if "red" in s.texts() and low is not None and high is not None and high < low:
+            found.append(Violation((s,), f"red max {high} is below min {low}", RED_PARAMS))
     return found
 
 

@@ -203,8 +203,8 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
     classifier = policy.classifier_map.get(iface.classifier or "")
     for rule in classifier.rules if classifier else ():
         service = policy.service_map.get(rule.service)
-        if service is None:
-            continue
+        if service is None or (rule.set_dscp is None and not service.dscp):
+            continue  # an unknown service, or one without a code point to mark: QOS034 and the like say so
         mark = rule.set_dscp if rule.set_dscp is not None else service.mark
         policer_name = rule.policer or service.policer
         policer = policy.policer_map.get(policer_name or "")

@@ -19,9 +19,13 @@ step (verify.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from qosc.grammar import CommandGrammar, DecimalRange, Enum, Form, IntRange, Source, String, Violation
+from qosc.grammar import CommandGrammar, DecimalRange, Enum, Form, IntRange, Source, String, ValueType, Violation
+from qosc.targets.linux_tc.words import tc_rate
 from qosc.tree import Document, Statement, Word
 
 RELEASE = "iproute2 6.1"
@@ -29,7 +33,8 @@ HTB = Source("tc-htb(8) 'tc qdisc ... htb [ default minor-id ]', 'tc class ... h
              "[ burst bytes ] [ cburst bytes ] [ prio priority ] [ quantum bytes ]'", RELEASE)
 BFIFO = Source("tc-bfifo(8) 'bfifo [ limit bytes ]'", RELEASE)
 RED = Source("tc-red(8) 'red limit bytes [ min bytes ] [ max bytes ] avpkt bytes [ burst packets ] "
-             "[ probability chance ] [ bandwidth rate ] [ ecn ]'", RELEASE)
+             "[ probability chance ] [ bandwidth rate ] [ ecn ]'; q_red.c keeps bandwidth in a u32 of bytes/s",
+             RELEASE)
 FQ_CODEL = Source("tc-fq_codel(8) 'fq_codel [ limit PACKETS ] [ ecn | noecn ]'", RELEASE)
 U32 = Source("tc-u32(8) 'match SELECTOR' (ip|ip6 src/dst ADDR/LEN, protocol, sport/dport VAL MASK, ip dsfield, "
              "ip6 priority VAL MASK; u32 VAL MASK) and 'flowid CLASSID'; tc-filter(8) 'protocol', 'prio'", RELEASE)
@@ -44,12 +49,38 @@ ONE_DEV = Source("qosc's wrapper (templates/apply.sh.j2) rewrites ' dev NAME ' t
                  "interface, so a batch names one device")
 
 U32_MAX = 2**32 - 1
+_FACTORS = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9}
+
+
+@dataclass(frozen=True)
+class TcRate(ValueType):
+    """A rate as tc reads it (`<n>bit|kbit|mbit|gbit`, powers of ten), at most `max_bps` where tc keeps it in a
+    narrower field."""
+
+    max_bps: int | None = None
+
+    def refuse(self, text: str) -> str | None:
+        m = re.fullmatch(r"([1-9][0-9]*)(bit|kbit|mbit|gbit)", text)
+        if not m:
+            return f"{text!r} is not a tc rate (<n>bit, kbit, mbit or gbit)"
+        if self.max_bps is not None and int(m[1]) * _FACTORS[m[2]] > self.max_bps:
+            return f"{text} is above {tc_rate(self.max_bps)}"
+        return None
+
+    def to_json(self) -> Any:
+        return {"tc-rate": self.max_bps}
+
+    def describe(self) -> str:
+        return "a tc rate" + (f" of at most {tc_rate(self.max_bps)}" if self.max_bps is not None else "")
+
+
 TYPES = {
     "dev": String(1, 15, (r"[^/:\s]+",), (r"\.", r"\.\.")),
     "handle": String(2, 5, (r"[0-9a-f]{1,4}:",)),
     "classid": String(3, 9, (r"[0-9a-f]{1,4}:[0-9a-f]{1,4}",)),
     "minor": String(1, 4, (r"[0-9a-f]{1,4}",)),
-    "rate": String(4, 24, (r"[1-9][0-9]*(bit|kbit|mbit|gbit)",)),
+    "rate": TcRate(),
+    "red-bandwidth": TcRate(U32_MAX * 8),
     "bytes": IntRange(((1, U32_MAX),)),
     "packets": IntRange(((1, U32_MAX),)),
     "htb-prio": IntRange(((0, 7),)),
@@ -88,7 +119,7 @@ FORMS = (
          "burst <bytes> cburst <bytes> [ prio <htb-prio> ] quantum <bytes>", HTB),
     Form(f"{LEAF} bfifo limit <bytes>", BFIFO),
     Form(f"{LEAF} red limit <bytes> min <bytes> max <bytes> avpkt <bytes> burst <packets> probability <probability> "
-         "bandwidth <rate> [ ecn ]", RED),
+         "bandwidth <red-bandwidth> [ ecn ]", RED),
     Form(f"{LEAF} fq_codel limit <packets> ( ecn | noecn )", FQ_CODEL),
     Form(f"filter add dev <dev> parent <handle> protocol <protocol> prio <pref> u32 {MATCH} flowid <classid>", U32),
     Form("qdisc add dev <dev> clsact", CLSACT),

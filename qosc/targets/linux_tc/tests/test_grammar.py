@@ -62,6 +62,8 @@ GOOD = ["qdisc add dev eth0 root handle 1: htb default 10",
      "'clsact' is used before", "tc(8)"),
     (GOOD[:3] + ["qdisc add dev eth0 parent 1:10 handle 10: red limit 100000 min 50000 max 20000 avpkt 1000 "
                  "burst 40 probability 0.1 bandwidth 100mbit"], "red max 20000 is below min 50000", "red.h"),
+    (GOOD[:3] + ["qdisc add dev eth0 parent 1:10 handle 10: red limit 100000 min 20000 max 50000 avpkt 1000 "
+                 "burst 40 probability 0.1 bandwidth 100gbit"], "100gbit is above 34359738360bit", "u32 of bytes/s"),
     (GOOD + ["qdisc add dev eth0 clsact", "filter add dev eth0 ingress protocol ip prio 1 u32 match u32 0 0 "
              "action police rate 1mbit burst 10000 conform-exceed banana/pipe index 1"], "banana/pipe", "tc-police"),
 ])

@@ -1,9 +1,8 @@
 """Compiling large networks: --jobs gives the same bytes, and the incremental cache gives the same answers.
 
 The synthetic network is benchmarks/compile_scale.py's (every platform, shared
-profiles), small enough for a test.  tc's netns self-check is off here
-(QOSC_TC_SELFCHECK=0): it is the linux-tc tests' subject, and these tests
-compile the same policy many times.
+profiles), small enough for a test.  No compile here asks for --verify (tc's
+netns check is the linux-tc tests' subject), so none depends on this machine.
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ POLICIES = sorted((ROOT / "policies").glob("*.yaml"))
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("QOSC_TC_SELFCHECK", "0")
 
 
 def compile_(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -433,7 +431,7 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
 @pytest.mark.parametrize("script, args, pattern", [
     ("compile_scale.py", ["-n", "60", "--no-aerleon", "--incremental"],
      r"^compile_scale: 60 devices x 16 interfaces, \d+ files, [\d.]+ MB in [\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB, "
-     r"jobs auto, tc self-check (on|off) \| one device changed: [\d.]+ s, peak RSS \d+ MiB \(\d+ files for \d+ "
+     r"jobs auto, verify (on|off) \| one device changed: [\d.]+ s, peak RSS \d+ MiB \(\d+ files for \d+ "
      r"device/target pairs, 1 changed \(\d+ pairs unchanged, from the cache\)\)$"),
     ("validate_scale.py", ["-n", "60"], r"^validate_scale: .*60 devices"),
     ("publish.py", ["-n", "40", "--runs", "1"],

@@ -101,6 +101,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS107", _COMPILE, "error", "two output files that differ only by case (they collide on a "
        "case-insensitive filesystem)"),
     _c("QOS145", _HOSTS, "error", "a path's buffer (2 x rate x RTT) above the largest socket buffer Linux accepts"),
+    _c("QOS146", _COMPILE, "error", "an explicit verification (--verify) cannot run on this machine, and must (CI)"),
     _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
     _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),
     _c("QOS152", _HOSTS, "warning", "buffer override below the path's bandwidth-delay product"),

@@ -7,7 +7,7 @@ from typing import Any
 
 from qosc import fields, parallel
 from qosc.diagnostics import Diagnostic, Severity, error
-from qosc.errors import TargetBug, UnsafeValue
+from qosc.errors import TargetBug, UnsafeValue, VerificationUnavailable
 from qosc.model import Policy
 from qosc.targets.base import Lowered, Output, Target
 from qosc.targets.registry import for_platform, platform
@@ -121,6 +121,10 @@ def render(target: Target, policy: Policy, unit: Any, lowered: Lowered | None = 
         return [], [_unsafe(target, unit, exc)]
     except TargetBug as exc:
         return [], [_bug(target, unit, exc)]
+    except VerificationUnavailable as exc:
+        return [], [error("QOS146", f"{target.name} output for {unit.name} could not be verified on this machine: "
+                          f"{exc}", unit.where.loc, "run --verify where the check can run (for linux-tc: root or "
+                          "user namespaces, with ip, tc and unshare), or compile without --verify")]
 
 
 def render_outputs(policy: Policy, pairs: Iterable[tuple[Target, Any]],

@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from qosc.errors import TargetBug as SelfCheckError
+from qosc.errors import VerificationUnavailable
 
 MISSING_KIND = (
     "Specified qdisc kind is unknown", "Failed to load TC action module", "TC classifier not found",
@@ -190,7 +191,7 @@ def _check(batch: str, unshare: tuple[tuple[str, ...], ...], in_ci: bool) -> Rep
 
 def _no_netns(commands: int, reason: str) -> Report:
     if _in_ci():
-        raise SelfCheckError(f"the tc self-check must run in CI but could not: {reason}")
+        raise VerificationUnavailable(f"the tc self-check must run in CI but could not: {reason}")
     return Report("no-netns", commands, reason=reason)
 
 

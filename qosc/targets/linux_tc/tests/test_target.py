@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from qosc import api
+from qosc.errors import VerificationUnavailable
 from qosc.model import Action, Policer
 from qosc.targets.base import SelfCheckError
 from qosc.targets.linux_tc import TARGET
@@ -295,7 +297,7 @@ def test_selfcheck_without_netns(monkeypatch) -> None:
     assert report.status == "no-netns"
     assert report.notes()[0].startswith("self-check: not exercised: no netns")
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(SelfCheckError, match="must run in CI"):
+    with pytest.raises(VerificationUnavailable, match="must run in CI"):
         selfcheck.run("qdisc add dev eth0 root handle 1: htb\n", "eth0")
 
 
@@ -458,3 +460,26 @@ def test_verify_checks_files_the_cache_already_has(tmp_path: Path, monkeypatch: 
         found.append([ln for ln in capsys.readouterr().err.splitlines() if "QOS104" in ln])
     assert found[0] == found[2] == []
     assert len(found[1]) == 1 and "tc -batch applied to a veth in a scratch network namespace" in found[1][0]
+
+
+def test_compile_in_ci_without_namespace_tools(tmp_path: Path) -> None:
+    """Issue 13: `CI=true qosc compile` needs no netns tools (compiling asks nothing of the machine); `--verify`
+    there is QOS146 (the check cannot run where it must), never QOS199 (a qosc bug)."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    env = {"HOME": str(tmp_path), "CI": "true", "PATH": str(bare), "PYTHONPATH": str(ROOT),
+           "QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    policies = sorted(str(p) for p in (ROOT / "policies").glob("*.yaml"))
+
+    def qosc(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(bare / "python"), "-m", "qosc", "compile", "-q", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600, check=False)
+
+    plain = qosc(*policies, "-o", str(tmp_path / "out"))
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert list((tmp_path / "out" / "linux-tc").rglob("*.tc"))
+    asked = qosc("--verify", "--target", "linux-tc", str(ROOT / "policies" / "qbss-linux.yaml"), "-o",
+                 str(tmp_path / "verified"))
+    assert asked.returncode == 1 and "error[QOS146]" in asked.stderr and "QOS199" not in asked.stderr, asked.stderr
+    assert "unshare, ip, tc not found" in asked.stderr and not (tmp_path / "verified").exists()

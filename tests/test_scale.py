@@ -365,7 +365,7 @@ def test_fingerprint_covers_sources_templates_and_environment(tmp_path: Path,
     monkeypatch.setenv("QOSC_TC_SELFCHECK", "1")
     assert cache.code_fingerprint(roots) != second
     monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "elsewhere"))  # where the cache lives is no input
-    monkeypatch.setenv("QOSC_TC_SELFCHECK", "0")
+    monkeypatch.delenv("QOSC_TC_SELFCHECK")
     assert cache.code_fingerprint(roots) == second
 
 

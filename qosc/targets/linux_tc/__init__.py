@@ -54,9 +54,14 @@ from qosc.targets.linux_tc.platform import LinuxTcPlatform
 from qosc.targets.linux_tc.words import tc_rate
 from qosc.targets.platform import PlatformBase
 
-# Every device field: the interface settings, services, drop profiles, policers and classifiers all reach the
-# batch (port-type is read by the generic queue check only: a Linux interface has one port structure, its own).
-FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts."))
+NOT_RENDERED = frozenset({
+    # A Linux sub-interface is an interface of its own (eth0.100): the batch is written for the interface named, so
+    # a `unit` would be dropped without a word; the core reports it (QOS090) at the field instead.
+    "devices.*.interfaces.*.unit",
+})
+# Every other device field reaches the batch (port-type as on JUNOS: a Linux interface has one port structure,
+# its own, so any value means it and a profile shared with Catalyst ports stays usable).
+FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts.")) - NOT_RENDERED
 
 
 class LinuxTcTarget(Target):

@@ -483,3 +483,21 @@ def test_compile_in_ci_without_namespace_tools(tmp_path: Path) -> None:
                  str(tmp_path / "verified"))
     assert asked.returncode == 1 and "error[QOS146]" in asked.stderr and "QOS199" not in asked.stderr, asked.stderr
     assert "unshare, ip, tc not found" in asked.stderr and not (tmp_path / "verified").exists()
+
+
+def test_a_unit_on_a_linux_interface_is_refused_at_its_line(tmp_path: Path) -> None:
+    """linux-tc writes the batch for the interface named; a `unit` (sub-interface) would have been dropped."""
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: unit
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50%, priority: high}}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0: {speed: 1G, unit: 100}
+        """)
+    found = [d for d in api.validate(path).diagnostics if d.code == "QOS090"]
+    assert len(found) == 1 and found[0].is_error and "linux-tc" in found[0].message
+    assert found[0].location is not None and found[0].location.line == 9

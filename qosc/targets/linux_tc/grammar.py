@@ -20,13 +20,13 @@ step (verify.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qosc.grammar import CommandGrammar, DecimalRange, Enum, Form, IntRange, Source, String, ValueType, Violation
 from qosc.targets.linux_tc.words import tc_rate
-from qosc.tree import Document, Statement, Word
+from qosc.tree import Document
 
 RELEASE = "iproute2 6.1"
 HTB = Source("tc-htb(8) 'tc qdisc ... htb [ default minor-id ]', 'tc class ... htb rate rate [ ceil rate ] "
@@ -127,54 +127,69 @@ FORMS = (
 )
 
 
-def _after(s: Statement, keyword: str) -> Word | None:
-    """The word after the first `keyword` of a statement."""
-    texts = s.texts()
-    return s.words[texts.index(keyword) + 1] if keyword in texts and texts.index(keyword) + 1 < len(s.words) else None
+def _after(texts: tuple[str, ...], keyword: str) -> str | None:
+    """The word after the first `keyword` of a statement's words."""
+    try:
+        return texts[texts.index(keyword) + 1]
+    except (ValueError, IndexError):
+        return None
 
 
-def _one_device(doc: Document) -> list[Violation]:
-    devices = {w.text: s for s in doc.statements if (w := _after(s, "dev")) is not None}
-    if len(devices) <= 1:
-        return []
-    first = next(iter(devices))
-    return [Violation((s,), f"names device {name!r}, the batch's first line names {first!r}", ONE_DEV)
-            for name, s in list(devices.items())[1:]]
+def _bytes(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
 
 
-def _order(doc: Document) -> list[Violation]:
-    """Every reference names what an earlier line made; nothing is made twice."""
-    made: set[str] = set()
+def _file_rules(doc: Document) -> list[Violation]:
+    """One pass over the batch: one device, references to what earlier lines made, nothing made twice, red's
+    min at most its max."""
     found: list[Violation] = []
+    first_dev: str | None = None
+    made: set[str] = set()
     for s in doc.statements:
         texts = s.texts()
-        wanted = [w.text for k in ("parent", "flowid") if (w := _after(s, k)) is not None]
-        if texts[-1:] != ("clsact",) and "ingress" in texts[:5]:
+        dev = _after(texts, "dev")
+        if dev is not None and first_dev is None:
+            first_dev = dev
+        elif dev is not None and dev != first_dev:
+            found.append(Violation((s,), f"names device {dev!r}, the batch's first line names {first_dev!r}",
+                                   ONE_DEV))
+        clsact = texts[-1:] == ("clsact",)
+        wanted = [ref for k in ("parent", "flowid") if (ref := _after(texts, k)) is not None]
+        if not clsact and "ingress" in texts[:5]:
             wanted.append("clsact")
         found.extend(Violation((s,), f"{ref!r} is used before the batch makes it", ORDER)
                      for ref in wanted if ref not in made)
-        new = [w.text for k in ("handle", "classid") if (w := _after(s, k)) is not None]
-        if texts[-1:] == ("clsact",):
-            new.append("clsact")
-        for ref in new:
+        new = [ref for k in ("handle", "classid") if (ref := _after(texts, k)) is not None]
+        for ref in [*new, "clsact"] if clsact else new:
             if ref in made:
                 found.append(Violation((s,), f"{ref!r} is made twice", ORDER))
             made.add(ref)
+        if "red" in texts:
+            low, high = _bytes(_after(texts, "min")), _bytes(_after(texts, "max"))
+            if low is not None and high is not None and high < low:
+                found.append(Violation((s,), f"red max {high} is below min {low}", RED_PARAMS))
     return found
 
 
-def _bytes(word: Word | None) -> int | None:
-    return int(word.text) if word is not None and word.text.isdigit() else None
+class BatchGrammar(CommandGrammar):
+    """The forms engine with a memory: a network repeats the same batch lines on every interface of equal
+    settings and on every device of one profile, so each distinct line is matched against the forms once."""
+
+    MEMORY = 100_000
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._known_lines: dict[tuple[tuple[str, ...], str], tuple[Form | None, str]] = {}
+
+    def form_of(self, words: Sequence[str], mode: str) -> tuple[Form | None, str]:
+        key = (tuple(words), mode)
+        found = self._known_lines.get(key)
+        if found is None:
+            found = super().form_of(words, mode)
+            if len(self._known_lines) < self.MEMORY:
+                self._known_lines[key] = found
+        return found
 
 
-def _red(doc: Document) -> list[Violation]:
-    found = []
-    for s in doc.statements:
-        low, high = _bytes(_after(s, "min")), _bytes(_after(s, "max"))
-        if "red" in s.texts() and low is not None and high is not None and high < low:
-            found.append(Violation((s,), f"red max {high} is below min {low}", RED_PARAMS))
-    return found
-
-
-RULES: tuple[Callable[[Document], list[Violation]], ...] = (_one_device, _order, _red)
-GRAMMAR = CommandGrammar("tc", {"batch": FORMS}, "batch", TYPES, rules=RULES)
+RULES: tuple[Callable[[Document], list[Violation]], ...] = (_file_rules,)
+GRAMMAR = BatchGrammar("tc", {"batch": FORMS}, "batch", TYPES, rules=RULES)

@@ -26,7 +26,13 @@ from qosc.targets.linux_tc.edge import Ingress, lower_ingress, new_indexes
 from qosc.targets.linux_tc.plan import Egress, lower_egress
 from qosc.targets.linux_tc.platform import LinuxTcPlatform
 from qosc.targets.linux_tc.words import bitrate, classid, dev, handle, kws, minor, nbytes
-from qosc.tree import At, Document, Statement, integer, stmt
+from qosc.tree import At, Document, Statement, Word, integer
+
+
+def stmt(*words: Word | str, origin: At | None = None) -> Statement:
+    """A batch statement (flat: no children, no comment); plain strings are keywords, made once each."""
+    return Statement(tuple(w for word in words for w in (kws(word) if isinstance(word, str) else (word,))),
+                     origin=origin)
 
 DIALECT = "tc"
 ROOT = handle(1)

@@ -10,6 +10,7 @@ comments and the tests read the same words the batch is written from.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from qosc.tree import Kind, Word, dscp, integer, rate, size
 
@@ -60,8 +61,9 @@ def mask(value: int, digits: int = 2) -> Word:
     return integer(value, "mask", f"0x{value:0{digits}x}")
 
 
+@lru_cache(maxsize=1024)
 def kws(text: str) -> Words:
-    """Several keywords from one string (`"match ip dsfield"`)."""
+    """Several keywords from one string (`"match ip dsfield"`); words are immutable, so each string is made once."""
     return tuple(Word(Kind.KEYWORD, t) for t in text.split())
 
 

@@ -21,10 +21,10 @@ aerleon` on first use (--aerleon-python to use another interpreter, or
 terms, so measuring it at ~15 MB rather than at qosc's hundreds of MB favours
 Aerleon.
 
-The linux-tc target applies every distinct batch with the real `tc` in a
-scratch network namespace (one `unshare` each, ~15 ms; interfaces of equal
-settings share one), as a default compile does; --no-tc-selfcheck turns it off
-(QOSC_TC_SELFCHECK=0).  --linear runs N = 1,000, 3,000 and 10,000 and reports
+With --verify, the linux-tc target also applies every distinct batch with
+the real `tc` in a scratch network namespace (one `unshare` each, ~15 ms;
+interfaces of equal settings share one), as `qosc compile --verify` does; a
+default compile asks nothing of the machine.  --linear runs N = 1,000, 3,000 and 10,000 and reports
 the time per device.  --incremental also times a second compile after one
 device changed (the content-hash cache).
 """
@@ -115,16 +115,15 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | Non
     return seconds, usage.ru_maxrss / 1024, stderr  # ru_maxrss: KiB, max over the child and its reaped children
 
 
-def qosc_compile(n: int, jobs: int, tmp: Path, tc_selfcheck: bool) -> dict[str, float]:
+def qosc_compile(n: int, jobs: int, tmp: Path, verify: bool) -> dict[str, float]:
     policy = tmp / f"synthetic-{n}.yaml"
     policy.write_text(generate(n))
     out = tmp / f"out-{n}"
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "QOSC_CACHE_DIR": str(tmp / "cache")}
-    if not tc_selfcheck:
-        env["QOSC_TC_SELFCHECK"] = "0"
     env["QOSC_CACHE_DIR"] = str(tmp / f"cache-{n}")  # empty: a cold compile, which also fills the cache
-    cmd = [sys.executable, "-m", "qosc", "compile", "-q", "-j", str(jobs), "-o", str(out), str(policy)]
+    cmd = [sys.executable, "-m", "qosc", "compile", "-q", "-j", str(jobs), *(["--verify"] if verify else []), "-o",
+           str(out), str(policy)]
     seconds, rss, _ = run_child(cmd, env, ROOT)
     size, files = tree_bytes(out)
     return {"n": n, "seconds": seconds, "rss": rss, "mb": size / 1e6, "files": files, "policy": policy, "out": out,
@@ -196,15 +195,15 @@ def main() -> int:
     parser.add_argument("--aerleon-terms", type=int, default=20_000)
     parser.add_argument("--aerleon-python", help="an interpreter that has aerleon (default: a cached virtualenv)")
     parser.add_argument("--no-aerleon", action="store_true")
-    parser.add_argument("--no-tc-selfcheck", dest="tc_selfcheck", action="store_false",
-                        help="do not let linux-tc apply its batches with tc in a scratch netns")
+    parser.add_argument("--verify", action="store_true",
+                        help="compile --verify: linux-tc also applies its batches with tc in a scratch netns")
     parser.add_argument("--linear", action="store_true", help="also N = 1,000 and 3,000: time per device")
     parser.add_argument("--incremental", action="store_true", help="also time a recompile after one device changed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="qosc-bench-") as name:
         tmp = Path(name)
         sizes = sorted({1_000, 3_000, args.devices}) if args.linear else [args.devices]
-        runs = [qosc_compile(n, args.jobs, tmp, args.tc_selfcheck) for n in sizes]
+        runs = [qosc_compile(n, args.jobs, tmp, args.verify) for n in sizes]
         inc = incremental(runs[-1], args.jobs) if args.incremental else None
         aer = None if args.no_aerleon else aerleon(args.aerleon_terms, aerleon_python(args.aerleon_python) or "", tmp)
     for r in runs[:-1]:
@@ -214,7 +213,7 @@ def main() -> int:
     mbs = r["mb"] / r["seconds"]
     line = (f"compile_scale: {r['n']} devices x 16 interfaces, {r['files']} files, {r['mb']:.1f} MB in "
             f"{r['seconds']:.2f} s = {mbs:.1f} MB/s, peak RSS {r['rss']:.0f} MiB, jobs {args.jobs or 'auto'}, "
-            f"tc self-check {'on' if args.tc_selfcheck else 'off'}")
+            f"verify {'on' if args.verify else 'off'}")
     if args.linear:
         line += " | ms/device " + " / ".join(f"N={x['n']}: {x['seconds'] / x['n'] * 1000:.2f}" for x in runs)
     if inc is not None:

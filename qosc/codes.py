@@ -101,6 +101,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS107", _COMPILE, "error", "two output files that differ only by case (they collide on a "
        "case-insensitive filesystem)"),
     _c("QOS145", _HOSTS, "error", "a path's buffer (2 x rate x RTT) above the largest socket buffer Linux accepts"),
+    _c("QOS146", _COMPILE, "error", "an explicit verification (--verify) cannot run on this machine, and must (CI)"),
     _c("QOS150", _HOSTS, "warning", "receive buffer below send buffer"),
     _c("QOS151", _HOSTS, "error", "buffer override too small for the path's window"),
     _c("QOS152", _HOSTS, "warning", "buffer override below the path's bandwidth-delay product"),
@@ -131,17 +132,6 @@ CORE: tuple[Code, ...] = (
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )
-
-# Codes of targets still being moved into their packages (each target package will declare its own).
-_L = "linux-tc"
-LEGACY_TARGETS: tuple[Code, ...] = (
-    _c("QOS140", "linux-tc", "error", "not a Linux interface name", _L),
-    _c("QOS141", "linux-tc", "error", "interface without speed", _L),
-    _c("QOS142", "linux-tc", "warning", "colour-aware policer rendered colour-blind", _L),
-    _c("QOS143", "linux-tc", "warning", "per-precedence drop profiles on a single RED queue", _L),
-    _c("QOS144", "linux-tc", "warning", "queue larger than tc's 32-bit byte limit, clamped", _L),
-)
-
 
 def readme_table(codes: tuple[Code, ...]) -> str:
     """The Markdown table of codes (the README's copy is generated from this)."""

@@ -4,13 +4,14 @@
       InputError                  the input is wrong: carries located diagnostics (loading, schema, includes)
         UnsafeValue               a value that would break out of its line in a configuration (QOS100)
       TargetBug                   a target produced what its own grammar refuses, or broke an invariant (QOS199)
+      VerificationUnavailable     an explicit verification (--verify) cannot run on this machine where it must (QOS146)
       PushError                   a push step failed on a device; `stage` says which, and the type too:
         ConnectError LockError LoadError CompareError CommitError VerifyError ConfirmError RollbackError
         RolledBack                the step failed and the driver already restored the previous configuration
 
 Stages never raise a traceback at a user: the pipeline turns InputError and
 UnsafeValue into their diagnostics, TargetBug into QOS199 at the policy line
-the refused statement came from, and the push runner turns PushError into a
+the refused statement came from, VerificationUnavailable into QOS146, and the push runner turns PushError into a
 per-device result.  Anything else that escapes is a bug.
 """
 
@@ -45,6 +46,11 @@ class TargetBug(QoscError):
     def __init__(self, message: str, violations: Iterable[Any] = ()):
         self.violations = list(violations)
         super().__init__(message)
+
+
+class VerificationUnavailable(QoscError):
+    """A verification that was asked for (--verify) cannot run on this machine, where it must (under CI): not a
+    qosc bug, and not a finding about the configuration."""
 
 
 class PushError(QoscError):

@@ -18,7 +18,7 @@ import jinja2
 
 from qosc.errors import UnsafeValue
 
-__all__ = ["UnsafeValue", "quoted", "render", "safe"]
+__all__ = ["UnsafeValue", "quoted", "render", "render_package", "safe"]
 
 
 def safe(value: Any) -> str:
@@ -51,8 +51,19 @@ def templates_dir() -> Path:
 
 @lru_cache(maxsize=16)
 def environment(target: str) -> jinja2.Environment:
+    """The environment of templates/<target> (prose shared by targets: the SLS documents)."""
+    return _environment(str(templates_dir() / target))
+
+
+@lru_cache(maxsize=16)
+def package_environment(package: str) -> jinja2.Environment:
+    """The environment of a target package's own templates/ folder (e.g. linux-tc's shell wrappers)."""
+    return _environment(str(resources.files(package).joinpath("templates")))
+
+
+def _environment(folder: str) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir() / target)),
+        loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
         finalize=safe,
         autoescape=False,
@@ -72,3 +83,13 @@ def _template(target: str, template: str) -> jinja2.Template:
 
 def render(target: str, template: str, **context: Any) -> str:
     return _template(target, template).render(**context)
+
+
+@lru_cache(maxsize=64)
+def _package_template(package: str, template: str) -> jinja2.Template:
+    return package_environment(package).get_template(template)
+
+
+def render_package(package: str, template: str, **context: Any) -> str:
+    """Render templates/<template> of a target package (qosc.targets.<name>)."""
+    return _package_template(package, template).render(**context)

@@ -37,7 +37,6 @@ STEPS = ("_mkdir", "_open", "_write", "_link", "_rename", "_exchange")
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("QOSC_TC_SELFCHECK", "0")
 
 
 def snapshot(root: Path) -> dict[str, Any]:

@@ -43,7 +43,7 @@ class Payload:
 
 
 def compile_(policy: Path, out: Path, cache_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QOSC_TC_SELFCHECK": "0", "QOSC_CACHE_DIR": str(cache_dir)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QOSC_CACHE_DIR": str(cache_dir)}
     return subprocess.run([sys.executable, "-m", "qosc", "compile", "-j", "1", str(policy), "-o", str(out)],
                           capture_output=True, text=True, env=env, timeout=300, check=False)
 

@@ -23,7 +23,7 @@ from qosc import fields
 from qosc.codes import CORE
 from qosc.schema.reference import SECTIONS
 from qosc.targets.base import Target
-from qosc.targets.registry import LegacyTarget, all_codes, targets
+from qosc.targets.registry import all_codes, targets
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "qosc"
@@ -135,8 +135,6 @@ def test_no_module_is_over_the_size_limit() -> None:
 @pytest.mark.parametrize("name", sorted(targets()))
 def test_target_honours_the_contract(name: str) -> None:
     target = targets()[name]
-    if isinstance(target, LegacyTarget):
-        pytest.xfail(f"{name} is not in its own package yet")
     assert isinstance(target, Target)
     assert target.package == f"qosc.targets.{target.package.rsplit('.', 1)[-1]}"
     folder = ROOT / Path(*target.package.split("."))
@@ -153,8 +151,7 @@ def test_target_honours_the_contract(name: str) -> None:
 
 def test_each_target_lives_in_one_folder() -> None:
     """No target code outside its package: no per-vendor templates, platform files or push drivers elsewhere."""
-    packaged = [t for t in targets().values() if not isinstance(t, LegacyTarget)]
-    for target in packaged:
+    for target in targets().values():
         short = target.package.rsplit(".", 1)[-1]
         assert not (ROOT / "templates" / target.name).exists(), f"templates/{target.name} belongs in the package"
         assert not (PACKAGE / "targets" / f"{short}.py").exists()
@@ -177,5 +174,4 @@ def test_every_package_is_installed() -> None:
              if "tests" not in p.relative_to(PACKAGE).parts}
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
     for target in targets().values():
-        if not isinstance(target, LegacyTarget):
-            assert "platforms/*.json" in config["package-data"].get(target.package, []), target.package
+        assert "platforms/*.json" in config["package-data"].get(target.package, []), target.package

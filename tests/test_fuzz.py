@@ -284,18 +284,6 @@ def known_bug(d: Diagnostic) -> bool:
     return any(p.search(d.message) for p in KNOWN_BUGS)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _no_tc_selfcheck() -> Any:
-    """The kernel's tc is not what is fuzzed here, and its netns check costs a fork per interface."""
-    saved = os.environ.get("QOSC_TC_SELFCHECK")
-    os.environ["QOSC_TC_SELFCHECK"] = "0"
-    yield
-    if saved is None:
-        del os.environ["QOSC_TC_SELFCHECK"]
-    else:
-        os.environ["QOSC_TC_SELFCHECK"] = saved
-
-
 @pytest.fixture(scope="module")
 def workdir() -> Any:
     with tempfile.TemporaryDirectory(prefix="qosc-fuzz-") as name:
@@ -357,10 +345,10 @@ def test_seeds_are_valid(workdir: Path) -> None:
 
 
 def _headers(path: Path) -> dict[str, str]:
-    """The `# key: value` lines at the top of a regression file (xfail, env, needs, expect)."""
+    """The `# key: value` lines at the top of a regression file (fixed, xfail, env, needs, expect, verify)."""
     found = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = re.match(r"# (xfail|env|needs|expect): (.*)", line)
+        m = re.match(r"# (fixed|xfail|env|needs|expect|verify): (.*)", line)
         if not m:
             break
         found[m.group(1)] = m.group(2).strip()
@@ -392,7 +380,7 @@ def test_regressions(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """Every crasher found so far: diagnostics or a compile, no exception, no internal error (QOS199)."""
     headers = _headers(path)
     if headers.get("needs") == "netns" and not _netns() and os.environ.get("CI", "") in ("", "0", "false"):
-        pytest.skip("needs network namespaces (tc self-check)")
+        pytest.skip("needs network namespaces (compile --verify)")
     if "env" in headers:
         name, _, value = headers["env"].partition("=")
         monkeypatch.setenv(name, value)
@@ -404,3 +392,6 @@ def test_regressions(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     if result.ok:
         api.compile_policy(result)
     assert not [d for d in result.diagnostics if d.code == "QOS199"]
+    if "verify" in headers:  # what this machine's kernel says of the output (tc loading each batch) too
+        verified = api.compile([tmp_path / "p.yaml"], verify=True)
+        assert verified.outputs and not [d for d in verified.diagnostics if d.code == "QOS199"]

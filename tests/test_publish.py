@@ -42,7 +42,7 @@ digests = tree_digests
 
 
 def qosc(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PYTHONPATH": str(ROOT), "QOSC_TC_SELFCHECK": "0", **(env or {})}
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "qosc", *args], capture_output=True, text=True, env=full,
                           cwd=cwd, timeout=300, check=False)
 

@@ -22,8 +22,6 @@ from qosc.diagnostics import Diagnostic, error
 from qosc.errors import InputError
 from qosc.model import Device as ModelDevice
 from qosc.model import Policy
-from qosc.readers import Reader, all_readers, platforms_of
-from qosc.readers import for_platform as reader_for_platform
 from qosc.targets.base import Target
 from qosc.targets.platform import PlatformBase
 from qosc.targets.registry import for_platform, platform, platforms, targets
@@ -38,17 +36,15 @@ class Read:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def reader(platform_name: str) -> tuple[Target | Reader, PlatformBase] | None:
-    """The target that reads configurations of a platform (the first of its targets that can), else the
-    dialect reader of qosc.readers."""
+def reader(platform_name: str) -> tuple[Target, PlatformBase] | None:
+    """The target that reads configurations of a platform (the first of its targets that can)."""
     data = platform(platform_name)
     if data is None:
         return None
     for target in for_platform(platform_name):
         if target.reads:
             return target, data
-    fallback = reader_for_platform(platform_name)
-    return (fallback, data) if fallback is not None else None
+    return None
 
 
 def sniff(text: str) -> list[tuple[str, str]]:
@@ -58,10 +54,6 @@ def sniff(text: str) -> list[tuple[str, str]]:
         fmt = target.sniff(text)
         if fmt is not None:
             found.extend((name, fmt) for name in target.platforms)
-    for package, r in all_readers().items():
-        fmt = r.sniff(text)
-        if fmt is not None:
-            found.extend((name, fmt) for name in platforms_of(package) if (name, fmt) not in found)
     return found
 
 
@@ -153,15 +145,12 @@ def _compiled(policy: Policy, dev: ModelDevice) -> list[Device]:
     pair = reader(dev.platform)
     if pair is None:
         return []
-    how, data = pair
-    target = next(iter(for_platform(dev.platform)), None) if isinstance(how, Reader) else how
-    if target is None:
-        return []
+    target, data = pair
     _, lowered = pipeline.lower(target, policy, dev)
     if lowered is None:
         return []
-    return [how.interpret(how.parse(o.text, o.path, data, None), data)[0] for o in target.render(lowered)
-            if how.sniff(o.text) is not None]
+    return [target.interpret(target.parse(o.text, o.path, data, None), data)[0] for o in target.render(lowered)
+            if target.sniff(o.text) is not None]
 
 
 def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,

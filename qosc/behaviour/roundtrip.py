@@ -65,7 +65,7 @@ class RoundTrip:
 
 Dump = Callable[[Output], tuple[str, str]]
 """What a device shows for a compiled output: (text, source).  The default is the output itself; Linux tc
-loads the batch into a kernel and dumps it (qosc.readers.linux_tc)."""
+loads the batch into a kernel and dumps it (the linux-tc target's read.kernel)."""
 
 
 def _as_shown(output: Output) -> tuple[str, str]:

@@ -108,7 +108,8 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
                     not plan.devices or unit.name in plan.devices)
                 key = plan.store.key(target.name, unit)
                 hit = plan.store.lookup(key)
-                intact = hit is not None and selected and plan.store.intact(hit[1])
+                # --verify asks this machine about every selected file: a cached one is rendered (and checked) again
+                intact = hit is not None and selected and not args.verify and plan.store.intact(hit[1])
                 todo = pipeline.Unit(policy, target, unit, check=hit is None, render=selected and not intact)
                 work.append((plan, todo, selected, key, hit))
 
@@ -139,7 +140,7 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
             plan.checks.extend(checks)
             plan.problems.extend(res.problems)
             files = hit[1] if hit is not None else None
-            notes = hit[2] if hit is not None else []
+            notes: list[str] = []  # what a verification found now (a cached run's findings are not replayed)
             if res.files is not None:
                 files = [(s.relpath, s.digest) for s in res.files]
                 notes = [note for _, note in res.notes]

@@ -21,11 +21,11 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from qosc import api
 from qosc.lab.netns import SENDER_DEV, Lab
 from qosc.model import Kind, Policy, Service
-from qosc.targets.linux_tc_plan import tc_rate
 
 SERVICE_ROLES = ("ef", "af", "be", "lbe")
 # FireQOS 3.1.7 knows DSCP names only: a number such as "match dscp 46" silently yields a u32 filter
@@ -69,6 +69,18 @@ def _role(s: Service) -> str:
     return {Kind.PREMIUM: "ef", Kind.ASSURED: "af", Kind.BEST_EFFORT: "be", Kind.LBE: "lbe"}.get(s.kind, "other")
 
 
+def linux_tc() -> Any:
+    """The linux-tc target (whose output the lab measures), found through the registry like any target."""
+    from qosc.targets.registry import targets
+
+    return targets()["linux-tc"]
+
+
+def tc_rate(bps: int) -> str:
+    rate: str = linux_tc().tc_rate(bps)
+    return rate
+
+
 def intents(path: str | Path, device: str | None = None) -> Intents:
     """The policy's intents on the first linux interface of `device` (default: the first linux device)."""
     result = api.validate(path)
@@ -76,9 +88,7 @@ def intents(path: str | Path, device: str | None = None) -> Intents:
         raise ValueError(f"{path}: does not validate: {[str(d) for d in result.diagnostics]}")
     policy: Policy = result.policy
     dev = next(d for d in policy.devices if d.platform == "linux" and (device is None or d.name == device))
-    from qosc.targets.linux_tc import TARGET
-
-    plan = TARGET.plan(policy, dev)[0]
+    plan = linux_tc().plan(policy, dev)[0]
     leaves = sorted(plan.egress.leaves, key=lambda leaf: leaf.prio)
     out = []
     for leaf in leaves:

@@ -35,6 +35,7 @@ from pathlib import Path
 from qosc import api
 from qosc.lab.flows import Flow, Traffic, _parse
 from qosc.lab.netns import Lab, LabUnavailable, _run, problems
+from qosc.lab.peers import linux_tc
 from qosc.model import Policy, Service, resolve_rate
 from qosc.sls.bounds import hop
 
@@ -247,8 +248,7 @@ def run_router_lab(lab: RouterLab, policy_path: Path, work: Path, duration: floa
     # EF overdriven: 1.5x its cap under BE TCP and the LBE flood
     owner = policy.queue_owner(ef)
     plan_hop = hop(policy, ef, f"{device.name}:{iface.name}")
-    from qosc.targets.linux_tc import TARGET
-
+    TARGET = linux_tc()
     size = TARGET.class_sizing(policy, device, iface, ef)
     assert size is not None
     cap = size.drain.rate

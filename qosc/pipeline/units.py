@@ -7,10 +7,10 @@ from typing import Any
 
 from qosc import fields, parallel
 from qosc.diagnostics import Diagnostic, Severity, error
-from qosc.errors import TargetBug, UnsafeValue
+from qosc.errors import TargetBug, UnsafeValue, VerificationUnavailable
 from qosc.model import Policy
 from qosc.targets.base import Lowered, Output, Target
-from qosc.targets.registry import as_target, for_platform, platform
+from qosc.targets.registry import for_platform, platform
 from qosc.tree import locate, origin_of
 
 
@@ -55,7 +55,6 @@ def capability(target: Target, policy: Policy, unit: Any, label: str) -> list[Di
 
 def lower(target: Target, policy: Policy, unit: Any) -> tuple[list[Diagnostic], Lowered | None]:
     """A unit's target diagnostics (capability and lowering) and its lowering (None without platform data)."""
-    target = as_target(target)
     label = unit.platform if target.serves == "devices" else unit.target_platform
     data = platform(label)
     if data is None:  # QOS025 already says the platform is unknown
@@ -98,7 +97,6 @@ def render(target: Target, policy: Policy, unit: Any, lowered: Lowered | None = 
     With `verify`, the target's machine checks run and their findings become
     the outputs' notes.
     """
-    target = as_target(target)
     try:
         if lowered is None:
             lowered = lower(target, policy, unit)[1]
@@ -123,6 +121,10 @@ def render(target: Target, policy: Policy, unit: Any, lowered: Lowered | None = 
         return [], [_unsafe(target, unit, exc)]
     except TargetBug as exc:
         return [], [_bug(target, unit, exc)]
+    except VerificationUnavailable as exc:
+        return [], [error("QOS146", f"{target.name} output for {unit.name} could not be verified on this machine: "
+                          f"{exc}", unit.where.loc, "run --verify where the check can run (for linux-tc: root or "
+                          "user namespaces, with ip, tc and unshare), or compile without --verify")]
 
 
 def render_outputs(policy: Policy, pairs: Iterable[tuple[Target, Any]],

@@ -27,11 +27,6 @@ from qosc.push.credentials import redact
 from qosc.targets.base import Target
 from qosc.targets.registry import targets
 
-# target name -> (module, driver class, default port) of targets that do not state their driver yet
-DRIVERS: dict[str, tuple[str, str, int]] = {
-    "linux-tc": ("qosc.push.linux", "LinuxDriver", 22),
-}
-
 
 @dataclass
 class Options:
@@ -63,7 +58,7 @@ def driver_spec(target: Target) -> tuple[str, str, int] | None:
     if target.driver:
         module, _, cls = target.driver.partition(":")
         return module, cls, target.default_port
-    return DRIVERS.get(target.name)
+    return None
 
 
 def driver_for(job: Job, options: Options):

@@ -14,8 +14,8 @@ import pytest
 from qosc.behaviour.model import Device
 from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.errors import InputError
-from qosc.readers import linux_tc
-from qosc.readers.linux_tc import kernel
+from qosc.targets.linux_tc import read as linux_tc
+from qosc.targets.linux_tc.read import kernel
 
 DATA = Path(__file__).parent / "data"
 

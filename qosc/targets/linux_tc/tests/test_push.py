@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests"))  # the push peers every driver's tests share
 from push.fixtures import qosc
 from push.lab import lab_policy
 from push.peers import SshdPeer, peer_unavailable

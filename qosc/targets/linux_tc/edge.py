@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 
 from qosc.build import PROTOCOLS
 from qosc.model import Action, Device, Interface, Policer, Policy, Role, Rule, Service
-from qosc.targets.linux_tc_plan import GSO_MAX, tc_rate
+from qosc.targets.linux_tc.plan import GSO_MAX
+from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, text_of, tos
+from qosc.tree import At, Kind, Word, integer, port, prefix
 
 PORT_PROTOCOLS = ("tcp", "udp")
 MAX_FILTERS_PER_RULE = 256
@@ -42,13 +44,19 @@ MAX_FILTERS_PER_RULE = 256
 class IngressFilter:
     protocol: str
     prio: int
-    match: str
-    actions: tuple[str, ...]
+    match_words: Words
+    actions: tuple[Words, ...]
     rule: str
+    origin: At | None = None
+    """Where in the policy the filter comes from (the rule, the trusted service's DSCP, the interface's trust)."""
 
     @property
-    def action_text(self) -> str:
-        return " ".join(f"action {a}" for a in self.actions)
+    def match(self) -> str:
+        return text_of(self.match_words)
+
+    @property
+    def action_kinds(self) -> tuple[str, ...]:
+        return tuple(a[0].text for a in self.actions)
 
 
 @dataclass
@@ -73,8 +81,8 @@ def _proto_number(name: str) -> int:
     return PROTOCOLS[name] if name in PROTOCOLS else int(name)
 
 
-def rule_matches(rule: Rule, family: str) -> list[str]:
-    """The u32 match texts of one rule for one family (each a complete alternative)."""
+def rule_matches(rule: Rule, family: str) -> list[Words]:
+    """The u32 match words of one rule for one family (each a complete alternative)."""
     v6 = family == "inet6"
     ip = "ip6" if v6 else "ip"
     srcs: list[str | None] = [p for p in rule.sources if (":" in p) == v6] or [None]
@@ -88,32 +96,42 @@ def rule_matches(rule: Rule, family: str) -> list[str]:
     dscps: list[int | None] = list(rule.match_dscp) or [None]
     out = []
     for src, dst, proto, sport, dport, dscp in itertools.product(srcs, dsts, protos, sports, dports, dscps):
-        parts = []
+        parts: list[Word] = []
         if src:
-            parts.append(f"match {ip} src {src}")
+            parts += [*kws(f"match {ip} src"), prefix(src)]
         if dst:
-            parts.append(f"match {ip} dst {dst}")
+            parts += [*kws(f"match {ip} dst"), prefix(dst)]
         if proto is not None:
-            parts.append(f"match {ip} protocol {_proto_number(proto)} 0xff")
+            parts += [*kws(f"match {ip} protocol"), integer(_proto_number(proto), "protocol"), mask(0xff)]
         if sport:
-            parts.append(f"match {ip} sport {sport[0]} 0x{sport[1]:04x}")
+            parts += [*kws(f"match {ip} sport"), _port(*sport), mask(sport[1], 4)]
         if dport:
-            parts.append(f"match {ip} dport {dport[0]} 0x{dport[1]:04x}")
+            parts += [*kws(f"match {ip} dport"), _port(*dport), mask(dport[1], 4)]
         if dscp is not None:
-            parts.append(f"match {ip} {'priority' if v6 else 'dsfield'} 0x{dscp << 2:02x} 0xfc")
-        out.append(" ".join(parts) or "match u32 0 0")
+            parts += [*kws(f"match {ip} {'priority' if v6 else 'dsfield'}"), tos(dscp), mask(0xfc)]
+        out.append(tuple(parts) or MATCH_ALL)
     return out
 
 
-def _remark(family: str, dscp: int, last: bool) -> list[str]:
-    control = "pass" if last else "pipe"
+MATCH_ALL: Words = (*kws("match u32"), integer(0, "value"), integer(0, "mask"))
+
+
+def _port(value: int, port_mask: int) -> Word:
+    """The first port of a u32 value/mask block, standing for the block's range."""
+    return port(value, value | (~port_mask & 0xFFFF), str(value))
+
+
+def _remark(family: str, dscp: int, last: bool) -> list[Words]:
+    control = kws("pass" if last else "pipe")
     if family == "inet6":
-        return [f"pedit ex munge ip6 traffic_class set 0x{dscp << 2:02x} retain 0xfc {control}"]
-    return [f"pedit ex munge ip dsfield set 0x{dscp << 2:02x} retain 0xfc pipe", f"csum ip4h {control}"]
+        return [(*kws("pedit ex munge ip6 traffic_class set"), tos(dscp), *kws("retain"), mask(0xfc), *control)]
+    return [(*kws("pedit ex munge ip dsfield set"), tos(dscp), *kws("retain"), mask(0xfc), *kws("pipe")),
+            (*kws("csum ip4h"), *control)]
 
 
-def _police(rate: int, burst: int, exceed: str, index: int) -> str:
-    return f"police rate {tc_rate(rate)} burst {burst} conform-exceed {exceed}/pipe index {index}"
+def _police(rate: int, burst: int, exceed: str, index: int) -> Words:
+    return (*kws("police rate"), bitrate(rate), *kws("burst"), nbytes(burst), *kws("conform-exceed"),
+            Word(Kind.KEYWORD, f"{exceed}/pipe"), *kws("index"), integer(index, "index"))
 
 
 def _mark(action: Action, classify: int) -> int | None:
@@ -125,7 +143,7 @@ def _mark(action: Action, classify: int) -> int | None:
     return classify
 
 
-def action_chain(family: str, policer: Policer | None, classify: int, index: int) -> tuple[str, ...]:
+def action_chain(family: str, policer: Policer | None, classify: int, index: int) -> tuple[Words, ...]:
     """Actions for one filter: police stages worst colour first, then the conform mark.
 
     `classify` is what "transmit" writes: the rule's service mark, or for traffic
@@ -141,7 +159,7 @@ def action_chain(family: str, policer: Policer | None, classify: int, index: int
             pbs = policer.pbs if policer.pir is not None else policer.cbs + (policer.ebs or 0)
             stages.append((pir, pbs or policer.cbs, policer.violate or Action("drop")))
         stages.append((policer.cir, policer.cbs, policer.exceed))
-    actions: list[str] = []
+    actions: list[Words] = []
     for number, (rate, burst, outcome) in enumerate(stages):
         mark = _mark(outcome, classify)
         if mark is None:
@@ -151,7 +169,7 @@ def action_chain(family: str, policer: Policer | None, classify: int, index: int
         actions.append(_police(rate, burst, "ok", index + number))
     final = _mark(conform, classify)
     if final is None:
-        actions.append("gact drop")  # a policer that drops conforming traffic: odd, but what was asked
+        actions.append(kws("gact drop"))  # a policer that drops conforming traffic: odd, but what was asked
     else:
         actions.extend(_remark(family, final, last=True))
     return tuple(actions)
@@ -185,8 +203,8 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
     classifier = policy.classifier_map.get(iface.classifier or "")
     for rule in classifier.rules if classifier else ():
         service = policy.service_map.get(rule.service)
-        if service is None:
-            continue
+        if service is None or (rule.set_dscp is None and not service.dscp):
+            continue  # an unknown service, or one without a code point to mark: QOS034 and the like say so
         mark = rule.set_dscp if rule.set_dscp is not None else service.mark
         policer_name = rule.policer or service.policer
         policer = policy.policer_map.get(policer_name or "")
@@ -199,7 +217,7 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
             protocol = "ipv6" if family == "inet6" else "ip"
             chain = action_chain(family, policer, mark, index)
             for match in rule_matches(rule, family)[:MAX_FILTERS_PER_RULE]:
-                ingress.filters.append(IngressFilter(protocol, prio, match, chain, rule.name))
+                ingress.filters.append(IngressFilter(protocol, prio, match, chain, rule.name, At(rule.where)))
     if iface.trust == "dscp":
         for service in policy.services:
             policer = policy.policer_map.get(service.policer or "")
@@ -211,9 +229,11 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
                 prio += 1
                 ip = "ip6" if family == "inet6" else "ip"
                 for code in service.dscp:
-                    ingress.filters.append(IngressFilter(protocol, prio, f"match {ip} {field_} 0x{code << 2:02x} 0xfc",
+                    ingress.filters.append(IngressFilter(protocol, prio, (*kws(f"match {ip} {field_}"), tos(code),
+                                                                           mask(0xfc)),
                                                          action_chain(family, policer, code, index),
-                                                         f"{service.name} (trusted DSCP)"))
+                                                         f"{service.name} (trusted DSCP)",
+                                                         At(service.where, "policer", "dscp")))
     else:
         default: Service | None = policy.default_service
         mark = default.mark if default is not None and default.dscp else 0
@@ -224,9 +244,10 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
             _police_notes(ingress, policer, iface)
         for family, protocol in (("inet", "ip"), ("inet6", "ipv6")):
             prio += 1
-            ingress.filters.append(IngressFilter(protocol, prio, "match u32 0 0",
+            ingress.filters.append(IngressFilter(protocol, prio, MATCH_ALL,
                                                  action_chain(family, policer, mark, index),
-                                                 "unclassified traffic to the default service (trust: none)"))
+                                                 "unclassified traffic to the default service (trust: none)",
+                                                 At(iface.where, "trust", "classifier", "role")))
     return ingress
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from qosc.readers.tests.test_cli import POLICY, qosc, write
+from qosc.behaviour.tests.test_cli import POLICY, qosc, write
 
 # (device, platform, suffix, mutation, old, new, interface, service, what verify says)
 MUTATIONS = [

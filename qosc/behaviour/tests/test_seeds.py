@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from qosc.readers.tests.test_cli import qosc
+from qosc.behaviour.tests.test_cli import qosc
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 

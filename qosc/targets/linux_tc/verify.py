@@ -1,4 +1,8 @@
-"""linux-tc self-check: apply the rendered batch with the real tc on a veth in a scratch netns.
+"""linux-tc verification (the target's `verify`, run only on request: `qosc compile --verify`, the tests):
+apply each rendered batch with the real tc on a veth in a scratch netns.
+
+What the batch may say is the grammar's business (grammar.py, checked on
+every compile, on any machine); this step asks this machine's kernel.
 
 One ``unshare --net`` process per check: it creates a veth (named qosc0; the
 batch's device names are rewritten to it, as the generated wrapper script
@@ -30,7 +34,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from qosc.targets.base import SelfCheckError
+from qosc.errors import TargetBug as SelfCheckError
+from qosc.errors import VerificationUnavailable
 
 MISSING_KIND = (
     "Specified qdisc kind is unknown", "Failed to load TC action module", "TC classifier not found",
@@ -186,7 +191,7 @@ def _check(batch: str, unshare: tuple[tuple[str, ...], ...], in_ci: bool) -> Rep
 
 def _no_netns(commands: int, reason: str) -> Report:
     if _in_ci():
-        raise SelfCheckError(f"the tc self-check must run in CI but could not: {reason}")
+        raise VerificationUnavailable(f"the tc self-check must run in CI but could not: {reason}")
     return Report("no-netns", commands, reason=reason)
 
 

@@ -1,7 +1,8 @@
 """linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters.
 
-Plain data only: every value is already in tc's own spelling (rates like
-``10mbit``, sizes in bytes, hex class ids), so the template just prints it.
+Plain data only: every value the batch holds is already a typed word in tc's
+own spelling (qosc.targets.linux_tc.words: rates like ``10mbit``, sizes in
+bytes, hex class ids), so lower.py only puts the words in order.
 
 The mapping, documented once here and repeated per class in the wrapper:
 
@@ -36,7 +37,9 @@ from fractions import Fraction
 
 from qosc import sizing
 from qosc.model import Interface, Kind, Policy, Priority, Service, resolve_rate
-from qosc.platforms import Platform
+from qosc.targets.linux_tc.platform import LinuxTcPlatform
+from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, tc_rate, text_of, tos
+from qosc.tree import decimal, integer
 
 ROOT_HANDLE = "1:"
 ROOT_CLASS = "1:1"
@@ -49,27 +52,6 @@ PRIO_STRICT = 0
 PRIO_LBE = 7
 PRIO = {Priority.HIGH: 1, Priority.MEDIUM_HIGH: 2, Priority.MEDIUM_LOW: 3, Priority.LOW: 4}
 
-DEFAULTS = {
-    "htb_burst_us": 1000,          # burst = one frame + this long at the class rate
-    "port_buffer_us": 100_000,     # "the port buffer" that buffer percentages refer to: 100 ms at the link rate
-    "minimum_rate_permille": 1,    # 0% share -> 0.1% of the link ...
-    "minimum_rate": 8000,          # ... and at least 8 kbit/s
-    "red_avpkt": 1000,
-    "police_index_base": 5100,
-}  # fmt: skip
-
-
-def setting(platform: Platform | None, key: str) -> int:
-    extra = platform.extra if platform is not None else {}
-    return int(extra.get(key, DEFAULTS[key]))
-
-
-def tc_rate(bps: int) -> str:
-    """A rate as tc reads it, exactly (tc's kbit/mbit/gbit are powers of ten)."""
-    for unit, factor in (("gbit", 10**9), ("mbit", 10**6), ("kbit", 10**3)):
-        if bps >= factor and bps % factor == 0:
-            return f"{bps // factor}{unit}"
-    return f"{bps}bit"
 
 
 at_rate = sizing.at_rate
@@ -82,17 +64,29 @@ class Leaf:
     service: str
     members: tuple[str, ...]
     dscp: tuple[int, ...]
-    classid: str
-    handle: str
+    minor: int
     rate: int
     ceil: int
     prio: int
     burst: int
     cburst: int
     quantum: int
-    qdisc: str
+    qdisc_words: Words
     qdisc_kind: str
     why: str
+
+    @property
+    def classid(self) -> str:
+        return f"1:{self.minor:x}"
+
+    @property
+    def handle(self) -> str:
+        return f"{self.minor:x}:"
+
+    @property
+    def qdisc(self) -> str:
+        """The leaf qdisc after its handle, as the batch writes it."""
+        return text_of(self.qdisc_words)
 
     @property
     def tc_rate(self) -> str:
@@ -107,10 +101,18 @@ class Leaf:
 class DscpFilter:
     protocol: str
     prio: int
-    match: str
-    flowid: str
+    match_words: Words
+    minor: int
     service: str
     dscp: int
+
+    @property
+    def match(self) -> str:
+        return text_of(self.match_words)
+
+    @property
+    def flowid(self) -> str:
+        return f"1:{self.minor:x}"
 
 
 @dataclass
@@ -137,8 +139,8 @@ def frame(iface: Interface) -> int:
     return iface.mtu + ETHERNET_HEADER
 
 
-def minimum_rate(link: int, platform: Platform | None) -> int:
-    return max(setting(platform, "minimum_rate"), link * setting(platform, "minimum_rate_permille") // 1000)
+def minimum_rate(link: int, platform: LinuxTcPlatform) -> int:
+    return max(platform.minimum_rate, link * platform.minimum_rate_permille // 1000)
 
 
 def htb_prio(service: Service) -> int:
@@ -149,7 +151,7 @@ def htb_prio(service: Service) -> int:
     return PRIO[service.queue.priority]
 
 
-def _rates(policy: Policy, s: Service, link: int, platform: Platform | None) -> tuple[int, int, str]:
+def _rates(policy: Policy, s: Service, link: int, platform: LinuxTcPlatform) -> tuple[int, int, str]:
     """(rate, ceil, why) of a service's class on a link of `link` bit/s."""
     q = s.queue
     if q.strict:
@@ -189,7 +191,7 @@ tc-red(8); iproute2 6.1 q_fifo.c/q_red.c get_size into __u32, larger is 'Illegal
 room below 2**32 for red's limit of max + 2 frames."""
 
 
-def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platform | None) -> sizing.ClassSizing:
+def class_sizing(policy: Policy, s: Service, iface: Interface, platform: LinuxTcPlatform) -> sizing.ClassSizing:
     """Drain rate, queue limit and shaper burst of a service's class: what the batch writes and the SLS bounds use."""
     link = iface.rate or 0
     fr = frame(iface)
@@ -200,7 +202,7 @@ def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platfor
         drain.rate, link, fr, time_us=buf.time_us if buf is not None else None,
         percent=Fraction(str(buf.percent.value)) if buf is not None and buf.percent is not None else None,
         rtt_us=s.rtt_us if s.rtt_us is not None else policy.rtt_us,
-        port_buffer_us=setting(platform, "port_buffer_us"), default_floor=GSO_MAX)
+        port_buffer_us=platform.port_buffer_us, default_floor=GSO_MAX)
     burst = None
     if ceil < link:
         policer = policy.policer_map.get(s.policer or "")
@@ -208,18 +210,18 @@ def class_sizing(policy: Policy, s: Service, iface: Interface, platform: Platfor
     return sizing.ClassSizing(link, fr, drain, queue, burst)
 
 
-def queue_bytes_at_most(s: Service, iface: Interface, platform: Platform | None) -> int:
+def queue_bytes_at_most(s: Service, iface: Interface, platform: LinuxTcPlatform) -> int:
     """A cheap upper bound of class_sizing's queue (the drain rate is at most the link, the BDP at most the port
     buffer), so checks size only the classes that could reach tc's limit."""
     link = iface.rate or 0
     buf = s.queue.buffer
-    port = at_rate(link, setting(platform, "port_buffer_us"))
+    port = at_rate(link, platform.port_buffer_us)
     timed = at_rate(link, buf.time_us) if buf is not None and buf.time_us is not None else 0
     shared = math.ceil(port * max(1.0, buf.percent.value / 100)) if buf is not None and buf.percent else port
     return max(shared, timed, 10 * frame(iface), GSO_MAX)
 
 
-def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: Platform | None) -> int:
+def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: LinuxTcPlatform) -> int:
     """The byte queue the class is sized to, before tc's u32 limit."""
     queue = class_sizing(policy, s, iface, platform).queue
     assert queue is not None
@@ -227,8 +229,8 @@ def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: P
 
 
 def _leaf_qdisc(policy: Policy, s: Service, size: sizing.ClassSizing, link: int,
-                platform: Platform | None) -> tuple[str, str, str]:
-    """(qdisc text after the handle, kind, note) for a service's leaf."""
+                platform: LinuxTcPlatform) -> tuple[Words, str, str]:
+    """(qdisc words after the handle, kind, note) for a service's leaf."""
     fr = size.frame
     assert size.queue is not None
     qbytes = min(size.queue.bytes, QUEUE_BYTES_MAX)  # QOS144 says so
@@ -237,7 +239,7 @@ def _leaf_qdisc(policy: Policy, s: Service, size: sizing.ClassSizing, link: int,
         why += f", clamped to tc's {QUEUE_BYTES_MAX} B"
     if s.queue.aqm == "codel":
         packets = max(2, math.ceil(qbytes / fr))
-        return (f"fq_codel limit {packets} {'ecn' if s.queue.ecn else 'noecn'}", "fq_codel",
+        return ((*kws("fq_codel limit"), integer(packets), *kws("ecn" if s.queue.ecn else "noecn")), "fq_codel",
                 f"fq_codel (aqm: codel) limit {packets} packets: {why}")
     if s.queue.aqm == "red" and s.drop_profiles:
         names = [n for _, n in sorted(s.drop_profiles)]
@@ -246,7 +248,7 @@ def _leaf_qdisc(policy: Policy, s: Service, size: sizing.ClassSizing, link: int,
             text, kind, note = _red(s, profile.thresholds(), qbytes, fr, link, platform, len(set(names)) > 1,
                                     profile.name)
             return text, kind, f"{note}: {why}"
-    return f"bfifo limit {qbytes}", "bfifo", f"bfifo limit {qbytes}: {why}"
+    return (*kws("bfifo limit"), nbytes(qbytes)), "bfifo", f"bfifo limit {qbytes}: {why}"
 
 
 RED_BANDWIDTH_MAX = (2**32 - 1) * 8 // 1_000_000_000 * 1_000_000_000
@@ -254,35 +256,37 @@ RED_BANDWIDTH_MAX = (2**32 - 1) * 8 // 1_000_000_000 * 1_000_000_000
 
 
 def _red(s: Service, thresholds: tuple[float, float, float], limit: int, fr: int, link: int,
-         platform: Platform | None, several: bool, name: str) -> tuple[str, str, str]:
+         platform: LinuxTcPlatform, several: bool, name: str) -> tuple[Words, str, str]:
     lo_pct, hi_pct, prob_pct = thresholds
     lo = max(fr, round(limit * lo_pct / 100))
     hi = round(limit * hi_pct / 100)
     if hi <= lo:
         # a step curve ("drop everything above x%") is a tail drop at x% of the queue
-        return f"bfifo limit {max(lo, 2 * fr)}", "bfifo", f"drop profile {name} is a step at {lo_pct:g}%: bfifo"
-    avpkt = setting(platform, "red_avpkt")
+        return ((*kws("bfifo limit"), nbytes(max(lo, 2 * fr))), "bfifo",
+                f"drop profile {name} is a step at {lo_pct:g}%: bfifo")
+    avpkt = platform.red_avpkt
     burst = max(1, (2 * lo + hi) // (3 * avpkt))
     limit = max(limit, hi + 2 * fr)
     prob = min(prob_pct, 100.0) / 100
     # tc keeps red's bandwidth (used only to age the average over idle time) in 32 bits of bytes/s
-    text = (f"red limit {limit} min {lo} max {hi} avpkt {avpkt} burst {burst} probability {prob:g} "
-            f"bandwidth {tc_rate(min(link, RED_BANDWIDTH_MAX))}{' ecn' if s.queue.ecn else ''}")
+    words = (*kws("red limit"), nbytes(limit), *kws("min"), nbytes(lo), *kws("max"), nbytes(hi), *kws("avpkt"),
+             nbytes(avpkt), *kws("burst"), integer(burst), *kws("probability"), decimal(prob, f"{prob:g}"),
+             *kws("bandwidth"), bitrate(min(link, RED_BANDWIDTH_MAX)), *kws("ecn" if s.queue.ecn else ""))
     note = f"red from drop profile {name} ({lo_pct:g}%..{hi_pct:g}% of {limit} bytes, p {prob_pct:g}%)"
     if several:
         note += ("; Linux red has one curve per queue (gred needs tc_index, set by dsmark, removed in 6.3), "
                  "so the low-precedence profile serves every drop precedence")
-    return text, "red", note
+    return words, "red", note
 
 
 def _quantum(rate: int, fr: int) -> int:
     return min(QUANTUM_MAX, max(fr, rate // 8000))
 
 
-def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) -> Egress:
+def lower_egress(policy: Policy, iface: Interface, platform: LinuxTcPlatform) -> Egress:
     link = iface.rate or 0
     fr = frame(iface)
-    burst_us = setting(platform, "htb_burst_us")
+    burst_us = platform.htb_burst_us
     queues = [s for s in policy.services_on(iface) if not s.queue.shared_with]
     members: dict[str, list[Service]] = {s.name: [] for s in queues}
     for s in policy.services_on(iface):
@@ -296,7 +300,7 @@ def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) ->
     egress = Egress(rate=link, burst=fr + at_rate(link, burst_us), frame=fr, default_minor="0",
                     default_service=default_owner or "")
     for index, s in enumerate(queues):
-        minor = f"{FIRST_MINOR + index:x}"
+        minor = FIRST_MINOR + index
         rate, ceil, why = _rates(policy, s, link, platform)
         size = class_sizing(policy, s, iface, platform)
         qdisc, kind, note = _leaf_qdisc(policy, s, size, link, platform)
@@ -309,20 +313,20 @@ def lower_egress(policy: Policy, iface: Interface, platform: Platform | None) ->
         codes = tuple(c for m in mine for c in m.dscp)
         prio = htb_prio(s)
         why = f"prio {prio}{' (LBE: the highest number)' if prio == PRIO_LBE else ''}; {why}; leaf {note}"
-        leaf = Leaf(service=s.name, members=tuple(m.name for m in mine), dscp=codes, classid=f"1:{minor}",
-                    handle=f"{minor}:", rate=rate, ceil=ceil, prio=prio, burst=burst,
-                    cburst=cburst, quantum=_quantum(rate, fr), qdisc=qdisc, qdisc_kind=kind,
+        leaf = Leaf(service=s.name, members=tuple(m.name for m in mine), dscp=codes, minor=minor,
+                    rate=rate, ceil=ceil, prio=prio, burst=burst,
+                    cburst=cburst, quantum=_quantum(rate, fr), qdisc_words=qdisc, qdisc_kind=kind,
                     why=why)
         egress.leaves.append(leaf)
         if s.name == default_owner:
-            egress.default_minor = minor
+            egress.default_minor = f"{minor:x}"
         for m in mine:
             for code in m.dscp:
-                egress.filters.append(DscpFilter("ip", 1, f"match ip dsfield 0x{code << 2:02x} 0xfc",
-                                                 leaf.classid, m.name, code))
+                egress.filters.append(DscpFilter("ip", 1, (*kws("match ip dsfield"), tos(code), mask(0xfc)),
+                                                 leaf.minor, m.name, code))
     for leaf in egress.leaves:
         for member in leaf.members:
             for code in policy.service_map[member].dscp:
-                egress.filters.append(DscpFilter("ipv6", 2, f"match ip6 priority 0x{code << 2:02x} 0xfc",
-                                                 leaf.classid, member, code))
+                egress.filters.append(DscpFilter("ipv6", 2, (*kws("match ip6 priority"), tos(code), mask(0xfc)),
+                                                 leaf.minor, member, code))
     return egress

@@ -1,63 +1,33 @@
-"""Target linux-tc: lowering, golden files, the self-check and the wrapper on a real kernel."""
+"""Target linux-tc: lowering, golden files, the verification (--verify) and the wrapper on a real kernel."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import textwrap
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from qosc import api
+from qosc.errors import VerificationUnavailable
 from qosc.model import Action, Policer
-from qosc.targets import linux_tc_selfcheck as selfcheck
 from qosc.targets.base import SelfCheckError
 from qosc.targets.linux_tc import TARGET
-from qosc.targets.linux_tc_edge import action_chain, port_masks, rule_matches
+from qosc.targets.linux_tc import verify as selfcheck
+from qosc.targets.linux_tc.edge import action_chain, port_masks, rule_matches
+from qosc.targets.linux_tc.lower import InterfacePlan
+from qosc.targets.linux_tc.tests.support import ROOT, compile_device, need_netns, number, valid, write_policy
+from qosc.targets.linux_tc.words import text_of
 from qosc.targets.registry import targets
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def _ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-
-
-def need_netns() -> None:
-    """Fail loudly in CI, skip with a reason on a developer machine without root/netns."""
-    problem = None
-    if os.geteuid() != 0:
-        problem = "needs root for network namespaces"
-    elif not (shutil.which("ip") and shutil.which("tc") and shutil.which("unshare")):
-        problem = "needs ip, tc and unshare (iproute2, util-linux)"
-    if problem:
-        if _ci():
-            pytest.fail(f"CI must run the netns tests: {problem}")
-        pytest.skip(problem)
-
-
-def compile_device(path: Path | str, device: str) -> dict[str, str]:
-    result = api.validate(path)
-    assert result.ok, [str(d) for d in result.diagnostics]
-    outputs = api.compile_policy(result, ["linux-tc"], [device])
-    assert not [d for d in result.diagnostics if d.is_error], [str(d) for d in result.diagnostics]
-    return {o.path.removeprefix("linux-tc/"): o.text for o in outputs}
-
-
-def write_policy(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "policy.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def plan_of(path: Path, device: str = "r1"):
-    result = api.validate(path)
-    assert result.ok, [str(d) for d in result.diagnostics]
-    return TARGET.plan(result.policy, result.policy.device_map[device])
+def plan_of(path: Path, device: str = "r1") -> list[InterfacePlan]:
+    policy = valid(path)
+    return TARGET.plan(policy, policy.device_map[device])
 
 
 def test_registered() -> None:
@@ -191,7 +161,7 @@ def test_queue_beyond_tc_u32_is_clamped_and_located(tmp_path: Path) -> None:
 
 def test_port_masks_cover_exactly() -> None:
     for lo, hi in [(0, 65535), (5004, 5005), (50000, 51000), (1, 1), (1023, 1025), (65535, 65535)]:
-        covered = set()
+        covered: set[int] = set()
         for value, mask in port_masks(lo, hi):
             size = (~mask & 0xFFFF) + 1
             assert value & ~mask & 0xFFFF == 0
@@ -204,7 +174,7 @@ def test_port_masks_cover_exactly() -> None:
 def test_trtcm_chain_order() -> None:
     ar = Policer("ar", cir=50_000_000, cbs=2_500_000, pir=100_000_000, pbs=5_000_000,
                  conform=Action("remark", 18), exceed=Action("remark", 20), violate=Action("remark", 22))
-    chain = action_chain("inet", ar, 18, 7)
+    chain = tuple(text_of(a) for a in action_chain("inet", ar, 18, 7))
     assert chain == (
         "pedit ex munge ip dsfield set 0x58 retain 0xfc pipe", "csum ip4h pipe",
         "police rate 100mbit burst 5000000 conform-exceed ok/pipe index 7",
@@ -212,22 +182,22 @@ def test_trtcm_chain_order() -> None:
         "police rate 50mbit burst 2500000 conform-exceed ok/pipe index 8",
         "pedit ex munge ip dsfield set 0x48 retain 0xfc pipe", "csum ip4h pass",
     )
-    v6 = action_chain("inet6", ar, 18, 7)
+    v6 = [text_of(a) for a in action_chain("inet6", ar, 18, 7)]
     assert [a for a in v6 if a.startswith("police")] == [a for a in chain if a.startswith("police")]
     assert v6[-1] == "pedit ex munge ip6 traffic_class set 0x48 retain 0xfc pass"
     premium = Policer("p", cir=10_000_000, cbs=64_000)
-    assert action_chain("inet", premium, 46, 1) == (
+    assert tuple(text_of(a) for a in action_chain("inet", premium, 46, 1)) == (
         "police rate 10mbit burst 64000 conform-exceed drop/pipe index 1",
         "pedit ex munge ip dsfield set 0xb8 retain 0xfc pipe", "csum ip4h pass")
     sr = Policer("sr", cir=8_000_000, cbs=100_000, ebs=200_000, exceed=Action("remark", 12))
-    assert action_chain("inet", sr, 10, 1)[0] == "police rate 8mbit burst 300000 conform-exceed drop/pipe index 1"
+    first = text_of(action_chain("inet", sr, 10, 1)[0])
+    assert first == "police rate 8mbit burst 300000 conform-exceed drop/pipe index 1"
 
 
 def test_rule_matches_ipv6_ports(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
-    result = api.validate("policies/assured-rate.yaml")
-    rule = result.policy.classifier_map["site-in"].rules[1]
-    v6 = rule_matches(rule, "inet6")
+    rule = valid("policies/assured-rate.yaml").classifier_map["site-in"].rules[1]
+    v6 = [text_of(m) for m in rule_matches(rule, "inet6")]
     assert v6[0] == "match ip6 src fd00:20::/64 match ip6 protocol 6 0xff match ip6 dport 2811 0xffff"
     assert all("ip6" in m and "198.18" not in m for m in v6)
 
@@ -327,7 +297,7 @@ def test_selfcheck_without_netns(monkeypatch) -> None:
     assert report.status == "no-netns"
     assert report.notes()[0].startswith("self-check: not exercised: no netns")
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(SelfCheckError, match="must run in CI"):
+    with pytest.raises(VerificationUnavailable, match="must run in CI"):
         selfcheck.run("qdisc add dev eth0 root handle 1: htb\n", "eth0")
 
 
@@ -382,25 +352,28 @@ def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -
 @pytest.mark.netns
 def test_files_do_not_depend_on_what_the_kernel_could_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """The self-check result is a compile report (QOS104 info), so the files are the same on every machine."""
+    """The verification's result is a compile report (QOS104 info), so the files are the same on every machine,
+    and a compile without --verify asks nothing of the kernel."""
     need_netns()
     from qosc.cli import main
 
     policy = str(ROOT / "policies" / "assured-rate.yaml")
     trees, reports = [], []
-    for on in ("1", "0"):
+    for on, verify in (("1", ["--verify"]), ("0", ["--verify"]), ("1", [])):
         monkeypatch.setenv("QOSC_TC_SELFCHECK", on)
         capsys.readouterr()
-        assert main(["compile", "-q", "--no-cache", "--target", "linux-tc", "-o", str(tmp_path / on), policy]) == 0
+        out = tmp_path / f"{on}{len(verify)}"
+        assert main(["compile", "-q", "--no-cache", "--target", "linux-tc", *verify, "-o", str(out), policy]) == 0
         reports.append([ln for ln in capsys.readouterr().err.splitlines() if "QOS104" in ln])
-        trees.append({p.relative_to(tmp_path / on): p.read_bytes() for p in (tmp_path / on).rglob("*") if p.is_file()})
-    assert trees[0] == trees[1] and trees[0]
+        trees.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+    assert trees[0] == trees[1] == trees[2] and trees[0]
+    assert reports[2] == []  # no --verify: nothing asked of this machine
     tc_files = sum(1 for p in trees[0] if p.suffix == ".tc")
     assert reports[1] == [f"qosc: info[QOS104]: linux-tc: self-check: not exercised: disabled by "
                           f"QOSC_TC_SELFCHECK=0 ({tc_files} files)"]
     loaded = [r for r in reports[0] if "scratch network namespace" in r]
     assert loaded and all(r.startswith("qosc: info[QOS104]: linux-tc: self-check: tc -batch applied") for r in loaded)
-    assert sum(int(re.search(r"\((\d+) files?\)$", r)[1]) for r in loaded) == tc_files
+    assert sum(number(r"\((\d+) files?\)$", r) for r in loaded) == tc_files
 
 
 @pytest.mark.netns
@@ -410,7 +383,7 @@ def test_selfcheck_runs_once_per_distinct_batch(monkeypatch: pytest.MonkeyPatch)
     runs: list[list[str]] = []
     real = selfcheck.subprocess.run
 
-    def counted(cmd: list[str], *args: object, **kwargs: object) -> object:
+    def counted(cmd: list[str], *args: Any, **kwargs: Any) -> Any:
         runs.append(cmd)
         return real(cmd, *args, **kwargs)
 
@@ -467,3 +440,64 @@ def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> N
         assert not list((tmp_path / "state").glob("*.clsact"))  # never recorded as qosc's
     finally:
         subprocess.run(["ip", "netns", "del", netns], check=False)
+
+
+@pytest.mark.netns
+def test_verify_checks_files_the_cache_already_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`compile --verify` after a plain compile (a warm cache, intact files) still loads every batch, and a plain
+    compile after it replays nothing of what the kernel said."""
+    need_netns()
+    from qosc.cli import main
+
+    monkeypatch.setenv("QOSC_CACHE_DIR", str(tmp_path / "cache"))
+    policy = str(ROOT / "policies" / "qbss-linux.yaml")
+    args = ["compile", "-q", "--target", "linux-tc", "-o", str(tmp_path / "out"), policy]
+    found = []
+    for verify in ([], ["--verify"], []):
+        capsys.readouterr()
+        assert main([*args, *verify]) == 0
+        found.append([ln for ln in capsys.readouterr().err.splitlines() if "QOS104" in ln])
+    assert found[0] == found[2] == []
+    assert len(found[1]) == 1 and "tc -batch applied to a veth in a scratch network namespace" in found[1][0]
+
+
+def test_compile_in_ci_without_namespace_tools(tmp_path: Path) -> None:
+    """Issue 13: `CI=true qosc compile` needs no netns tools (compiling asks nothing of the machine); `--verify`
+    there is QOS146 (the check cannot run where it must), never QOS199 (a qosc bug)."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    env = {"HOME": str(tmp_path), "CI": "true", "PATH": str(bare), "PYTHONPATH": str(ROOT),
+           "QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    policies = sorted(str(p) for p in (ROOT / "policies").glob("*.yaml"))
+
+    def qosc(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(bare / "python"), "-m", "qosc", "compile", "-q", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600, check=False)
+
+    plain = qosc(*policies, "-o", str(tmp_path / "out"))
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert list((tmp_path / "out" / "linux-tc").rglob("*.tc"))
+    asked = qosc("--verify", "--target", "linux-tc", str(ROOT / "policies" / "qbss-linux.yaml"), "-o",
+                 str(tmp_path / "verified"))
+    assert asked.returncode == 1 and "error[QOS146]" in asked.stderr and "QOS199" not in asked.stderr, asked.stderr
+    assert "unshare, ip, tc not found" in asked.stderr and not (tmp_path / "verified").exists()
+
+
+def test_a_unit_on_a_linux_interface_is_refused_at_its_line(tmp_path: Path) -> None:
+    """linux-tc writes the batch for the interface named; a `unit` (sub-interface) would have been dropped."""
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: unit
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 50%, priority: high}}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0: {speed: 1G, unit: 100}
+        """)
+    found = [d for d in api.validate(path).diagnostics if d.code == "QOS090"]
+    assert len(found) == 1 and found[0].is_error and "linux-tc" in found[0].message
+    assert found[0].location is not None and found[0].location.line == 9

@@ -18,8 +18,8 @@ import pytest
 from qosc.behaviour.readback import reader
 from qosc.behaviour.roundtrip import ROOT, load, outputs, round_trip
 from qosc.diagnostics import has_errors
-from qosc.readers.linux_tc import kernel
 from qosc.targets.base import Output
+from qosc.targets.linux_tc.read import kernel
 
 _NC = '<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" message-id="1"><data>{}</data></rpc-reply>'
 

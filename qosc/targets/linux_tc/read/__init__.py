@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from qosc.readers.linux_tc.interpret import interpret
-from qosc.readers.linux_tc.parse import parse, sniff
+from qosc.targets.linux_tc.read.interpret import interpret
+from qosc.targets.linux_tc.read.parse import parse, sniff
 
 READS: tuple[str, ...] = ("json",)
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_target_linux_tc import compile_device, need_netns
 
-ROOT = Path(__file__).resolve().parent.parent
+from qosc.targets.linux_tc.tests.support import ROOT, compile_device, need_netns
+
 FAIL_MIDWAY = "class add dev eth0 parent 9: classid 9:1 htb rate 1mbit\n"  # no qdisc 9: -> the kernel refuses
 
 

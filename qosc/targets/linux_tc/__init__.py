@@ -1,0 +1,128 @@
+"""Target linux-tc: iproute2 tc for a Linux router or host (platform linux).
+
+Per device and interface it writes three files:
+
+- ``<device>/<iface>.tc``: a ``tc -batch`` file (no comments: tc -batch has none);
+- ``<device>/<iface>.sh``: a POSIX sh wrapper that replaces what qosc recorded
+  installing on the interface (its HTB root and its clsact qdisc; records in
+  $QOSC_STATE_DIR, per network namespace and interface), leaves every other
+  qdisc alone (refusing, exit 4, where it would have to replace one), checks
+  the batch in a scratch namespace first, and on a failure on the interface
+  restores the previous tree from the batch that made it, proven by comparing
+  ``tc -j`` dumps (exit 1; 5 when the dumps differ).  HTB cannot be replaced
+  in place, so it deletes then adds; running it twice leaves the same state.
+  The interface name comes from the policy; ``sh eth0.sh IFACE`` or
+  ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
+  uses this for a veth);
+- ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
+  the same way if tc fails half-way.
+
+Package layout (every target has the same): plan.py (HTB egress) and
+edge.py (clsact ingress) decide every value as a typed word (words.py);
+lower.py puts them into one statement tree per interface, each statement
+with its policy origin; serialize.py writes the batch; grammar.py (the tc
+commands and options qosc writes, from the iproute2 manual pages) checks the
+tree before anything is written; templates/ holds the shell wrappers (prose,
+Jinja2) written from the same plan; checks.py the target's diagnostics
+(QOS140-QOS144); platform.py and platforms/linux.json the typed platform
+data; push.py the push driver; read/ the reader of `tc -j` dumps; verify.py
+the optional check on this machine's kernel (`qosc compile --verify`: each
+distinct batch loaded in a scratch network namespace; what it loaded, and
+what this kernel could not, is reported as QOS104, never written into the
+files, so the files are the same on every machine); tests/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Any, ClassVar
+
+from qosc import fields as fields_mod
+from qosc.diagnostics import Severity
+from qosc.grammar import Grammar
+from qosc.model import Device, Interface, Policy, Service
+from qosc.render import render_package
+from qosc.sizing import ClassSizing
+from qosc.targets.base import Format, Lowered, Output, Target
+from qosc.targets.linux_tc import checks, serialize
+from qosc.targets.linux_tc import lower as lowering
+from qosc.targets.linux_tc import verify as machine
+from qosc.targets.linux_tc.grammar import GRAMMAR
+from qosc.targets.linux_tc.plan import class_sizing
+from qosc.targets.linux_tc.platform import LinuxTcPlatform
+from qosc.targets.linux_tc.words import tc_rate
+from qosc.targets.platform import PlatformBase
+
+NOT_RENDERED = frozenset({
+    # A Linux sub-interface is an interface of its own (eth0.100): the batch is written for the interface named, so
+    # a `unit` would be dropped without a word; the core reports it (QOS090) at the field instead.
+    "devices.*.interfaces.*.unit",
+})
+# Every other device field reaches the batch (port-type as on JUNOS: a Linux interface has one port structure,
+# its own, so any value means it and a profile shared with Catalyst ports stays usable).
+FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts.")) - NOT_RENDERED
+
+
+class LinuxTcTarget(Target):
+    name = "linux-tc"
+    description = "Linux iproute2 tc: HTB egress with u32 DSCP filters, clsact policing and remarking at the edge"
+    package = __name__
+    platform_class = LinuxTcPlatform
+    fields = FIELDS
+    codes = checks.CODES
+    formats = (Format(lowering.DIALECT, ".tc", serialize.batch),)
+    grammars: ClassVar[tuple[Grammar, ...]] = (GRAMMAR,)
+    driver = "qosc.targets.linux_tc.push:LinuxDriver"
+    reader = "qosc.targets.linux_tc.read"
+    tc_rate = staticmethod(tc_rate)
+    """A rate as tc reads it (for the lab's own baseline scripts)."""
+
+    def platform_of(self, device: Device) -> LinuxTcPlatform:
+        data = self.platform_data[device.platform]
+        assert isinstance(data, LinuxTcPlatform)
+        return data
+
+    def lower(self, policy: Policy, unit: Any, platform: PlatformBase) -> Lowered:
+        assert isinstance(platform, LinuxTcPlatform)
+        found = list(checks.check(policy, unit, platform))
+        if any(d.severity is Severity.ERROR for d in found):
+            return Lowered(diagnostics=found)
+        plans = lowering.plan(policy, unit, platform)
+        documents = [lowering.batch(policy, p, f"{unit.name}/{p.name}") for p in plans]
+        return Lowered(documents=documents, diagnostics=found, data=plans)
+
+    def render(self, lowered: Lowered) -> list[Output]:
+        """Per interface: the batch (from its statement tree), then its two wrapper scripts (prose, Jinja2)."""
+        batches = super().render(lowered)
+        out: list[Output] = []
+        for p, tc in zip(lowered.data or (), batches, strict=True):
+            stem = tc.path.removesuffix(".tc")
+            out.append(tc)
+            out.append(Output(f"{stem}.sh", render_package(__name__, "apply.sh.j2", p=p)))
+            out.append(Output(f"{stem}-teardown.sh", render_package(__name__, "teardown.sh.j2", p=p)))
+        return out
+
+    def verify(self, outputs: Sequence[Output]) -> list[Output]:
+        """Each batch loaded in a scratch network namespace on this machine; what it found becomes notes."""
+        out = []
+        for o in outputs:
+            if o.path.endswith(".tc"):
+                report = machine.run(o.text, PurePosixPath(o.path).stem)  # raises on a qosc bug
+                o = Output(o.path, o.text, (*o.notes, *report.notes()), o.origins)
+            out.append(o)
+        return out
+
+    # -- sizing (the SLS bounds use the numbers the batch is written with) --------------
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface, service: Service) -> ClassSizing | None:
+        """Drain rate, queue limit and shaper burst of the class carrying `service` on `iface`."""
+        if not iface.rate:
+            return None
+        return class_sizing(policy, policy.queue_owner(service), iface, self.platform_of(device))
+
+    def plan(self, policy: Policy, device: Device) -> list[lowering.InterfacePlan]:
+        """The per-interface plans of a device (what the batch and the wrappers are written from)."""
+        return lowering.plan(policy, device, self.platform_of(device))
+
+
+TARGET = LinuxTcTarget()

@@ -1,0 +1,69 @@
+"""The linux-tc target's diagnostics (QOS140-QOS144): what a policy asks that tc cannot do as written."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from qosc.codes import Code
+from qosc.diagnostics import Diagnostic, error, warning
+from qosc.model import Device, Interface, Policy, Role
+from qosc.targets.linux_tc.plan import QUEUE_BYTES_MAX, queue_bytes_at_most, queue_bytes_wanted
+from qosc.targets.linux_tc.platform import LinuxTcPlatform
+
+NAME = "linux-tc"
+CODES: tuple[Code, ...] = (
+    Code("QOS140", NAME, "error", "not a Linux interface name", NAME),
+    Code("QOS141", NAME, "error", "interface without speed", NAME),
+    Code("QOS142", NAME, "warning", "colour-aware policer rendered colour-blind", NAME),
+    Code("QOS143", NAME, "warning", "per-precedence drop profiles on a single RED queue", NAME),
+    Code("QOS144", NAME, "warning", "queue larger than tc's 32-bit byte limit, clamped", NAME),
+)
+IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+
+
+def check(policy: Policy, device: Device, platform: LinuxTcPlatform) -> Iterator[Diagnostic]:
+    for iface in device.interfaces:
+        if not IFNAME.match(iface.name) or iface.name in (".", ".."):
+            yield error("QOS140", f"{device.name}: '{iface.name}' is not a Linux interface name (at most 15 "
+                        "characters, no '/', ':' or spaces)", iface.where.loc, "use the kernel's name, e.g. eth0")
+        if not iface.rate:
+            yield error("QOS141", f"{device.name}:{iface.name} has no speed: HTB needs the link rate for its root "
+                        "class", iface.where.at("speed") or iface.where.loc, "set speed: (or shape:), e.g. 1G")
+        if iface.role is Role.EDGE:
+            yield from _edge_checks(policy, device, iface)
+        yield from _queue_checks(policy, device, iface, platform)
+    for s in policy.services:
+        names = {n for _, n in s.drop_profiles}
+        if s.queue.aqm == "red" and len(names) > 1 and any(s.name in i.services for i in device.interfaces):
+            yield warning("QOS143", f"service '{s.name}' has a drop profile per drop precedence, but Linux red "
+                          "has one curve per queue; linux-tc uses the low-precedence profile for all",
+                          s.where.at("drop-profile"), "gred would need tc_index, which dsmark set (removed "
+                          "in Linux 6.3); use one drop profile, or a router target for real WRED")
+
+
+def _queue_checks(policy: Policy, device: Device, iface: Interface,
+                  platform: LinuxTcPlatform) -> Iterator[Diagnostic]:
+    if not iface.rate:
+        return
+    for s in policy.services_on(iface):
+        if s.queue.shared_with or queue_bytes_at_most(s, iface, platform) <= QUEUE_BYTES_MAX:
+            continue
+        wanted = queue_bytes_wanted(policy, s, iface, platform)
+        if wanted > QUEUE_BYTES_MAX:
+            yield warning("QOS144", f"service '{s.name}' on {device.name}:{iface.name} asks for a {wanted} byte "
+                          f"queue; tc's fifo and red limits are 32-bit byte counts, so linux-tc queues at most "
+                          f"{QUEUE_BYTES_MAX} bytes", s.where.at("queue.buffer"),
+                          "give the service a smaller buffer (a time or percentage that fits in 4 GiB)")
+
+
+def _edge_checks(policy: Policy, device: Device, iface: Interface) -> Iterator[Diagnostic]:
+    classifier = policy.classifier_map.get(iface.classifier or "")
+    used = {r.policer or policy.service_map[r.service].policer for r in (classifier.rules if classifier else ())
+            if r.service in policy.service_map}
+    used |= {s.policer for s in policy.services}
+    for p in policy.policers:
+        if p.name in used and p.color_aware:
+            yield warning("QOS142", f"policer '{p.name}' is colour-aware, but tc police is colour-blind; "
+                          f"{device.name}:{iface.name} polices it colour-blind", p.where.at("color-aware"),
+                          "remark at the first edge only, or drop color-aware for Linux")

@@ -293,3 +293,47 @@ def test_field_is_rendered_or_refused(field: str, tmp_path: Path, base: Any) -> 
         if unsupported:
             problems.append(f"{name}: supports {field}, but QOS090 was reported for it")
     assert not problems, "\n".join(problems)
+
+
+_NEW_FIELD = r'''
+import json, sys
+import qosc.schema as S
+d = json.loads(S.schema_text())
+new = {"type": "integer", "description": "A field no target implements yet."}
+d["properties"]["services"]["additionalProperties"]["properties"]["queue"]["properties"]["frobnicate"] = new
+d["properties"]["hosts"]["additionalProperties"]["properties"]["frobnicate"] = new
+text = json.dumps(d)
+S.schema_text = lambda: text
+S.schema.cache_clear()
+from qosc import pipeline
+for path in sys.argv[1:]:
+    for x in pipeline.validate(path).diagnostics:
+        if x.code == "QOS090" or x.is_error:
+            print(x.code, x.location.line if x.location else 0, x.message)
+'''
+
+
+def test_a_field_added_to_the_schema_is_refused_by_every_target_until_it_renders_it(tmp_path: Path) -> None:
+    """The change exercise: a new policy field in the schema alone (no model, no target code) reaches no device
+    silently: every target of every platform that the field reaches reports QOS090 at its line, because each
+    target lists the fields it renders instead of deriving them from the schema."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[1]
+    network = (root / "policies" / "assured-rate.yaml").read_text().splitlines(keepends=True)
+    line = next(i for i, text in enumerate(network) if text.strip().startswith("queue: {share: 40%")) + 1
+    network[line - 1] = network[line - 1].replace("priority: high}", "priority: high, frobnicate: 3}")
+    hosts = (root / "policies" / "grid-hosts.yaml").read_text().replace(
+        "    platform: linux\n", "    platform: linux\n    frobnicate: 3\n", 1)
+    host_line = hosts[:hosts.index("    frobnicate: 3")].count("\n") + 1
+    (tmp_path / "n.yaml").write_text("".join(network))
+    (tmp_path / "h.yaml").write_text(hosts)
+    proc = subprocess.run([sys.executable, "-c", _NEW_FIELD, str(tmp_path / "n.yaml"), str(tmp_path / "h.yaml")],
+                          capture_output=True, text=True, check=False, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = {(code, int(at)) for code, at, _ in (row.split(" ", 2) for row in proc.stdout.splitlines())}
+    assert found == {("QOS090", line), ("QOS090", host_line)}, proc.stdout
+    reached = {t.name for t in targets().values()} - {"linux-host"}
+    for name in reached:
+        assert f"target {name} does not support it" in proc.stdout, (name, proc.stdout)
+    assert "target linux-host does not support it" in proc.stdout

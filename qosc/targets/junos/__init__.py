@@ -114,7 +114,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from qosc import fields as fields_mod
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.grammar import Grammar
@@ -143,14 +142,28 @@ CODES: tuple[Code, ...] = (
          "schedules per port", _J),
 )
 
-NOT_RENDERED = frozenset({
-    # JUNOS has ECN marking only on some line cards (MX Trio: `explicit-congestion-notification` in a scheduler)
-    # and no per-queue choice of AQM algorithm; qosc renders neither, so the core reports QOS090 at the field.
-    "services.*.queue.ecn",
-    "services.*.queue.aqm",
+# The policy fields this target renders, listed (never derived from the schema: a field added to the schema is
+# refused here, QOS090 at its line, until the lowering renders it).  Not here: services.*.queue.ecn and .aqm
+# (JUNOS has ECN marking only on some line cards, MX Trio `explicit-congestion-notification`, and no per-queue
+# choice of AQM algorithm).  `port-type` is read: a JUNOS platform has one port structure, its own, so any
+# value means it.
+FIELDS = frozenset({
+    "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
+    "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
+    "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with",
+    "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description", "drop-profiles.*.points",
+    "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability", "drop-profiles.*.interpolate",
+    "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir", "policers.*.pbs",
+    "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate", "policers.*.color-aware",
+    "classifiers.*.description", "classifiers.*.rules.*.name", "classifiers.*.rules.*.description",
+    "classifiers.*.rules.*.match.source", "classifiers.*.rules.*.match.destination",
+    "classifiers.*.rules.*.match.protocol", "classifiers.*.rules.*.match.source-port",
+    "classifiers.*.rules.*.match.destination-port", "classifiers.*.rules.*.match.dscp",
+    "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp", "classifiers.*.rules.*.policer",
+    "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
+    "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
+    "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit", "devices.*.description",
 })
-# (`port-type` is read: a JUNOS platform has one port structure, the platform's own, so any value means it.)
-FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts.")) - NOT_RENDERED
 
 
 class JunosTarget(Target):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from qosc import fields as fields_mod
 from qosc.grammar import Grammar
 from qosc.model import Policy
 from qosc.targets.base import Format, Lowered, Target
@@ -28,8 +27,14 @@ from qosc.targets.linux_host.grammar import SHELL, SYSCTL
 from qosc.targets.linux_host.lower import lower
 from qosc.targets.platform import PlatformBase
 
-# What the host's plan reads: everything under hosts.NAME but the `current` buffers (which qosc only diagnoses).
-FIELDS = frozenset(fields_mod.target_fields("hosts."))
+# What the host's plan reads (listed, never derived from the schema: a new host field is QOS090 until rendered).
+FIELDS = frozenset({
+    "hosts.*.description", "hosts.*.interfaces.*.description", "hosts.*.interfaces.*.speed",
+    "hosts.*.interfaces.*.txqueuelen", "hosts.*.paths.*.peer", "hosts.*.paths.*.rtt", "hosts.*.paths.*.rate",
+    "hosts.*.paths.*.service", "hosts.*.paths.*.description", "hosts.*.overrides.rmem_max",
+    "hosts.*.overrides.wmem_max", "hosts.*.overrides.tcp_rmem", "hosts.*.overrides.tcp_wmem",
+    "hosts.*.overrides.tcp_congestion_control", "hosts.*.overrides.default_qdisc",
+})
 
 
 class LinuxHostTarget(Target):

@@ -38,7 +38,6 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any, ClassVar
 
-from qosc import fields as fields_mod
 from qosc.diagnostics import Severity
 from qosc.grammar import Grammar
 from qosc.model import Device, Interface, Policy, Service
@@ -54,14 +53,28 @@ from qosc.targets.linux_tc.platform import LinuxTcPlatform
 from qosc.targets.linux_tc.words import tc_rate
 from qosc.targets.platform import PlatformBase
 
-NOT_RENDERED = frozenset({
-    # A Linux sub-interface is an interface of its own (eth0.100): the batch is written for the interface named, so
-    # a `unit` would be dropped without a word; the core reports it (QOS090) at the field instead.
-    "devices.*.interfaces.*.unit",
+# The policy fields this target renders, listed (never derived from the schema: a field added to the schema is
+# refused here, QOS090 at its line, until the lowering renders it).  Not here: devices.*.interfaces.*.unit (a
+# Linux sub-interface is an interface of its own, eth0.100, and the batch is written for the interface named).
+# port-type as on JUNOS: a Linux interface has one port structure, its own, so any value means it and a profile
+# shared with Catalyst ports stays usable.
+FIELDS = frozenset({
+    "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
+    "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
+    "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with", "services.*.queue.aqm",
+    "services.*.queue.ecn", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description",
+    "drop-profiles.*.points", "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability",
+    "drop-profiles.*.interpolate", "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir",
+    "policers.*.pbs", "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate",
+    "policers.*.color-aware", "classifiers.*.description", "classifiers.*.rules.*.name",
+    "classifiers.*.rules.*.description", "classifiers.*.rules.*.match.source",
+    "classifiers.*.rules.*.match.destination", "classifiers.*.rules.*.match.protocol",
+    "classifiers.*.rules.*.match.source-port", "classifiers.*.rules.*.match.destination-port",
+    "classifiers.*.rules.*.match.dscp", "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp",
+    "classifiers.*.rules.*.policer", "devices.*.interfaces.*.description", "devices.*.interfaces.*.role",
+    "devices.*.interfaces.*.shape", "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier",
+    "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.description",
 })
-# Every other device field reaches the batch (port-type as on JUNOS: a Linux interface has one port structure,
-# its own, so any value means it and a profile shared with Catalyst ports stays usable).
-FIELDS = frozenset(f for f in fields_mod.target_fields() if not f.startswith("hosts.")) - NOT_RENDERED
 
 
 class LinuxTcTarget(Target):

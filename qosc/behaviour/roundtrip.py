@@ -63,6 +63,14 @@ class RoundTrip:
         return self.stage == "equiv" and not self.findings and not self.problems
 
 
+def relift(found: Device, name: str, path: Path) -> tuple[Lifted, pipeline.Result]:
+    """What `qosc import` makes of one device read back: the lifted policy, written to `path` as import writes
+    it, and that file validated (its policy compiles like any other)."""
+    lifted = lift([found], name)
+    path.write_text(yaml.safe_dump(lifted.policy, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return lifted, pipeline.validate(str(path))
+
+
 Dump = Callable[[Output], tuple[str, str]]
 """What a device shows for a compiled output: (text, source).  The default is the output itself; Linux tc
 loads the batch into a kernel and dumps it (the linux-tc target's read.kernel)."""
@@ -82,10 +90,8 @@ def round_trip(policy: Policy, device: str, suffix: str, workdir: Path, dump: Du
     out = RoundTrip(first)
     if first.behaviour is None:
         return out
-    out.lifted = lift([first.behaviour], f"{policy.name}-imported")
     path = workdir / f"{device.replace('/', '_')}{suffix.replace('/', '_')}.yaml"
-    path.write_text(yaml.safe_dump(out.lifted.policy, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    checked = pipeline.validate(str(path))
+    out.lifted, checked = relift(first.behaviour, f"{policy.name}-imported", path)
     out.diagnostics, out.stage = list(checked.diagnostics), "validate"
     if checked.policy is None or has_errors(checked.diagnostics):
         return out

@@ -3,6 +3,7 @@
 data/four-service-eth0.dump is `tc -j qdisc/class/filter show dev v0` (iproute2 6.1, Linux 6.x) after
 `tc -batch` of the linux-tc output of policies/four-service-linux.yaml (dev renamed to a veth) in a scratch
 network namespace; test_live_dump_round_trip does it again where network namespaces can be made.
+data/hand-htb.tc is a hand-written HTB tree (tests/test_lab.py measures its shares with real traffic too).
 """
 
 from __future__ import annotations
@@ -95,43 +96,21 @@ def test_live_dump_round_trip() -> None:
     assert drift(pol, "lab-router", read(dump, "eth0.dump")) == []
 
 
-HAND_BATCH = """\
-qdisc add dev eth0 root handle 1: htb default 30
-class add dev eth0 parent 1: classid 1:1 htb rate 100mbit ceil 100mbit
-class add dev eth0 parent 1:1 classid 1:10 htb rate 20mbit ceil 20mbit prio 0
-class add dev eth0 parent 1:1 classid 1:20 htb rate 1mbit ceil 100mbit prio 7
-class add dev eth0 parent 1:1 classid 1:30 htb rate 60mbit ceil 100mbit prio 1
-class add dev eth0 parent 1:1 classid 1:40 htb rate 19mbit ceil 50mbit prio 2
-qdisc add dev eth0 parent 1:10 handle 10: bfifo limit 30000
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dsfield 0xb8 0xfc flowid 1:10
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dsfield 0x20 0xfc flowid 1:20
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dsfield 0x48 0xfc flowid 1:40
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dsfield 0x50 0xfc flowid 1:40
-filter add dev eth0 parent 1: protocol ipv6 prio 2 u32 match ip6 priority 0xb8 0xfc flowid 1:10
-filter add dev eth0 parent 1: protocol ipv6 prio 2 u32 match ip6 priority 0x20 0xfc flowid 1:20
-filter add dev eth0 parent 1: protocol ipv6 prio 2 u32 match ip6 priority 0x48 0xfc flowid 1:40
-filter add dev eth0 parent 1: protocol ipv6 prio 2 u32 match ip6 priority 0x50 0xfc flowid 1:40
-"""
+HAND_BATCH = (DATA / "hand-htb.tc").read_text()
 
 
 @pytest.mark.skipif(kernel.available() is not None, reason=f"scratch network namespace: {kernel.available()}")
 def test_hand_written_tree_imports_recompiles_and_loads_as_the_same_tree(tmp_path: Path) -> None:
     """A hand-written HTB tree (a capped prio-0 class, borrowing with ceilings, LBE at prio 7, IPv4 and IPv6
     filters) loaded in a namespace and dumped, imported, compiled by qosc and loaded again: the same tree."""
-    import yaml
-
-    from qosc import pipeline
     from qosc.behaviour import readback
-    from qosc.behaviour.lift import lift
+    from qosc.behaviour.roundtrip import relift
     try:
         first = readback.read(kernel.dump(HAND_BATCH), "lab/eth0.json", "linux", "lab")
     except kernel.NoKernel as exc:
         pytest.skip(str(exc))
     assert first.behaviour is not None, first.diagnostics
-    lifted = lift([first.behaviour], "hand")
-    path = tmp_path / "hand.yaml"
-    path.write_text(yaml.safe_dump(lifted.policy, sort_keys=False))
-    checked = pipeline.validate(str(path))
+    _, checked = relift(first.behaviour, "hand", tmp_path / "hand.yaml")
     assert checked.policy is not None and not [str(d) for d in checked.diagnostics if d.is_error]
     batch = next(o.text for o in outputs(checked.policy, "lab") if o.path.endswith(".tc"))
     second = readback.read(kernel.dump(batch), "lab/eth0.json", "linux", "lab")

@@ -17,9 +17,9 @@ from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
 from qosc.behaviour.compare import Finding, Tolerance, compare, stale
-from qosc.behaviour.model import Device
-from qosc.diagnostics import Diagnostic, error
-from qosc.errors import InputError
+from qosc.behaviour.model import Device, Interface
+from qosc.diagnostics import Diagnostic, Severity, error
+from qosc.errors import InputError, VerificationUnavailable
 from qosc.model import Device as ModelDevice
 from qosc.model import Policy
 from qosc.targets.base import Target
@@ -125,13 +125,21 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
             continue
         out.devices.append(name)
         expected = intent.device(policy, dev)
-        compiled = _compiled(policy, dev)
+        try:
+            compiled = _compiled(policy, dev)
+        except VerificationUnavailable as exc:
+            compiled = None
+            out.diagnostics.append(Diagnostic(
+                "QOS182", Severity.INFO, f"{name}: the policy's own compile cannot be read back here ({exc}); "
+                "the configuration is compared with the policy alone: stale objects are not detected, and what "
+                "the target renders differently from the policy (warned at compile time) is reported as drift",
+                dev.where.loc, "run qosc verify as root on a machine with iproute2 (ip, tc), network namespaces "
+                "and a kernel that loads every qdisc and action of the batch"))
         # what the target itself renders differently (warned at compile time: a WRED curve that cannot start
         # above 0 %, precedence matching) is not drift: drift is what the device does beyond its own compile
-        known = {_key(f) for f in compare(expected, compiled[0], tolerance)} if compiled else set()
+        known = {_key(f) for f in compare(expected, compiled, tolerance)} if compiled else set()
         out.findings.extend(f for f in compare(expected, found.behaviour, tolerance) if _key(f) not in known)
-        out.findings.extend(stale(replace(found.behaviour, owned=tuple(o for d in compiled for o in d.owned)),
-                                  found.behaviour) if compiled else [])
+        out.findings.extend(stale(compiled, found.behaviour) if compiled else [])
     return out
 
 
@@ -139,18 +147,30 @@ def _key(f: Finding) -> tuple[str, str, str, str, str]:
     return f.interface, f.subject, f.what, f.expected, f.found
 
 
-def _compiled(policy: Policy, dev: ModelDevice) -> list[Device]:
-    """The policy's own compile of a device, read back like the device's configuration (every output the
-    device's reader reads; none where it reads only what a device shows, e.g. a kernel's tc dump)."""
+def _compiled(policy: Policy, dev: ModelDevice) -> Device | None:
+    """The policy's own compile of a device, read back as the device would show it (Target.shown: the
+    configuration as written, or a Linux kernel's dump of the batch loaded in a scratch namespace), every
+    interface of every output in one device.  None where the device's reader reads nothing of it; raises
+    VerificationUnavailable where what the device shows cannot be made on this machine."""
     pair = reader(dev.platform)
     if pair is None:
-        return []
+        return None
     target, data = pair
     _, lowered = pipeline.lower(target, policy, dev)
     if lowered is None:
-        return []
-    return [target.interpret(target.parse(o.text, o.path, data, None), data)[0] for o in target.render(lowered)
-            if target.sniff(o.text) is not None]
+        return None
+    read: list[Device] = []
+    for o in target.render(lowered):
+        text = target.shown(o)
+        if text is not None:
+            read.append(target.interpret(target.parse(text, o.path, data, None), data)[0])
+    if not read:
+        return None
+    interfaces: dict[tuple[str, int], Interface] = {}
+    for d in read:  # the formats of one configuration (JUNOS curly, set) repeat its interfaces: the first counts
+        for i in d.interfaces:
+            interfaces.setdefault((i.name, i.unit), i)
+    return replace(read[0], interfaces=tuple(interfaces.values()), owned=tuple(o for d in read for o in d.owned))
 
 
 def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,

@@ -186,6 +186,14 @@ class Target(abc.ABC):
         fmt: str | None = module.sniff(text) if module is not None else None
         return fmt
 
+    def shown(self, output: Output) -> str | None:
+        """What a device shows for one compiled output, for reading it back like the device's own configuration
+        (verify's baseline: the policy's own compile).  By default the output itself when this target reads it,
+        None for outputs that are not configurations (wrapper scripts).  A target whose devices show something
+        else than what qosc writes (Linux shows a kernel's tc dump, not the batch) loads it on this machine, and
+        raises VerificationUnavailable when it cannot."""
+        return output.text if self.sniff(output.text) is not None else None
+
     def verify(self, outputs: Sequence[Output]) -> list[Output]:
         """Checks that depend on this machine, run only on request: the outputs with what was found as notes."""
         return list(outputs)

@@ -126,6 +126,15 @@ class LinuxTcTarget(Target):
             out.append(o)
         return out
 
+    def shown(self, output: Output) -> str | None:
+        """A batch as a Linux device shows it: loaded in a scratch network namespace and dumped with `tc -j`
+        (read.kernel; VerificationUnavailable where it cannot be loaded here).  The wrapper scripts: None."""
+        if not output.path.endswith(".tc"):
+            return None
+        from qosc.targets.linux_tc.read import kernel
+
+        return kernel.dump(output.text)
+
     # -- sizing (the SLS bounds use the numbers the batch is written with) --------------
     def class_sizing(self, policy: Policy, device: Device, iface: Interface, service: Service) -> ClassSizing | None:
         """Drain rate, queue limit and shaper burst of the class carrying `service` on `iface`."""

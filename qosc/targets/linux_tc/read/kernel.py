@@ -16,9 +16,15 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from qosc.errors import VerificationUnavailable
 
-class NoKernel(RuntimeError):
+
+class NoKernel(RuntimeError, VerificationUnavailable):
     """This machine cannot load a tc batch into a scratch namespace (not root, no ip/tc, no netns)."""
+
+
+class Refused(NoKernel):
+    """This machine's kernel refused the batch (a qdisc or action kind it cannot load: domain.md 4.4)."""
 
 
 def available() -> str | None:
@@ -52,9 +58,23 @@ def dump(batch: str) -> str:
             loaded = subprocess.run(["ip", "netns", "exec", ns, "tc", "-batch", str(path)], check=False,
                                     capture_output=True, text=True)
             if loaded.returncode != 0:
-                raise RuntimeError(f"tc refused the batch: {loaded.stderr.strip()}")
+                raise Refused(_refusal(batch, loaded.stderr))
             return "".join(subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", kind, "show", "dev", devs[0]],
                                           check=True, capture_output=True, text=True).stdout
                            for kind in ("qdisc", "class", "filter"))
     finally:
         subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+
+
+def _refusal(batch: str, stderr: str) -> str:
+    """tc -batch's complaint in one line: the batch line it stopped at and the kernel's words."""
+    words, number = [], 0
+    for line in stderr.splitlines():
+        m = re.match(r"^Command failed .*:(\d+)\s*$", line)
+        if m:
+            number = int(m.group(1))
+        elif line.strip() and not line.startswith(("RED: WARNING", "Warning")):
+            words.append(line.strip().removeprefix("Error: ").rstrip("."))
+    lines = batch.splitlines()
+    where = f" at batch line {number} ({lines[number - 1].strip()})" if 0 < number <= len(lines) else ""
+    return f"tc refused the batch{where}: {'; '.join(words) or 'no reason given'}"

@@ -117,7 +117,9 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
         statements.append(Statement((kw("class"), _w(m.group(1)), _w(m.group(2))), tuple(kids), origin=where))
     if not statements:
         raise InputError([error("QOS179", "tc dump: no qdisc, class or filter found", Location(source, 1, 1))])
-    stem = dev or source.rsplit("/", 1)[-1].split(".")[0] or "eth0"
+    base = source.rsplit("/", 1)[-1]  # a file named after its interface: eth0.json, eth0.100.dump, eth0.tc
+    base = base.rsplit(".", 1)[0] if base.rsplit(".", 1)[-1] in ("json", "dump", "txt", "tc") else base
+    stem = dev or base or "eth0"
     return Document(stem, "tc-json", tuple(statements), origin=Location(source, 1, 1))
 
 

@@ -8,6 +8,7 @@ tests also check that the password never shows up in qosc's output.
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -142,3 +143,35 @@ def test_connection_dropped_leaves_no_lock_and_nothing_committed(junos_sim, tmp_
     assert sim.running_text() == before
     assert serialise(sim.candidate) == before
     assert sim.running_text() == serialise(parse(INITIAL_JUNOS))
+
+
+def test_verify_from_device_reads_the_committed_xml(junos_sim, tmp_path, monkeypatch):
+    """qosc verify --from-device on the JUNOS RPC path: get-configuration of the committed database in XML (the
+    reader sniffs it), no lock taken; after a push it matches, and a share changed on the box is drift."""
+    sim = junos_sim.sim
+    policy = lab_policy(tmp_path)
+    env = env_for(junos_sim, tmp_path)
+    proc = qosc("push", str(policy), "--device", "edge-mx", "--commit", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    before, events = sim.running_text(), len(sim.events)
+    ok = qosc("verify", str(policy), "--from-device", "edge-mx", "--format", "json", env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    clean = json.loads(ok.stdout)
+    assert clean["devices"] == ["edge-mx"] and clean["drift"] is False, clean
+    assert sim.running_text() == before and sim.locked_by() == 0 and len(sim.events) == events  # read-only
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    from qosc.push.reading import running_configs
+    texts, problems = running_configs(str(policy), ["edge-mx"])
+    assert not [d for d in problems if d.is_error], problems
+    assert re.match(r"<(\w+:)?rpc-reply[ >]", texts["edge-mx"]), texts  # the XML reply, not text
+    assert "<class-of-service>" in texts["edge-mx"] and "host-name" not in texts["edge-mx"]  # owned only
+    lbe = "lbe {\n            transmit-rate percent "
+    changed = before.replace(lbe + "1;", lbe + "4;")
+    assert changed != before
+    sim.running = parse(changed)  # another hand, on the box
+    bad = qosc("verify", str(policy), "--from-device", "edge-mx", env=env)
+    out = bad.stdout + bad.stderr
+    assert bad.returncode == 1 and "edge-mx:ge-0/0/1: lbe: share 1% expected, 4% found" in out, out
+    assert "(configuration: edge-mx (running):" in out, out  # located in the XML reply
+    no_secret(junos_sim, ok.stdout, ok.stderr, out)

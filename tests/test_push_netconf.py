@@ -8,6 +8,7 @@ session: the running datastore, the candidate, the lock.
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -220,3 +221,41 @@ def test_connection_dropped_leaves_no_lock_and_nothing_committed(netconfd, tmp_p
     assert wait_for(lambda: running(netconfd) == before, 10)
     with session(netconfd) as m:
         assert "assured-rate" not in m.get_config("candidate").data_xml
+
+
+def test_verify_from_device_reads_the_running_xml(netconfd, tmp_path):
+    """qosc verify --from-device over NETCONF: the driver reads running (no lock, no change) and hands the reader
+    the XML reply; after a push it matches the policy, and a share changed on the server is drift located at
+    the line of the reply that holds it."""
+    reset(netconfd)
+    policy = lab_policy(tmp_path)
+    env = env_for(netconfd, tmp_path)
+    proc = qosc("push", str(policy), "--device", "edge-mx", "--commit", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    before = running(netconfd)
+    ok = qosc("verify", str(policy), "--from-device", "edge-mx", "--format", "json", env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    clean = json.loads(ok.stdout)
+    assert clean["devices"] == ["edge-mx"] and clean["drift"] is False, clean
+    # (the operator's own policer, which qosc never made, is listed as stale: a warning, see the report)
+    assert [f["subject"] for f in clean["findings"]] in ([], ["policer operator-owned"]), clean
+    assert running(netconfd) == before and lock_free(netconfd)  # read-only
+    reply = driver(netconfd, job_from_text("")).running_config()
+    assert re.match(r"<(\w+:)?rpc-reply[ >]", reply) and "<configuration" in reply, reply  # the XML reply
+    assert "operator-owned" in reply
+    with session(netconfd) as m:  # another hand changes the lbe scheduler's transmit rate on the server
+        m.lock("candidate")
+        m.edit_config(target="candidate", config=f'<config xmlns="{NC}"><configuration xmlns="{NAMESPACE}">'
+                      "<class-of-service><schedulers><name>lbe</name><transmit-rate><percent>4</percent>"
+                      "</transmit-rate></schedulers></class-of-service></configuration></config>")
+        m.commit()
+        m.unlock("candidate")
+    bad = qosc("verify", str(policy), "--from-device", "edge-mx", "--format", "json", env=env)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    report = json.loads(bad.stdout)
+    share = [f for f in report["findings"] if f["subject"] == "lbe" and f["what"] == "share"]
+    # both interfaces use the one scheduler map
+    assert sorted((f["interface"], f["expected"], f["found"]) for f in share) == [
+        ("ge-0/0/1", "1%", "4%"), ("xe-0/1/0", "1%", "4%")], report
+    assert share[0]["config"].startswith("edge-mx (running):"), share
+    reset(netconfd)

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         from qosc.push.reading import running_configs
         texts, problems = running_configs(args.policy, args.from_device, args.insecure_lab_skip_hostkey)
     result = verify(args.policy, configs, texts, Tolerance(share=args.share_tolerance))
-    result.diagnostics[:0] = problems
+    result.diagnostics[:0] = [p for p in problems if p not in result.diagnostics]  # both validate the policy
     return _report(result, args.format)
 
 

@@ -81,6 +81,8 @@ class Dialect(Protocol):
     def to_xml(self, text: str) -> Any: ...
     def to_text(self, config: Any) -> str: ...
     def owned(self, text: str) -> str: ...
+    owned_hierarchies: tuple[str, ...]
+    """The top-level hierarchies qosc owns (what running_config reads)."""
 
 
 class NetconfDriver(Driver):
@@ -147,7 +149,7 @@ class NetconfDriver(Driver):
 
     # -- contract ---------------------------------------------------------------------------------------
 
-    def open(self) -> None:
+    def _connect(self) -> None:
         from ncclient.operations import RaiseMode
         c = self.credentials
         if c.verify_host_key and c.known_host_key() is None:
@@ -157,6 +159,9 @@ class NetconfDriver(Driver):
         self.m.raise_mode = RaiseMode.ERRORS
         self.caps = set(self.m.server_capabilities)
         self.junos = any(cap.startswith(JUNOS_CAP) for cap in self.caps)
+
+    def open(self) -> None:
+        self._connect()
         if self.junos:
             self.method = "netconf-junos"
             self._rpc("lock", _el("lock-configuration"))
@@ -220,6 +225,30 @@ class NetconfDriver(Driver):
         etree.cleanup_namespaces(clean, top_nsmap={None: self.dialect.namespace})
         self.snapshot[source] = clean
         return etree.tostring(clean, pretty_print=True, encoding="unicode")
+
+    def running_config(self) -> str:
+        """The committed configuration of the owned hierarchies as the device's XML reply (no lock, no change):
+        the JUNOS RPC path asks get-configuration in XML, JUNOS's own format, the RFC 6241 path get-config of
+        running filtered to the dialect's module.  The reply is re-indented one element a line, so the
+        reader's origins are lines of the reply as qosc shows it.  A JUNOS device that answers in text (the
+        `format` attribute ignored) is read as text."""
+        self._connect()
+        if self.junos:
+            rpc = _el("get-configuration", database="committed", format="xml")
+            wanted = _child(rpc, "configuration")
+            for name in self.dialect.owned_hierarchies:
+                _child(wanted, name)
+            reply = self._rpc("read", rpc)
+        else:
+            reply = self._call("read", self.m.get_config, source="running",
+                               filter=("subtree", f'<configuration xmlns="{self.dialect.namespace}"/>')).xml
+        root = etree.fromstring(reply.encode(), etree.XMLParser(remove_blank_text=True, resolve_entities=False,
+                                                                no_network=True))
+        text = next((el.text or "" for el in root.iter() if isinstance(el.tag, str)
+                     and etree.QName(el).localname == "configuration-text"), None)
+        if text is not None:
+            return self.dialect.owned(text)
+        return etree.tostring(root, pretty_print=True, encoding="unicode")
 
     def compare(self) -> str:
         if self.junos:

@@ -9,7 +9,10 @@ JUNOS's semantics as documented, on a configuration kept as a statement tree:
 - load-configuration action="replace|merge|override" format="text", and
   rollback="N"; `replace:` tags replace a hierarchy, the rest merges;
 - get-configuration compare="rollback" rollback="N" (a diff, the device's own),
-  database="candidate|committed" format="text";
+  database="candidate|committed" format="text", or format="xml" (JUNOS's default:
+  `<configuration>`, elements unqualified, by the mapping of qosc's YANG module,
+  which follows Juniper's) narrowed to the top-level hierarchies a
+  `<configuration>` filter names;
 - commit-configuration with check, confirmed + confirm-timeout (minutes; the
   simulator's `minute` compresses time for tests), log; a plain commit
   confirms; an unconfirmed commit is rolled back when the timeout expires;
@@ -37,6 +40,7 @@ from netconf import error as ncerror
 from netconf import server as ncserver
 
 from qosc.targets.junos.push.text import JunosSyntaxError, Stmt, parse, serialise
+from qosc.targets.junos.push.xml import to_xml
 
 JUNOS_CAP = "http://xml.juniper.net/netconf/junos/1.0"
 
@@ -173,6 +177,8 @@ class JunosMethods:
                 etree.SubElement(out, "configuration-output").text = diff
                 return out
             db = self.sim.running if el.get("database") == "committed" else self.sim.candidate
+            if el.get("format", "xml") == "xml":
+                return _as_xml(db, el.find("configuration"))
             out = etree.Element("configuration-text")
             out.text = serialise(db)
             return out
@@ -281,3 +287,16 @@ def _iter(stmts: list[Stmt]):
     for st in stmts:
         yield st
         yield from _iter(st.children or [])
+
+
+def _as_xml(db: list[Stmt], wanted: etree._Element | None) -> etree._Element:
+    """The configuration as JUNOS answers get-configuration in XML: `<configuration>`, unqualified elements,
+    only the top-level hierarchies the filter names (all without one)."""
+    names = {etree.QName(c).localname for c in wanted if isinstance(c.tag, str)} if wanted is not None else set()
+    kept = [s for s in db if not names or s.keyword in names]
+    conf = to_xml(serialise(kept), replace_owned=False)
+    for e in conf.iter():
+        if isinstance(e.tag, str):
+            e.tag = etree.QName(e).localname
+    etree.cleanup_namespaces(conf)
+    return conf

@@ -7,13 +7,14 @@ from typing import Any
 from qosc.push.netconf import NetconfDriver
 from qosc.targets.junos.push import text, xml
 
-OWNED = ("class-of-service", "firewall", "interfaces")
+OWNED: tuple[str, ...] = ("class-of-service", "firewall", "interfaces")
 
 
 class JunosDialect:
     namespace = xml.NAMESPACE
     yang = "yang/qosc-junos-qos.yang"
     errors: tuple[type[Exception], ...] = (text.JunosSyntaxError, xml.ConversionError)
+    owned_hierarchies = OWNED
 
     def for_load(self, conf: str) -> str:
         return text.for_load(conf)

@@ -126,7 +126,7 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
         out.devices.append(name)
         expected = intent.device(policy, dev)
         try:
-            compiled = _compiled(policy, dev)
+            compiled = own_compile(policy, dev)
         except VerificationUnavailable as exc:
             compiled = None
             out.diagnostics.append(Diagnostic(
@@ -147,7 +147,7 @@ def _key(f: Finding) -> tuple[str, str, str, str, str]:
     return f.interface, f.subject, f.what, f.expected, f.found
 
 
-def _compiled(policy: Policy, dev: ModelDevice) -> Device | None:
+def own_compile(policy: Policy, dev: ModelDevice) -> Device | None:
     """The policy's own compile of a device, read back as the device would show it (Target.shown: the
     configuration as written, or a Linux kernel's dump of the batch loaded in a scratch namespace), every
     interface of every output in one device.  None where the device's reader reads nothing of it; raises

@@ -84,6 +84,8 @@ def _report(result: Verified, fmt: str) -> int:
         report(result.diagnostics + drift, fmt)
         if fmt == "text":
             checked = ", ".join(result.devices) or "no device"
-            state = "drift found" if result.findings else "matches the policy"
-            print(f"qosc verify: {checked}: {state} ({len(result.findings)} finding(s))", file=sys.stderr)
+            stale = sum(1 for d in drift if not d.is_error)
+            state = "drift found" if len(drift) > stale else "matches the policy"
+            extra = f", {stale} of them stale object(s)" if stale else ""
+            print(f"qosc verify: {checked}: {state} ({len(result.findings)} finding(s){extra})", file=sys.stderr)
     return 1 if has_errors(result.diagnostics) or any(d.is_error for d in drift) else 0

@@ -78,4 +78,5 @@ def test_verify_reports_a_stale_qosc_object(tmp_path: Path) -> None:
     out = run.stdout + run.stderr
     # stale objects are a warning (QOS178): reported, the exit code stays 0
     assert run.returncode == 0 and "warning[QOS178]" in out and "scheduler old-one: stale object" in out
+    assert "edge-mx: matches the policy (1 finding(s), 1 of them stale object(s))" in out  # not "drift found"
     assert f"{conf}:" in out

@@ -117,13 +117,15 @@ from typing import Any, ClassVar
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.grammar import Grammar
-from qosc.model import Device, Policy
+from qosc.model import Device, Interface, Policy, Service
+from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.junos import serialize
 from qosc.targets.junos.grammar import GRAMMAR
 from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.plan import Plan, analyse, jname
 from qosc.targets.junos.platform import JunosPlatform
+from qosc.targets.junos.sizing import class_sizing
 
 __all__ = ["CODES", "FIELDS", "TARGET", "JunosPlatform", "JunosTarget", "device_plan"]
 
@@ -186,6 +188,15 @@ class JunosTarget(Target):
         if any(d.severity is Severity.ERROR for d in found):
             return Lowered(diagnostics=found, data=plan)
         return Lowered(documents=[lower_device(policy, unit, plan)], diagnostics=found, data=plan)
+
+
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface,
+                     service: Service) -> ClassSizing | Unsized | None:
+        """Drain rate, queue and shaper burst of the class carrying `service` on `iface` (junos/sizing.py): the
+        numbers the scheduler is written with."""
+        platform = self.platform_data[device.platform]
+        assert isinstance(platform, JunosPlatform)
+        return class_sizing(policy, device, iface, service, platform)
 
 
 def _diagnostics(policy: Policy, plan: Plan) -> list[Diagnostic]:

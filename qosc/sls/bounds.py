@@ -18,8 +18,9 @@ configured shares, link rates and policers can actually support.
   its cap with burst-size; IOS MQC, whose priority class is policed at its
   cap), the bound comes from the numbers that target writes into the
   configuration, through qosc.sizing.delay_bound:
-  min(Q / R, max(b / C, (b - B) / R)) + F / C, with Q the class's queue
-  limit, R the rate it drains at, B its shaper burst, F one frame.  A target
+  min(Q / R, P / R, max(b / C, (b - B) / R)) + F / C, with Q the class's
+  queue limit, R the rate it drains at, B its shaper burst, P the bucket of
+  a policer capping it at its entrance (IOS), F one frame.  A target
   that cannot size a class from documented facts (sizing.Unsized) keeps the
   generic formula, and its formula string says why.
 - End-to-end: the per-hop bounds summed along the declared `sls.path`.

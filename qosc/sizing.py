@@ -49,10 +49,13 @@ queue) whose arrivals are within R, on a link of rate C:
     d = min(Q / R, max(sigma / C, (sigma - B) / R)) + F / C
 
 Q / R: a packet that is queued finds at most Q bytes ahead of it, drained at
-R or faster (tail drop); sigma: the burst the edge policers let into the queue
-(when known), which leaves at the link rate while the shaper has tokens (B)
-and at R after; F / C: one packet of another class already in transmission
-(no preemption).  Without a known sigma the first term alone bounds it.
+R or faster (tail drop); a class policed at its entrance at a cap below R
+with a bucket P (IOS `priority` + `police`: the excess is dropped, never
+queued) never holds more than P, so P / R bounds the wait the same way;
+sigma: the burst the edge policers let into the queue (when known), which
+leaves at the link rate while the shaper has tokens (B) and at R after;
+F / C: one packet of another class already in transmission (no preemption).
+Without a known sigma the first term alone bounds it.
 """
 
 from __future__ import annotations
@@ -213,6 +216,18 @@ class ClassSizing:
     """None where the target leaves the device's own default queue (its size unknown to qosc)."""
     burst: Burst | None
     """The shaper's bucket when the class is capped (cannot borrow), else None."""
+    policed: Burst | None = None
+    """The bucket of a policer that caps the class at its entrance (IOS: `priority` + `police`): it drops what
+    exceeds the bucket above the cap instead of queueing it, so, drained faster than the cap, the queue never
+    holds more than this."""
+
+
+@dataclass(frozen=True)
+class Unsized:
+    """A target's word that it cannot size this class from documented facts (the SLS keeps the generic
+    (b + MTU) x 8 / C of a queue served at the link rate, and shows `reason` beside it)."""
+
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -227,6 +242,9 @@ def delay_bound(c: ClassSizing, sigma: int | None) -> Bound | None:
     if c.queue is not None:
         terms.append((Fraction(c.queue.bytes * 8_000_000, c.drain.rate),
                       f"Q / R = {_bytes(c.queue.bytes)} x 8 / {fmt_rate(c.drain.rate)}"))
+    if c.policed is not None:
+        terms.append((Fraction(c.policed.bytes * 8_000_000, c.drain.rate),
+                      f"P / R = {_bytes(c.policed.bytes)} x 8 / {fmt_rate(c.drain.rate)}"))
     if sigma is not None:
         shaper = c.burst.bytes if c.burst is not None else 0
         at_link = Fraction(sigma * 8_000_000, c.link)

@@ -175,3 +175,25 @@ def test_every_package_is_installed() -> None:
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
     for target in targets().values():
         assert "platforms/*.json" in config["package-data"].get(target.package, []), target.package
+
+
+def test_class_sizing_is_part_of_the_contract() -> None:
+    """The SLS bounds ask each target through Target.class_sizing (default None: the generic formula), never by
+    looking the method up; the sizing targets answer with numbers or with the reason they cannot (issue 17)."""
+    from qosc import api, sizing
+
+    assert Target.class_sizing.__doc__ and "delay_bound" in Target.class_sizing.__doc__
+    bounds = (ROOT / "qosc" / "sls" / "bounds.py").read_text(encoding="utf-8")
+    assert "getattr(" not in bounds and ".class_sizing(" in bounds
+    policy = api.validate(ROOT / "policies" / "assured-rate.yaml").policy
+    assert policy is not None
+    premium = policy.service_map["ip-premium"]
+    answers = {}
+    for d in policy.devices:
+        for target in (t for t in targets().values() if d.platform in t.platforms):
+            answers[d.name] = target.class_sizing(policy, d, d.interfaces[0], premium)
+    assert {n for n, a in answers.items() if isinstance(a, sizing.ClassSizing)} == {"edge-mx", "gsr-2", "asr-1",
+                                                                                    "linux-gw"}
+    assert isinstance(answers["core-m"], sizing.Unsized)  # M-series: no strict-high, the reason is said
+    assert answers["cat6500-2"] is None  # not sized: the generic formula, as before
+    assert type(targets()["catalyst6500"]).class_sizing is Target.class_sizing

@@ -69,7 +69,11 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     assert edge.min_rate == 10 * G // 100 == 100 * M  # 10% x 1,000,000,000 = 100,000,000 bit/s
     assert edge.delay_us == Fraction(524_000 * 10**6, 1 * G) == 524  # 524,000 bit / 1e9 bit/s = 524 us
     assert edge.rate_formula == "10% × 1 Gbit/s = 100 Mbit/s"
-    assert edge.delay_formula == "(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs"
+    # JUNOS sizes the hop (issue 17): strict-high shaped at its 100 Mbit/s cap with burst-size 125,000 B (1 ms
+    # at the 1 Gbit/s cap of xe-0/1/0, one scheduler per device), so the 64,000 B burst leaves at the link rate
+    assert edge.sized_by == "junos"
+    assert edge.delay_formula == ("junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / "
+                                  "1 Gbit/s = 524 µs (strict-high shaped at its cap 100 Mbit/s: drains at the cap)")
 
     core = hops[CORE]                  # M-series: premium not scheduled on this interface
     assert core.found and not core.scheduled and core.delay_us is None and core.min_rate is None
@@ -78,7 +82,12 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     assert gsr.link_rate == 25 * G // 10 and gsr.scheduling == "strict priority"
     assert gsr.min_rate == 25 * G // 100 == 250 * M  # 10% x 2,500,000,000 = 250,000,000 bit/s
     assert gsr.delay_us == Fraction(524_000 * 10**6, 25 * G // 10) == Fraction(2096, 10)  # 209.6 us
-    assert gsr.delay_formula == "(64KB + 1500B) × 8 / 2.5 Gbit/s = 209.6 µs"
+    # IOS sizes the hop (issue 17): priority policed at its 250 Mbit/s cap with bc = the 64,000 B CBS, so at most
+    # that bucket waits, served at the link rate
+    assert gsr.sized_by == "ios-mqc"
+    assert gsr.delay_formula == ("ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / "
+                                 "2.5 Gbit/s = 209.6 µs (priority policed at its cap 250 Mbit/s: what the policer "
+                                 "admits leaves at the link rate 2.5 Gbit/s)")
 
     # Sum along the path over the two hops that have a bound: 524 + 209.6 = 733.6 us.
     assert d.path_delay_us == Fraction(7336, 10) and not d.path_delay_complete
@@ -235,9 +244,10 @@ def test_markdown_sections_and_formulas() -> None:
     # declared and derived kept apart: the declared table comes before the derived section
     assert md.index("| one-way delay | d | 10 ms |") < md.index("### 5.2")
     assert ("| edge-mx:ge-0/0/1 | 1 Gbit/s | strict priority | 10% × 1 Gbit/s = 100 Mbit/s | "
-            "(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs |") in md
-    assert "(64KB + 1500B) × 8 / 2.5 Gbit/s = 209.6 µs" in md
-    assert "Σ (b + MTU) × 8 / C = 524 µs + 209.6 µs = 733.6 µs" in md
+            "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs "
+            "(strict-high shaped at its cap 100 Mbit/s: drains at the cap) |") in md
+    assert "ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in md
+    assert "Σ per-hop bounds = 524 µs + 209.6 µs = 733.6 µs" in md  # sized hops: each its own formula
     assert ("| minimum rate along the path | min over hops = 100 Mbit/s at edge-mx:ge-0/0/1 | "
             "declared 10 Mbit/s: supported |") in md
     assert "single-rate two-colour token bucket (CIR, CBS)" in md and "| CBS | 64KB |" in md

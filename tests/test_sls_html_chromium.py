@@ -165,8 +165,9 @@ def test_premium_sls_tables_and_charts_in_chromium(documents: Path, tmp_path: Pa
     # the path table: a header and the three declared hops
     assert len(dom.inside("tr", "table")) >= 4
     path = dom.table_text("path")
-    assert "(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs" in path
-    assert "(64KB + 1500B) × 8 / 2.5 Gbit/s = 209.6 µs" in path
+    # both hops are sized by their targets (issue 17): the JUNOS shaper's and the IOS policer's numbers
+    assert "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs" in path
+    assert "ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in path
     assert "not scheduled" in path
     assert "524 µs + 209.6 µs = 733.6 µs" in dom.table_text("verdicts")
     # one SVG chart per distinct interface allocation on the path, parsed by the browser as SVG
@@ -184,10 +185,11 @@ def test_premium_sls_tables_and_charts_in_chromium(documents: Path, tmp_path: Pa
 
     # and it is drawn: a screenshot holds the colours of the stacked bars
     shot = tmp_path / "premium.png"
-    browse(page, tmp_path, "--window-size=900,4400", "--force-device-scale-factor=0.5", "--hide-scrollbars",
+    # tall enough for the whole page: the per-hop formulas of sized hops (junos, ios-mqc, linux-tc) wrap over lines
+    browse(page, tmp_path, "--window-size=900,6400", "--force-device-scale-factor=0.5", "--hide-scrollbars",
            f"--screenshot={shot}")
     w, h, bpp, rows = decode_png(shot.read_bytes())
-    assert (w, h) == (450, 2200)
+    assert (w, h) == (450, 3200)
     premium = pixels(rows, bpp, "#59a14f")   # ip-premium's colour: two 10% segments and two legend swatches
     best_effort = pixels(rows, bpp, "#4e79a7")  # best effort: three 40% segments
     assert premium > 200, premium

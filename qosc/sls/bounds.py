@@ -12,12 +12,17 @@ configured shares, link rates and policers can actually support.
   queue (its CBS for a two-colour policer that drops the excess), MTU the
   interface MTU (one packet already in transmission, no preemption) and C the
   link rate.
-- On a hop whose target sizes its classes itself (linux-tc: HTB shapes a
-  capped class at its cap, so its queue drains at the cap, not at the link),
-  the bound comes from the numbers that target writes into the
+- On a hop whose target sizes its classes itself (Target.class_sizing:
+  linux-tc, where HTB shapes a capped class at its cap, so its queue drains
+  at the cap, not at the link; JUNOS MX, whose strict-high queue is shaped at
+  its cap with burst-size; IOS MQC, whose priority class is policed at its
+  cap), the bound comes from the numbers that target writes into the
   configuration, through qosc.sizing.delay_bound:
-  min(Q / R, max(b / C, (b - B) / R)) + F / C, with Q the class's queue
-  limit, R the rate it drains at, B its shaper burst, F one frame.
+  min(Q / R, P / R, max(b / C, (b - B) / R)) + F / C, with Q the class's
+  queue limit, R the rate it drains at, B its shaper burst, P the bucket of
+  a policer capping it at its entrance (IOS), F one frame.  A target
+  that cannot size a class from documented facts (sizing.Unsized) keeps the
+  generic formula, and its formula string says why.
 - End-to-end: the per-hop bounds summed along the declared `sls.path`.
 
 All arithmetic is exact (integers and Fractions); only display rounds.
@@ -172,15 +177,13 @@ class Hop:
 
 
 def target_sizing(policy: Policy, device: Device, iface: Interface,
-                  service: Service) -> tuple[str, sizing.ClassSizing] | None:
-    """(target name, class sizing) where the device's target sizes its classes itself (qosc.sizing)."""
+                  service: Service) -> tuple[str, sizing.ClassSizing | sizing.Unsized] | None:
+    """(target name, class sizing) from the device's target (Target.class_sizing), or None where it does not
+    size its classes."""
     from qosc.targets.registry import for_platform
 
     for target in for_platform(device.platform):
-        method = getattr(target, "class_sizing", None)
-        if method is None:
-            continue
-        found = method(policy, device, iface, service)
+        found = target.class_sizing(policy, device, iface, service)
         if found is not None:
             return target.name, found
     return None
@@ -270,8 +273,12 @@ def hop(policy: Policy, service: Service, label: str, env: Envelope | None = Non
     delay = dformula = sized_by = None
     link = iface.rate
     sized = target_sizing(policy, device, iface, service) if why_not is None else None
+    unsized = None
+    if sized is not None and isinstance(sized[1], sizing.Unsized):
+        unsized, sized = f"{sized[0]}: {sized[1].reason}", None
     if sized is not None:
         sized_by, size = sized
+        assert isinstance(size, sizing.ClassSizing)
         sigma = env.burst
         if sigma is not None and env.burst_rate is not None and env.burst_rate > size.drain.rate:
             sigma = None  # beyond the drain rate the burst does not bound the queue: its limit still does
@@ -298,7 +305,7 @@ def hop(policy: Policy, service: Service, label: str, env: Envelope | None = Non
             else:
                 delay = Fraction((env.burst + iface.mtu) * 8 * 1_000_000, link)
                 dformula = (f"({fmt_size(env.burst)} + {fmt_size(iface.mtu)}) × 8 / {fmt_rate(link)} = "
-                            f"{fmt_time(delay)}")
+                            f"{fmt_time(delay)}" + (f" (generic formula; {unsized})" if unsized else ""))
     return Hop(label, device.name, iface.name, True, True, owner.name, link, iface.shape is not None, iface.mtu,
                share, rate, rformula, rnote, scheduling, delay, dformula, why_not, sized_by)
 

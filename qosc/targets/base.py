@@ -20,6 +20,11 @@ A target is one package, `qosc/targets/<name>/`, whose `__init__` defines
   and `interpret(document, platform)` read a configuration back into the same
   statement tree and then into vendor-neutral behaviour (qosc.behaviour), for
   `qosc import`, `verify` and `equiv`;
+- `class_sizing(policy, device, iface, service)`: optional; the drain rate,
+  queue limit and shaper burst (qosc.sizing.ClassSizing) the configuration
+  gives the class carrying a service on an interface, so the SLS per-hop
+  delay bound (qosc.sls.bounds) is computed from the numbers the target
+  writes;
 - `verify(outputs)`: an optional check on this machine (e.g. loading tc
   batches into a network namespace), run only when asked (`--verify`),
   whose findings are reported, never written into a file.
@@ -42,7 +47,8 @@ from qosc.diagnostics import Diagnostic, Location
 from qosc.errors import TargetBug
 from qosc.errors import TargetBug as SelfCheckError
 from qosc.grammar import Grammar
-from qosc.model import Interface, Policy
+from qosc.model import Device, Interface, Policy, Service
+from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.platform import Platform, PlatformBase, load_platforms
 from qosc.tree import Document, Origin, Rendered, locate
 
@@ -193,6 +199,19 @@ class Target(abc.ABC):
         else than what qosc writes (Linux shows a kernel's tc dump, not the batch) loads it on this machine, and
         raises VerificationUnavailable when it cannot."""
         return output.text if self.sniff(output.text) is not None else None
+
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface,
+                     service: Service) -> ClassSizing | Unsized | None:
+        """How the configuration sizes the class carrying `service` on `iface` of `device` (qosc.sizing).
+
+        A ClassSizing holds the numbers the target writes into the configuration (drain rate, queue
+        limit, shaper or policer burst, frame and link rate), computed by the same function the lowering
+        uses, so the SLS per-hop delay bound of this hop (qosc.sizing.delay_bound) is the configuration's.
+        Unsized(reason): the target knows it cannot size the class from documented facts; the SLS keeps
+        the generic (b + MTU) x 8 / C and says why.  None (the default): the target does not size its
+        classes, and the generic formula applies.
+        """
+        return None
 
     def verify(self, outputs: Sequence[Output]) -> list[Output]:
         """Checks that depend on this machine, run only on request: the outputs with what was found as notes."""

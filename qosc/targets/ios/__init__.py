@@ -8,7 +8,8 @@ dialect per platform: ios-gsr, ios-xe, catalyst6500), table.py (each
 dialect's command table, the one description of its grammar: every form and
 range with its command-reference or YANG source), grammar.py (the tree checked
 against it), serialize.py (the tree as IOS CLI text with its source map),
-target.py (the contract), codes.py (QOS120-QOS137, QOS180, QOS181), push.py
+target.py (the contract), sizing.py (the police burst of a priority class and
+the class sizing of the SLS bounds, qosc.sizing), codes.py (QOS120-QOS137, QOS180, QOS181), push.py
 (the SSH push driver), read/ (running-config back into the tree), tests/.
 
 Dialect differences between platforms (precedence-only classification on
@@ -20,13 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from qosc.model import Device, Interface, Policy
+from qosc.model import Device, Interface, Policy, Service
+from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Platform
 from qosc.targets.ios.catalyst import CatalystLowering
 from qosc.targets.ios.codes import CATALYST_CODES, MQC_CODES
 from qosc.targets.ios.common import Findings
 from qosc.targets.ios.mqc import lower as lower_mqc
 from qosc.targets.ios.platform import CatalystPlatform, MqcPlatform
+from qosc.targets.ios.sizing import class_sizing as mqc_class_sizing
 from qosc.targets.ios.target import CiscoTarget, formats_of, grammars_of
 
 
@@ -40,6 +43,14 @@ class IosMqcTarget(CiscoTarget):
 
     def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
         return lower_mqc(policy, device, platform)
+
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface,
+                     service: Service) -> ClassSizing | Unsized | None:
+        """The drain rate and police bucket of the class carrying `service` on `iface` (sizing.py): the numbers
+        its `priority` + `police` are written with."""
+        platform = self.platform_data[device.platform]
+        assert isinstance(platform, MqcPlatform)
+        return mqc_class_sizing(policy, iface, service, platform)
 
 
 class Catalyst6500Target(CiscoTarget):

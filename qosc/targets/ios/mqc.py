@@ -9,7 +9,7 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   ``class class-default``;
 - egress policy-map per interface (equal ones are merged): strict services get
   ``priority`` + ``police`` at the cap (a hard cap: ``priority <kbps>`` only
-  limits under congestion; bucket 10 ms at the cap, at least two MTUs), in the
+  limits under congestion; its burst from qosc.sizing, see sizing.py), in the
   dialect's form (``police: positional`` on 12.0S, ``police cir ... bc ...``
   where keywords exist); the cap is ``queue.rate-cap``, else the service
   policer's CIR.  Other services get ``bandwidth percent N`` when every share
@@ -33,7 +33,7 @@ import math
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Interface, Policer, Policy, Role, Service, resolve_rate
+from qosc.model import Device, Interface, Policer, Policy, Role, Service
 from qosc.targets.ios.common import (
     Command,
     Findings,
@@ -52,6 +52,7 @@ from qosc.targets.ios.common import (
 )
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.queueing import Queueing
+from qosc.targets.ios.sizing import police_burst, strict_cap
 from qosc.tree import At
 from qosc.units import format_rate
 
@@ -132,9 +133,7 @@ class MqcLowering(Queueing, IosLowering):
 
     # -- egress -----------------------------------------------------------------
     def strict_cap(self, s: Service, iface: Interface) -> int | None:
-        cap = resolve_rate(s.queue.rate_cap, iface.rate)
-        if cap is None and s.queue.rate_cap is None and s.policer is not None and s.policer in self.policy.policer_map:
-            cap = self.policy.policer_map[s.policer].cir
+        cap = strict_cap(self.policy, s, iface)
         if cap is None and s.queue.rate_cap is not None:
             self.found.error("QOS121", f"strict-priority service '{s.name}' rate cap "
                              f"{percent_text(s.queue.rate_cap)} needs the speed of {self.device.name}:{iface.name}",
@@ -190,12 +189,14 @@ class MqcLowering(Queueing, IosLowering):
                     total += 100.0 * cap / iface.rate if iface.rate else 0.0
                     if self.d.priority == "kbps":
                         cmds.append(at(["priority", max(8, cap // 1000)], s.where, "queue.rate-cap"))
+                        notes.append(f"strict priority, capped at {cap} bit/s")
                     else:
-                        bc = max(2 * iface.mtu, cap // 800)
+                        burst = police_burst(self.policy, s, cap, iface, self.d)
+                        bc = burst.bytes
                         rate: Command = [cap, bc, bc] if self.d.police == "positional" else ["cir", cap, "bc", bc]
                         cmds += [["priority"], at(["police", *rate, "conform-action", "transmit", "exceed-action",
                                                    "drop"], s.where, "queue.rate-cap")]
-                    notes.append(f"strict priority, capped at {cap} bit/s")
+                        notes.append(f"strict priority, capped at {cap} bit/s; burst {burst.formula}")
                 if s.queue.buffer is not None or s.drop_profiles:
                     notes.append("no queue-limit or WRED in a priority class")
                 classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})

@@ -4,7 +4,8 @@ Two files per device, `<device>.conf` (curly-brace hierarchy, for `load merge`)
 and `<device>.set` (set commands, for `load set`), both written by one walk of
 one statement tree (lower.py -> serialize.py), which the junos grammar
 (grammar.py) checks before anything is written.  Package layout: plan.py and
-edge.py (the per-device decisions), lower.py (plan -> statement tree),
+edge.py (the per-device decisions), sizing.py (shaper burst-size and the class
+sizing of the SLS bounds), lower.py (plan -> statement tree),
 serialize.py, grammar.py, yang_grammar.py (from Juniper's YANG, data in yang/
 derived by scripts/derive-junos-grammar), references.py and documented.py (what
 the YANG cannot say, with sources), platform.py and platforms/*.json (typed
@@ -56,7 +57,9 @@ is queued and marked as the default service, and QOS116 warns.
 Queue shares.  Schedulers per forwarding class: `transmit-rate percent N`
 for percentages, the rate in bit/s for absolute shares, `remainder` when no
 share is given; `exact` when the queue may not borrow (ceiling or rate cap
-equal to the share); other caps become `shaping-rate` (MX only).
+equal to the share); other caps become `shaping-rate` (MX only), with a
+`burst-size` from qosc.sizing (sizing.py: max(10 MTU, 1 ms at the cap, the
+service policer's CBS), the same numbers the SLS bound of the hop uses).
 `buffer-size percent N` or `temporal` microseconds.  Priority low/high on
 M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `excess-priority` (low or high: sharing of excess), see the platforms'
@@ -117,13 +120,15 @@ from typing import Any, ClassVar
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, Severity
 from qosc.grammar import Grammar
-from qosc.model import Device, Policy
+from qosc.model import Device, Interface, Policy, Service
+from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.junos import serialize
 from qosc.targets.junos.grammar import GRAMMAR
 from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.plan import Plan, analyse, jname
 from qosc.targets.junos.platform import JunosPlatform
+from qosc.targets.junos.sizing import class_sizing
 
 __all__ = ["CODES", "FIELDS", "TARGET", "JunosPlatform", "JunosTarget", "device_plan"]
 
@@ -186,6 +191,15 @@ class JunosTarget(Target):
         if any(d.severity is Severity.ERROR for d in found):
             return Lowered(diagnostics=found, data=plan)
         return Lowered(documents=[lower_device(policy, unit, plan)], diagnostics=found, data=plan)
+
+
+    def class_sizing(self, policy: Policy, device: Device, iface: Interface,
+                     service: Service) -> ClassSizing | Unsized | None:
+        """Drain rate, queue and shaper burst of the class carrying `service` on `iface` (junos/sizing.py): the
+        numbers the scheduler is written with."""
+        platform = self.platform_data[device.platform]
+        assert isinstance(platform, JunosPlatform)
+        return class_sizing(policy, device, iface, service, platform)
 
 
 def _diagnostics(policy: Policy, plan: Plan) -> list[Diagnostic]:

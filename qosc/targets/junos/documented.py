@@ -23,6 +23,10 @@ _RATE = Source("Junos OS Routing Policies, Firewall Filters and Traffic Policers
                "'burst-size-limit', 'committed-information-rate': a decimal number with an optional k, m or g "
                "suffix", "Junos OS 12.3 .. 23.4")
 
+_BURST = Source("Junos OS CLI reference, 'shaping-rate (Schedulers)': shaping-rate (percent percentage | rate) "
+                 "<burst-size bytes>, burst-size 0 through 1,000,000,000 bytes (MIC and MPC interfaces on MX Series, "
+                 "Junos OS 11.4 and later)", "Junos OS 11.4 .. 23.4")
+
 _NUMBER = String(1, 32, (r"[0-9]+(\.[0-9]+)?[kmg]?",))
 _DSCP_VALUE: ValueType = Union((IntRange(((0, 63),)), Enum(tuple(sorted(
     {a for a in BUILTIN_ALIASES if not a.startswith("nc")} | {f"cs{i}" for i in range(8)})))))
@@ -39,6 +43,10 @@ RULES: tuple[tuple[str, int, ValueType, Source], ...] = (
     ("firewall three-color-policer * <single-rate|two-rate> * *", 5, _NUMBER, _RATE),
     ("class-of-service schedulers * transmit-rate *", 4, Union((_NUMBER, Enum(("percent", "remainder")))), _RATE),
     ("class-of-service schedulers * shaping-rate *", 4, Union((_NUMBER, Enum(("percent",)))), _RATE),
+    ("class-of-service schedulers * shaping-rate * burst-size *", 4, _NUMBER, _RATE),
+    ("class-of-service schedulers * shaping-rate * burst-size *", 6, IntRange(((0, 1_000_000_000),)), _BURST),
+    ("class-of-service schedulers * shaping-rate percent * burst-size *", 7, IntRange(((0, 1_000_000_000),)),
+     _BURST),
     ("class-of-service interfaces * shaping-rate *", 4, _NUMBER, _RATE),
     ("class-of-service interfaces * unit * shaping-rate *", 6, _NUMBER, _RATE),
 )

@@ -70,6 +70,7 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
         excess = f", excess-priority {spec.excess}" if spec.excess else ""
         text = (f"queue {fc.queue} {fc.name}: transmit-rate {' '.join(spec.transmit)}, priority {spec.priority}"
                 + excess
+                + (f"; burst-size {spec.burst.formula}" if spec.burst is not None else "")
                 + (f"; carries {', '.join(shared)}" if shared else ""))
         out.append(line(text + ":" if fc.owner.description else text, fc.owner.description))
     for iface in device.interfaces:
@@ -163,7 +164,8 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         spec = plan.schedulers[fc.name]
         body = [stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(fc.owner.where, "queue.share"))]
         if spec.shaping:
-            body.append(stmt("shaping-rate", *_rate_words(spec.shaping),
+            burst = [kw("burst-size"), size(spec.burst.bytes)] if spec.burst is not None else []
+            body.append(stmt("shaping-rate", *_rate_words(spec.shaping), *burst,
                              origin=At(fc.owner.where, "queue.rate-cap", "queue.ceiling")))
         if spec.buffer:
             body.append(stmt("buffer-size", *_rate_words(spec.buffer), origin=At(fc.owner.where, "queue.buffer")))

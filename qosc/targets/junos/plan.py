@@ -17,7 +17,9 @@ from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Kind, Policy, Role, Service
 from qosc.names import Names
+from qosc.sizing import Burst
 from qosc.targets.junos.platform import JunosPlatform
+from qosc.targets.junos.sizing import shaper_burst
 from qosc.units import Percent
 
 _BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -292,6 +294,9 @@ class SchedulerSpec:
     shaping: tuple[str, ...] | None
     excess: str | None = None
     """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
+    burst: Burst | None = None
+    """The shaper's `burst-size` (qosc.targets.junos.sizing.shaper_burst), where it is shaped and the platform
+    has one."""
 
 
 def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
@@ -346,4 +351,5 @@ def _schedulers(plan: Plan) -> None:
         else:
             priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
         excess = None if q.strict else plan.platform.excess_priorities.get(q.priority.label)
-        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping, excess)
+        burst = shaper_burst(plan.policy, plan.device, s, plan.platform) if shaping else None
+        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping, excess, burst)

@@ -37,4 +37,20 @@ class JunosPlatform(Platform):
     transmit_rate_bps: Range
     per_unit_scheduler: bool = False
     """Whether the box schedules logical units separately (`per-unit-scheduler` on the physical interface)."""
+    shaping_burst_bytes: Range | None = None
+    """The range of `shaping-rate ... burst-size <bytes>` in a scheduler; None where the platform has no
+    per-queue burst-size (qosc then writes none).  Source: `sources["shaping_burst_bytes"]`."""
+    delay_buffer_us: tuple[tuple[int, int], ...] = ()
+    """The port delay buffer that `buffer-size percent` shares, as time at the port rate: [from_bps, us] steps,
+    the last whose from_bps the port rate reaches applies.  Empty where Juniper documents no figure for the
+    platform (its percentages are then not sized, and the SLS keeps the generic formula for them).  Source:
+    `sources["delay_buffer_us"]`."""
     statement_sources: tuple[str, ...] = ()
+
+    def delay_buffer_at(self, port_bps: int) -> int | None:
+        """The default delay buffer (us) of a port of this rate (port shaper, else speed), if documented."""
+        found = None
+        for from_bps, us in self.delay_buffer_us:
+            if port_bps >= from_bps:
+                found = us
+        return found

@@ -155,7 +155,8 @@ def test_strict_premium_is_strict_high_on_mx(tmp_path: Path) -> None:
     assert result.ok, result.diagnostics
     st = parse_conf(out["junos/de1.de.conf"])
     assert (COS, "schedulers", "ip-premium", "priority", "strict-high") in st
-    assert (COS, "schedulers", "ip-premium", "shaping-rate", "percent", "20") in st
+    # shaped at its cap with burst-size max(10 x 4470 B MTU, 1 ms at 20% of 2.5 Gbit/s = 62,500 B) (issue 17)
+    assert (COS, "schedulers", "ip-premium", "shaping-rate", "percent", "20", "burst-size", "62500") in st
 
 
 # -- capability diagnostics at the policy's own line --------------------------------------------------------

@@ -85,7 +85,7 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     # IOS sizes the hop (issue 17): priority policed at its 250 Mbit/s cap with bc = the 64,000 B CBS, so at most
     # that bucket waits, served at the link rate
     assert gsr.sized_by == "ios-mqc"
-    assert gsr.delay_formula == ("ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / "
+    assert gsr.delay_formula == ("ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / "
                                  "2.5 Gbit/s = 209.6 µs (priority policed at its cap 250 Mbit/s: what the policer "
                                  "admits leaves at the link rate 2.5 Gbit/s)")
 
@@ -246,7 +246,7 @@ def test_markdown_sections_and_formulas() -> None:
     assert ("| edge-mx:ge-0/0/1 | 1 Gbit/s | strict priority | 10% × 1 Gbit/s = 100 Mbit/s | "
             "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs "
             "(strict-high shaped at its cap 100 Mbit/s: drains at the cap) |") in md
-    assert "ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in md
+    assert "ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in md
     assert "Σ per-hop bounds = 524 µs + 209.6 µs = 733.6 µs" in md  # sized hops: each its own formula
     assert ("| minimum rate along the path | min over hops = 100 Mbit/s at edge-mx:ge-0/0/1 | "
             "declared 10 Mbit/s: supported |") in md

@@ -3,8 +3,10 @@ IOS hop is computed from.
 
 A strict service is `priority` + `police` at its cap (a hard cap: `priority <kbps>` alone limits only under
 congestion).  The policer's burst (`bc`; `be` too on classic IOS, whose positional police takes both) is
-qosc.sizing.burst_allowance: max(10 MTU, 1 ms at the cap, the CBS of the service's own policer), within the
-range of the dialect's `police` form in its command table (Cisco's YANG for IOS XE, the command reference for
+qosc.sizing.burst_allowance: max(10 MTU, 1 ms at the cap, the CBS of the service's own policer), and on an
+interface that is not an edge at least 10 ms at the cap (a core hop receives the bursts of several edge
+policers at once: a bucket of one edge's CBS would drop in-profile traffic there), within the range of the
+dialect's `police` form in its command table (Cisco's YANG for IOS XE, the command reference for
 12.0S).  The policer drops what exceeds it, it queues nothing, and the priority queue is served at the link
 rate, so at most the bucket waits there: the SLS bound is min(P / C, sigma / C) + F / C with P that bucket
 (qosc.sizing.delay_bound with `policed`).
@@ -17,10 +19,13 @@ generic formula and says so.
 from __future__ import annotations
 
 from qosc import sizing
-from qosc.model import Interface, Policy, Service, resolve_rate
+from qosc.model import Interface, Policy, Role, Service, resolve_rate
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.table import table_for
 from qosc.targets.platform import Range
+
+CORE_BURST_US = 10_000
+"""On an interface that is not an edge, the police bucket of a priority class is at least this long at its cap."""
 
 
 def police_burst_range(platform: MqcPlatform) -> Range:
@@ -46,6 +51,10 @@ def police_burst(policy: Policy, s: Service, cap: int, iface: Interface, platfor
     """The burst of the `police` of a priority class capped at `cap` (module docstring)."""
     policer = policy.policer_map.get(s.policer or "")
     burst = sizing.burst_allowance(cap, iface.mtu, policer.cbs if policer is not None else None)
+    aggregate = sizing.at_rate(cap, CORE_BURST_US)
+    if iface.role is not Role.EDGE and aggregate > burst.bytes:
+        burst = sizing.Burst(aggregate, f"{burst.formula}; at least {sizing.fmt_time(CORE_BURST_US)} x "
+                                        f"{sizing.fmt_rate(cap)} / 8 = {aggregate} B off an edge (edge bursts meet)")
     limits = police_burst_range(platform)
     if burst.bytes > limits.high:
         return sizing.Burst(limits.high, f"{burst.formula}, at most {limits.high} B (police burst range)")

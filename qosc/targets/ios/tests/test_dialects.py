@@ -68,8 +68,9 @@ def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
     assert result.ok, [d.message for d in result.diagnostics if d.is_error]
     text = compile_device(result.policy, "r1")
     core = classes(text, "g-out-POS0-0")
-    # burst (issue 17): max(10 x 1500 B, 1 ms at the 250 Mbit/s cap = 31,250 B, prem's CBS 64,000 B)
-    assert core["premium"] == ["priority", "police 250000000 64000 64000 conform-action transmit "
+    # burst (issue 17): max(10 x 1500 B, 1 ms at the 250 Mbit/s cap = 31,250 B, prem's CBS 64,000 B), and on a
+    # core port at least 10 ms at the cap = 312,500 B (the bursts of several edges meet there)
+    assert core["premium"] == ["priority", "police 250000000 312500 312500 conform-action transmit "
                                "exceed-action drop"]
     edge = classes(text, "g-in")
     # single-rate three-colour: burst-max is the excess bucket, violate-action names the third colour
@@ -82,10 +83,11 @@ def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
     (rule,) = [r for i in device.interfaces for r in i.rules if r.policer is not None]
     assert rule.mark == 18 and rule.policer == Envelope(50_000_000, 2_500_000, ebs=5_000_000, exceed="dscp 20",
                                                         violate="drop")
-    assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 64_000, ebs=64_000)
+    assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 312_500, ebs=312_500)
     # the grammar refuses the keyword form on 12.0S
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        grammar.check_text(text.replace("police 250000000 64000 64000", "police cir 250000000 bc 64000"), "ios-gsr")
+        grammar.check_text(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"),
+                           "ios-gsr")
 
 
 def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
@@ -124,8 +126,8 @@ def test_gsr_police_above_two_gigabit_is_refused(tmp_path: Path) -> None:
     result = gsr(tmp_path, cap="20%")
     assert result.ok, [d.message for d in result.diagnostics if d.is_error]
     text = compile_device(result.policy, "r1")
-    # burst: 1 ms at the 2 Gbit/s cap = 250,000 B (above 10 MTU and prem's CBS)
-    assert "  police 2000000000 250000 250000 conform-action transmit exceed-action drop" in text.splitlines()
+    # burst off an edge: 10 ms at the 2 Gbit/s cap = 2,500,000 B (above 10 MTU, 1 ms at the cap and prem's CBS)
+    assert "  police 2000000000 2500000 2500000 conform-action transmit exceed-action drop" in text.splitlines()
     with pytest.raises(SelfCheckError, match=re.escape("outside 8000..2000000000")):
         grammar.check_text(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
 
@@ -199,8 +201,9 @@ def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
     (out,) = api.compile_policy(result, ["ios-mqc"])
     assert "QOS199" not in [d.code for d in result.diagnostics]
     got = classes(out.text, "x-out-HundredGigE0-0-0")
-    # bc (issue 17): max(10 x 1500 B, 1 ms at the 10 Gbit/s cap = 1,250,000 B), no policer of its own
-    assert got["premium"] == ["priority", "police cir 10000000000 bc 1250000 conform-action transmit "
+    # bc (issue 17): max(10 x 1500 B, 1 ms at the 10 Gbit/s cap), no policer of its own; off an edge at least
+    # 10 ms at the cap = 12,500,000 B
+    assert got["premium"] == ["priority", "police cir 10000000000 bc 12500000 conform-action transmit "
                               "exceed-action drop"]
     assert not [ln for ln in out.text.splitlines() if ln.strip().startswith("priority ")]
     device = reader.interpret(reader.parse(out.text, "r1.cfg", None), None)[0]

@@ -112,16 +112,16 @@ def test_assured_rate_two_rate_policer_remarks_af21_af22_af23() -> None:
     core = classes(text, "assured-rate-out-TenGigabitEthernet0-1-0")
     assert core["assured"][:3] == ["bandwidth percent 40", "queue-limit 1638", "random-detect dscp-based"]
     assert [c.split()[2] for c in core["assured"] if c.startswith("random-detect dscp ")] == ["af21", "af22", "af23"]
-    # a hard cap: `priority <kbps>` limits only under congestion (issue 15); 10% of 10G, bc 1 ms at the cap
-    # (above 10 MTU and premium-in's CBS 64,000 B, issue 17)
-    assert core["ip-premium"] == ["priority", "police cir 1000000000 bc 125000 conform-action transmit "
+    # a hard cap: `priority <kbps>` limits only under congestion (issue 15); 10% of 10G; bc on this core port
+    # 10 ms at the cap (above 10 MTU, 1 ms at the cap and premium-in's CBS 64,000 B: edge bursts meet, issue 17)
+    assert core["ip-premium"] == ["priority", "police cir 1000000000 bc 1250000 conform-action transmit "
                                   "exceed-action drop"]
     # the GSR schedules by precedence: one curve for AF2x, and a warning says so
     assert any(d.code == "QOS122" and "ios-gsr" in d.message for d in diags)
     gsr = classes(compile_device(policy, "gsr-2"), "assured-rate-out")
     # classic 12.0S police is positional (the cir/bc keywords came with two-rate policing, 12.2(4)T)
-    # burst: premium-in's CBS 64,000 B (above 10 MTU and 1 ms at the 250 Mbit/s cap, 31,250 B)
-    assert gsr["ip-premium"] == ["priority", "police 250000000 64000 64000 conform-action transmit "
+    # burst on this core port: 10 ms at the 250 Mbit/s cap, 312,500 B (above premium-in's CBS 64,000 B)
+    assert gsr["ip-premium"] == ["priority", "police 250000000 312500 312500 conform-action transmit "
                                  "exceed-action drop"]
     assert "queue-limit 1638" not in gsr["assured"]  # classic IOS: no queue-limit with random-detect
 

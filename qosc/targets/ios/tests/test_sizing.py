@@ -60,12 +60,13 @@ def _priority_police(doc: Document, class_name: str) -> dict[str, Envelope]:
 
 def test_police_bc_reads_back_as_class_sizing_computes_it() -> None:
     """assured-rate: ip-premium is priority + police at 10% of each link; bc = max(10 x 1500 B, 1 ms at the cap,
-    premium-in's CBS 64,000 B), and the SLS bound of each hop is delay_bound of that very sizing."""
+    premium-in's CBS 64,000 B), off an edge at least 10 ms at the cap, and the SLS bound of each hop is
+    delay_bound of that very sizing."""
     policy = _model(ROOT / "policies" / "assured-rate.yaml")
     premium = policy.service_map["ip-premium"]
-    expected = {("asr-1", "GigabitEthernet0/0/0"): 64_000,       # CBS above 1 ms at 100 Mbit/s (12,500 B)
-                ("asr-1", "TenGigabitEthernet0/1/0"): 125_000,   # 1 ms at 1 Gbit/s
-                ("gsr-2", "POS0/0"): 64_000}                      # CBS above 1 ms at 250 Mbit/s (31,250 B)
+    expected = {("asr-1", "GigabitEthernet0/0/0"): 64_000,       # edge: CBS above 1 ms at 100 Mbit/s (12,500 B)
+                ("asr-1", "TenGigabitEthernet0/1/0"): 1_250_000,  # core: 10 ms at 1 Gbit/s
+                ("gsr-2", "POS0/0"): 312_500}                     # core: 10 ms at 250 Mbit/s, above the CBS
     hops = {h.label: h for h in derive(policy, premium).interfaces}
     for (name, ifname), bc in expected.items():
         device = policy.device_map[name]
@@ -81,10 +82,11 @@ def test_police_bc_reads_back_as_class_sizing_computes_it() -> None:
         hop = hops[f"{name}:{ifname}"]
         assert bound is not None and hop.delay_us == bound.us and hop.sized_by == "ios-mqc"
     gsr = hops["gsr-2:POS0/0"]
-    # the policer queues nothing: at most its 64,000 B bucket waits, at the 2.5 Gbit/s link rate, + one MTU
+    # the policer queues nothing: at most the 64,000 B edge burst (below its 312,500 B bucket) waits, at the
+    # 2.5 Gbit/s link rate, + one MTU
     assert gsr.delay_us == Fraction(64_000 * 8, 2500) + Fraction(1500 * 8, 2500) == Fraction(2096, 10)
     assert gsr.delay_formula is not None and gsr.delay_formula.startswith(
-        "ios-mqc: P / R = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs")
+        "ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs")
 
 
 def test_police_burst_range_is_the_dialect_s_command_table() -> None:
@@ -111,12 +113,13 @@ def _xe(tmp_path: Path, premium: str, speed: str = "1G") -> Path:
 
 
 def test_an_unpoliced_priority_class_is_bounded_by_its_police_bucket(tmp_path: Path) -> None:
-    """No edge policer: the generic formula had no bound; the priority class's own police admits at most
-    bc = max(10 x 1500 B, 1 ms at 100 Mbit/s) = 15,000 B, which leaves at 1 Gbit/s: 120 us, + 12 us."""
+    """No edge policer: the generic formula had no bound; on this core port the priority class's own police admits
+    at most bc = max(10 x 1500 B, 1 ms at 100 Mbit/s, off an edge 10 ms at 100 Mbit/s) = 125,000 B, which leaves
+    at 1 Gbit/s: 1000 us, + 12 us."""
     policy = _model(_xe(tmp_path, "{strict: true, priority: high, rate-cap: 10%}"))
     (hop,) = derive(policy, policy.service_map["ef"]).interfaces
-    assert hop.delay_us == 132
-    assert "police cir 100000000 bc 15000 conform-action transmit exceed-action drop" in compile_device(policy, "r1")
+    assert hop.delay_us == 1012
+    assert "police cir 100000000 bc 125000 conform-action transmit exceed-action drop" in compile_device(policy, "r1")
 
 
 def test_a_bandwidth_class_keeps_the_generic_formula_and_says_why(tmp_path: Path) -> None:

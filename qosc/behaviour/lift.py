@@ -12,7 +12,8 @@ Several devices import into one policy with shared services:
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
   the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
-- drop profiles and policers deduplicated by value; edge rules become classifiers (one per distinct rule
+- drop profiles and policers deduplicated by value (a policer the rules of an interface share stays one,
+  rules with equal policers of their own get one each); edge rules become classifiers (one per distinct rule
   list), interfaces keep their role and rate where the configuration says them.
 
 What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
@@ -273,7 +274,12 @@ class _Lifter:
                 continue
             item["service"] = service
             if r.policer is not None:
-                item["policer"] = self.policer(r.policer, f"{r.name}-policer", r.origin)
+                env = r.policer
+                if env.shared is None and any(x is not r and x.policer == env for x in rules):
+                    # rules with equal policers of their own: one policer name for several rules of an interface
+                    # is one policer they share (intent), so each keeps a policer of its own
+                    env = replace(env, shared=f"rule {r.name}")
+                item["policer"] = self.policer(env, f"{r.name}-policer", r.origin)
                 self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
         self.classifiers[rules] = name

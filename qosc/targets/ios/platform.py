@@ -93,6 +93,9 @@ class CatalystPlatform(IosPlatform):
     ipv6_qos: bool
     """Whether the PFC generation classifies and marks IPv6 (PFC3); without it IPv6 rules warn (QOS137)."""
     ipv6_qos_source: str
+    aggregate_policer_name_max: int
+    """The longest name of a named aggregate policer (`mls qos aggregate-policer NAME`)."""
+    aggregate_policer_source: str
 
     def port_type(self, name: str | None) -> tuple[str, PortType]:
         chosen = name or self.default_port_type

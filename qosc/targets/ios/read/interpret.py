@@ -12,7 +12,9 @@ packets of the queue limit as drop curves per drop precedence (fill % to
 platform's packet pool (qosc's convention);
 `set dscp` in an output class as the rewrite.
 The input policy's classes are the edge rules (access-list matches, set
-dscp, police), class-default's `set dscp` the mark of unmatched traffic.
+dscp, police; `police aggregate` the named aggregate's, one policer shared by
+every class that names it), class-default's `set dscp` the mark of unmatched
+traffic.
 Dangling class-map, policy-map and access-list names are QOS174.
 
 Interface rates by type: Cisco IOS Interface and Hardware Component
@@ -21,6 +23,7 @@ Configuration Guide (IOS XE 17), "bandwidth" default = the interface speed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
@@ -207,6 +210,25 @@ def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = No
     return classes, classify, rewrite
 
 
+def _police(c: Config, pc: PolicyClass) -> tuple[tuple[str, ...] | None, str | None]:
+    """The class's `police` line, and the name of the aggregate it is where several classes share one.
+
+    Catalyst 6500 PFC: `police aggregate NAME` polices with the named aggregate `mls qos aggregate-policer NAME
+    <police arguments>`; every class (of every port) naming it is policed together (Understanding Quality of
+    Service on the Catalyst 6500 Switch, 8.6 Aggregates and Microflows).  An undefined name is QOS174."""
+    police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+    if police is None or police[:2] != ("police", "aggregate") or len(police) < 3:
+        return police, None
+    name = police[2]
+    body = next((w for w, _ in c.globals if w[:3] == ("mls", "qos", "aggregate-policer") and w[3:4] == (name,)),
+                None)
+    if body is None:
+        c.diagnostics.append(warning("QOS174", f"class {pc.name} polices with aggregate {name}, which is not "
+                                     "defined", pc.origin))
+        return None, None
+    return ("police", *body[4:]), name
+
+
 def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
     rules: list[Rule] = []
     unmatched = None
@@ -218,7 +240,7 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
                 policed.setdefault(w[4], {})[int(x)] = int(w[k + 1])
     for pc in c.policies.get(policy, []):
         mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
-        police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+        police, shared = _police(c, pc)
         if mark is None and police is not None:
             for j, x in enumerate(police):
                 if x == "conform-action" and police[j + 1:j + 2] == ("set-dscp-transmit",):
@@ -239,7 +261,7 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
         dscps = sorted(cm.v4 or ()) if cm and cm.v4 and len(cm.v4) < 64 else []
         rules.append(Rule(pc.name, tuple(match.sources), tuple(match.destinations), tuple(match.protocols),
                           tuple(match.source_ports), tuple(match.destination_ports), tuple(dscps), mark,
-                          envelope(police, mark, policed) if police else None,
+                          dataclasses.replace(envelope(police, mark, policed), shared=shared) if police else None,
                           tuple(match.families) or ("inet", "inet6"), origin=pc.origin))
     return rules, unmatched
 

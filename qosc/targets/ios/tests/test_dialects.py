@@ -323,6 +323,150 @@ def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
     assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]
 
 
+AGGREGATE = """\
+qosc: 1
+name: c
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: 30%, priority: high}}
+  bulk: {kind: assured, dscp: [af11], queue: {share: 5%, priority: high}}
+policers:
+  $policer: {cir: 10M, cbs: 64KB, conform: transmit, exceed: af22}
+classifiers:
+  site:
+    rules:
+      - {name: r1, service: af, policer: $policer, match: {source: [198.18.1.0/24]}}
+      - {name: r2, service: $second, policer: $policer, match: {source: [198.18.2.0/24]}}
+      - {name: r3, service: af, match: {source: [198.18.3.0/24]}}
+devices:
+  cat:
+    platform: catalyst6500
+    interfaces:
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+      GigabitEthernet1/2: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+"""
+
+
+def aggregate(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"policer": "site-limit", "second": "af", **kw}
+    return api.validate(write(tmp_path, string.Template(AGGREGATE).substitute(values)))
+
+
+def test_catalyst_shared_policer_is_one_named_aggregate_per_interface(tmp_path: Path) -> None:
+    """Two rules naming one policer share it (was QOS130, each class policed at the full rate): a PFC named
+    aggregate per interface (a named aggregate polices every port it is applied to together), `police
+    aggregate` in both classes; read back, both rules share one envelope, and verify finds nothing."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    result = aggregate(tmp_path)
+    assert "QOS130" not in [d.code for d in result.diagnostics]
+    text = cat_text(result)
+    lines = text.splitlines()
+    assert [ln for ln in lines if ln.startswith("mls qos aggregate-policer ")] == [
+        f"mls qos aggregate-policer site-limit-GigabitEthernet1-{n} 10000000 64000 conform-action "
+        "set-dscp-transmit af21 exceed-action policed-dscp-transmit" for n in (1, 2)]
+    for n in (1, 2):
+        got = block_of(text, f"policy-map c-in-GigabitEthernet1-{n}")
+        assert got[" class site-r1"] == got[" class site-r2"] == [
+            "set ip dscp af21", f"police aggregate site-limit-GigabitEthernet1-{n}"]
+        assert got[" class site-r3"] == ["set ip dscp af21"]
+    assert " service-policy input c-in-GigabitEthernet1-2" in lines
+    device, diags = reader.interpret(reader.parse(text, "cat.cfg", None), None)
+    assert not diags
+    for iface in device.interfaces:
+        r1, r2, r3 = iface.rules
+        assert r1.policer == r2.policer and r3.policer is None
+        assert r1.policer is not None and r1.policer.shared == f"site-limit-{iface.name.replace('/', '-')}"
+        assert (r1.policer.cir, r1.policer.cbs, r1.policer.exceed) == (10**7, 64000, "dscp 20")
+    assert ("aggregate-policer", "site-limit-GigabitEthernet1-1") in {(k, n) for k, n, _ in device.owned}
+    assert result.policy is not None
+    assert compare(intent.device(result.policy, result.policy.device_map["cat"]), device) == []
+    # per-class policers (what the Catalyst wrote before, and IOS MQC writes) are a difference verify reports
+    apart = re.sub(r"police aggregate site-limit-GigabitEthernet1-(\d)", "police 10000000 64000 conform-action "
+                   "set-dscp-transmit af21 exceed-action policed-dscp-transmit", text)
+    device = reader.interpret(reader.parse(apart, "cat.cfg", None), None)[0]
+    found = compare(intent.device(result.policy, result.policy.device_map["cat"]), device)
+    assert sorted((f.subject, f.what, f.expected, f.found) for f in found if f.interface == "GigabitEthernet1/1") \
+        == [("rule r1 (af) policer", "shared with", "['r2']", "no rule"),
+            ("rule r2 (af) policer", "shared with", "['r1']", "no rule")]
+
+
+def test_catalyst_aggregate_imports_as_one_shared_policer(tmp_path: Path) -> None:
+    """import(compile(P)): the rules of an aggregate import with one policer (so the import compiles to the
+    aggregate again), rules with equal policers of their own with one each (so it does not)."""
+    from qosc.behaviour.lift import lift
+    from qosc.behaviour.roundtrip import round_trip
+
+    result = aggregate(tmp_path)
+    assert result.policy is not None
+    trip = round_trip(result.policy, "cat", ".cfg", tmp_path)
+    assert trip.ok, (trip.stage, trip.findings, trip.problems)
+    assert trip.lifted is not None
+    rules = [r for c in trip.lifted.policy["classifiers"].values() for r in c["rules"]]
+    assert len([r for r in rules if "policer" in r]) == 4 and len({r["policer"] for r in rules if "policer" in r}) == 2
+    apart = re.sub(r"police aggregate site-limit-GigabitEthernet1-(\d)", "police 10000000 64000 conform-action "
+                   "set-dscp-transmit af21 exceed-action policed-dscp-transmit", cat_text(result))
+    lifted = lift([reader.interpret(reader.parse(apart, "cat.cfg", None), None)[0]])
+    (classifier,) = lifted.policy["classifiers"].values()
+    assert [r.get("policer") for r in classifier["rules"]] == ["site-r1-policer", "site-r2-policer", None]
+
+
+def block_of(text: str, header: str) -> dict[str, list[str]]:
+    """The classes of one policy-map: class line -> its commands (comments left out)."""
+    lines = text.splitlines()
+    out: dict[str, list[str]] = {}
+    current = None
+    for ln in lines[lines.index(header) + 1:]:
+        if not ln.startswith(" "):
+            break
+        if ln.startswith(" class "):
+            current = out.setdefault(ln, [])
+        elif current is not None and not ln.strip().startswith("!"):
+            current.append(ln.strip())
+    return out
+
+
+def test_catalyst_aggregate_name_fits_the_pfc_limit(tmp_path: Path) -> None:
+    """Aggregate names are at most 31 characters (12.2SX): a longer one is cut with a stable hash suffix, the same
+    on every compile; the grammar refuses a 32-character name."""
+    result = aggregate(tmp_path, policer="a-policer-with-a-very-long-name")
+    text = cat_text(result)
+    names = sorted({ln.split()[3] for ln in text.splitlines() if ln.startswith("mls qos aggregate-policer ")})
+    assert len(names) == 2 and all(re.fullmatch(r"a-policer-with-a-very-[0-9a-f]{8}", n) for n in names)
+    assert cat_text(aggregate(tmp_path, policer="a-policer-with-a-very-long-name")) == text
+    bad = text.replace(names[0], "x" * 32)
+    with pytest.raises(SelfCheckError, match="not valid in global mode"):
+        grammar.check_text(bad, "catalyst6500")
+
+
+def test_catalyst_aggregate_grammar_follows_the_police_forms() -> None:
+    """The aggregate takes the class police's forms: no exceed-action drop with a maximum burst (12.2SX)."""
+    good = ("mls qos aggregate-policer agg 10000000 64000 conform-action transmit exceed-action drop\n"
+            "policy-map p\n class class-default\n  police aggregate agg\n")
+    grammar.check_text(good, "catalyst6500")
+    for bad in (good.replace("64000 conform", "64000 64000 pir 20000000 conform"),
+                good.replace("aggregate-policer agg 10000000", "aggregate-policer 9agg 10000000")):
+        with pytest.raises(SelfCheckError, match="not valid in global mode"):
+            grammar.check_text(bad, "catalyst6500")
+    with pytest.raises(SelfCheckError, match="aggregate-policer other is used but never defined"):
+        grammar.check_text(good.replace("police aggregate agg", "police aggregate other"), "catalyst6500")
+
+
+def test_catalyst_rules_marking_differently_keep_a_policer_each(tmp_path: Path) -> None:
+    """An aggregate's conform action marks every class alike: rules of different marks keep their own policer,
+    QOS130 at the policer says so."""
+    result = aggregate(tmp_path, second="bulk")
+    found = [d for d in result.diagnostics if d.code == "QOS130"]
+    assert [d.message.split(" on ")[1].split()[0] for d in found] == ["GigabitEthernet1/1", "GigabitEthernet1/2"]
+    assert all("af11, af21" in d.message and d.location is not None and d.location.line == 8 for d in found)
+    text = cat_text(result)
+    assert "aggregate" not in text
+    got = block_of(text, "policy-map c-in")
+    assert got[" class site-r2"] == ["set ip dscp af11", "police 10000000 64000 conform-action set-dscp-transmit "
+                                     "af11 exceed-action policed-dscp-transmit"]
+
+
 # -- every Cisco feature of the schema, on every dialect ---------------------------------------------------------
 
 EVERYTHING = """\

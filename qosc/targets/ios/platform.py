@@ -41,6 +41,8 @@ class Reservable:
 
     default: int
     command: str
+    source: str = ""
+    """Where the dialect's command and default come from (a release may keep the command but not the limit)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -549,6 +549,9 @@ def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, 
     assert any(ln.startswith("ipv6 access-list ") for ln in lines)
     if platform == "ios-xe":
         assert "interface TenGigabitEthernet0/1/0.200" in lines and "  shape average 4000000000" in lines
+        # XE keeps max-reserved-bandwidth on every interface and subinterface (Cisco-IOS-XE-interfaces YANG)
+        sub = lines.index("interface TenGigabitEthernet0/1/0.200")
+        assert " max-reserved-bandwidth 100" in lines[sub:sub + 5]
         assert ("  police cir 50000000 bc 2500000 pir 100000000 be 5000000 conform-action set-dscp-transmit af21 "
                 "exceed-action set-dscp-transmit af22 violate-action set-dscp-transmit af23") in lines
     if platform == "ios-gsr":

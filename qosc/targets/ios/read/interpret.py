@@ -3,8 +3,10 @@
 Per interface with a service-policy: the output policy's classes in order
 (a code point belongs to the first class whose class-map matches it, the
 rest to class-default); shares from bandwidth percent, kbps (of the
-interface rate: its `bandwidth` statement, else the speed its type runs at)
-or remaining percent (of what priority and bandwidth percent leave);
+interface rate: its `bandwidth` statement, else the speed its type runs at),
+remaining percent or remaining ratio (of what priority, capped by its rate
+or its policer, and bandwidth leave; a ratio is its part of the sum of the
+policy-map's ratios);
 priority classes strict, their rate their cap and share; WRED thresholds in
 packets of the queue limit as drop curves per drop precedence (fill % to
 0.1; where classic IOS takes no queue-limit beside WRED, of the queue
@@ -110,7 +112,7 @@ def _reference(limit: int | None, share: float | None, wred: list[tuple[str, int
     return top
 
 
-def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None) -> Class:
+def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None, ratios: int = 0) -> Class:
     share = cap = cap_rate = None
     strict = False
     limit: int | None = None
@@ -121,6 +123,8 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: An
             share = float(w[2])
         elif w[:3] == ("bandwidth", "remaining", "percent"):
             share = round(max(100.0 - fixed, 0.0) * float(w[3]) / 100.0, 6)
+        elif w[:3] == ("bandwidth", "remaining", "ratio") and len(w) > 3 and w[3].isdigit() and ratios:
+            share = round(max(100.0 - fixed, 0.0) * int(w[3]) / ratios, 6)
         elif w[:1] == ("bandwidth",) and len(w) == 2:
             share = _pct(int(w[1]) * 1000, rate)
         elif w[:1] == ("priority",):
@@ -162,6 +166,8 @@ def _buffer(packets: int | None, queue: Any) -> tuple[str, float] | None:
 
 
 def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
+    """The percent of the interface `bandwidth` and `priority` reserve: what `bandwidth remaining` shares are of
+    the rest of.  A `priority` class without a rate is reserved its policer's CIR (its hard cap)."""
     total = 0.0
     for pc in pcs:
         for w, _ in pc.lines:
@@ -169,7 +175,18 @@ def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
                 total += float(w[2])
             elif w[:1] in (("bandwidth",), ("priority",)) and len(w) == 2 and w[1].isdigit():
                 total += _pct(int(w[1]) * 1000, rate) or 0.0
+            elif w == ("priority",):
+                police = next((x for x, _ in pc.lines if x[:1] == ("police",) and x[1:2] != ("aggregate",)), None)
+                total += (_pct(envelope(police, None, {}).cir, rate) or 0.0) if police else 0.0
     return total
+
+
+def _ratios(pcs: list[PolicyClass]) -> int:
+    """The sum of the policy-map's `bandwidth remaining ratio`s: each class gets its ratio of that sum of what
+    `bandwidth` and `priority` leave (IOS XE; Cisco-IOS-XE-policy: bandwidth remaining ratio, 'ratio for sharing
+    excess bandwidth')."""
+    return sum(int(w[3]) for pc in pcs for w, _ in pc.lines
+               if w[:3] == ("bandwidth", "remaining", "ratio") and len(w) > 3 and w[3].isdigit())
 
 
 Output = tuple[tuple[Class, ...], list[list[str | None]], list[list[int | None]]]
@@ -179,8 +196,8 @@ def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = No
     pcs = c.policies.get(policy, [])
     if not any(pc.name == "class-default" for pc in pcs):  # every policy-map ends in class-default
         pcs = [*pcs, PolicyClass("class-default", [], c.where.get(("policy-map", policy)))]
-    fixed = _fixed(pcs, rate)
-    classes = tuple(_class(c, pc, rate, fixed, queue) for pc in pcs)
+    fixed, ratios = _fixed(pcs, rate), _ratios(pcs)
+    classes = tuple(_class(c, pc, rate, fixed, queue, ratios) for pc in pcs)
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     rewrite: list[list[int | None]] = [list(range(64)), list(range(64))]
     warned: set[str] = set()

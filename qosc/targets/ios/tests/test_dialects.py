@@ -209,6 +209,73 @@ def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
             grammar.check_text(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
 
 
+XE_SHARES = """\
+qosc: 1
+name: x
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: $be, priority: high}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}}
+  af: {kind: assured, dscp: [af21], queue: {share: 32.5%, priority: high}}
+  network-control: {kind: network-control, queue: {share: 6%, priority: high}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+      HundredGigE0/0/0: {role: core, speed: 100G}
+"""
+
+
+def xe_shares(tmp_path: Path, be: str, platform: str = "ios-xe") -> api.Result:
+    return api.validate(write(tmp_path, string.Template(XE_SHARES).substitute(be=be, platform=platform)))
+
+
+def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path: Path) -> None:
+    """32.5% of 100G is 32,500,000 kbit/s, far above the 2,000,000 of `bandwidth` on 16.x, and `bandwidth percent`
+    takes whole numbers: every share of the policy-map becomes `bandwidth remaining ratio` in hundredths of a
+    percent (XE takes one bandwidth form per policy-map), never QOS133 or QOS199; read back, a ratio is its part
+    of what the strict class leaves, so the shares are the policy's and verify finds no share to report."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    result = xe_shares(tmp_path, "51.5%")  # 51.5 + 32.5 + 6 = 90: what the 10% strict class leaves
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    assert not {"QOS133", "QOS138", "QOS199"} & {d.code for d in result.diagnostics}
+    assert result.policy is not None
+    text = compile_device(result.policy, "r1")
+    got = classes(text, "x-out")
+    assert got["af"] == ["bandwidth remaining ratio 3250"]
+    assert got["network-control"] == ["bandwidth remaining ratio 600"]
+    assert got["class-default"][0] == "bandwidth remaining ratio 5150"
+    assert got["premium"][0] == "priority"
+    bandwidth = [ln for cmds in got.values() for ln in cmds if ln.startswith("bandwidth")]
+    assert bandwidth and all(ln.startswith("bandwidth remaining ratio ") for ln in bandwidth)
+    grammar.check_text(text, "ios-xe")
+    with pytest.raises(SelfCheckError, match=re.escape("outside 1..65535")):
+        grammar.check_text(text.replace("remaining ratio 3250", "remaining ratio 65536"), "ios-xe")
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    shares = {c.name: c.share for c in device.interfaces[0].classes}
+    assert shares == {"premium": 10.0, "af": 32.5, "network-control": 6.0, "class-default": 51.5}
+    found = compare(intent.device(result.policy, result.policy.device_map["r1"]), device)
+    assert [f for f in found if f.what == "share" and f.subject != "premium"] == []
+    # classic IOS (12.0S) has no remaining forms: QOS133 there, at the share
+    (diag,) = [d for d in xe_shares(tmp_path, "51.5%", "ios-gsr").diagnostics
+               if d.code == "QOS133" and "'af'" in d.message]
+    assert diag.location is not None and diag.location.line == 6
+
+
+def test_xe_remaining_ratio_that_leaves_bandwidth_over_warns(tmp_path: Path) -> None:
+    """Ratios divide all the strict class leaves: shares adding up to less are each guaranteed more (QOS138 at the
+    share that forced the ratios), and the reader reads that larger guarantee."""
+    result = xe_shares(tmp_path, "41.5%")  # 80 of the 90% the strict class leaves
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS138"]
+    assert "'af' share 32.5%" in diag.message and "all 90%" in diag.message and "1.125 times" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    assert result.policy is not None
+    device = reader.interpret(reader.parse(compile_device(result.policy, "r1"), "r1.cfg", None), None)[0]
+    shares = {c.name: c.share for c in device.interfaces[0].classes}
+    assert shares["af"] == pytest.approx(32.5 * 90 / 80, abs=1e-4)
+
+
 def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:
     result = xe(tmp_path, lbe=", buffer: 1%")
     (diag,) = errors(result, "QOS134")

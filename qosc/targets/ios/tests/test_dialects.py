@@ -274,6 +274,10 @@ def test_xe_remaining_ratio_that_leaves_bandwidth_over_warns(tmp_path: Path) -> 
     device = reader.interpret(reader.parse(compile_device(result.policy, "r1"), "r1.cfg", None), None)[0]
     shares = {c.name: c.share for c in device.interfaces[0].classes}
     assert shares["af"] == pytest.approx(32.5 * 90 / 80, abs=1e-4)
+    # import(compile(P)): the import's shares are the guarantees read back, and compile to the same behaviour
+    from qosc.behaviour.roundtrip import round_trip
+    trip = round_trip(result.policy, "r1", ".cfg", tmp_path)
+    assert trip.ok, (trip.stage, trip.findings, trip.problems)
 
 
 def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:

@@ -246,9 +246,17 @@ def _police(c: Config, pc: PolicyClass) -> tuple[tuple[str, ...] | None, str | N
     return ("police", *body[4:]), name
 
 
-def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
+def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int | None, bool]:
+    """The rules of an input policy-map, the mark of unmatched traffic, and whether class-default's policer makes
+    the PFC trust its DSCP.
+
+    Catalyst 6500 PFC (`pfc`): policing with `conform-action transmit` (also the default conform action) sets the
+    trust state of the class's conforming traffic to trust DSCP, so the class's `set ip dscp` does not mark it:
+    the customer's DSCP is kept (Catalyst 6500 Release 12.2SX Software Configuration Guide, Configuring PFC QoS,
+    police; domain.md 6); `conform-action set-dscp-transmit` marks.  Such a class is read as marking nothing."""
     rules: list[Rule] = []
     unmatched = None
+    default_trusts = False
     policed: dict[str, dict[int, int]] = {}
     for w, _ in c.globals:
         if w[:4] == ("mls", "qos", "map", "policed-dscp") and "to" in w:
@@ -262,8 +270,11 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
             for j, x in enumerate(police):
                 if x == "conform-action" and police[j + 1:j + 2] == ("set-dscp-transmit",):
                     mark = code(police[j + 2])
+        conform = police[police.index("conform-action") + 1] if police and "conform-action" in police[:-1] else None
+        trusts = pfc and police is not None and conform in (None, "transmit")
+        mark = None if trusts else mark
         if pc.name == "class-default":
-            unmatched = mark
+            unmatched, default_trusts = mark, trusts
             continue
         cm = c.class_maps.get(pc.name)
         match = Match()
@@ -280,7 +291,7 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
                           tuple(match.source_ports), tuple(match.destination_ports), tuple(dscps), mark,
                           dataclasses.replace(envelope(police, mark, policed), shared=shared) if police else None,
                           tuple(match.families) or ("inet", "inet6"), origin=pc.origin))
-    return rules, unmatched
+    return rules, unmatched, default_trusts
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
@@ -306,14 +317,16 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             rewrite = [[*range(64)], [*range(64)]]
             kind = port_type(lines, platform)
             options = (("port-type", kind),) if kind else ()
-        rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
+        rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
+            else ([], None, False)
         port, _, unit = name.partition(".")
         role = "edge" if "input" in policies else "core"
         trusted = unmatched is None
         if is_pfc(lines) and role == "edge":
-            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0
+            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
+            # class-default's policer transmits it, which trusts its DSCP)
             trusted = trust
-            unmatched = 0 if not trust and unmatched is None else unmatched
+            unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
                                     None if role != "edge" else trusted, tuple(rules), unmatched,

@@ -394,6 +394,37 @@ def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
     assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]
 
 
+def test_catalyst_conform_transmit_trusts_the_customers_dscp_read_back(tmp_path: Path) -> None:
+    """PFC: `police ... conform-action transmit` applies trust DSCP to the class's conforming traffic, so `set ip
+    dscp` does not mark it (12.2SX, Configuring PFC QoS, police).  qosc writes `conform-action set-dscp-transmit`
+    at untrusted edges; the reader models the PFC: a class (or class-default) policed with `conform-action
+    transmit`, written or by default, marks nothing, and verify says so."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    policy, _ = load(ROOT / "policies/datagrid-catalyst.yaml")
+    text = api.compile_policy(api.validate(ROOT / "policies/datagrid-catalyst.yaml"), ["catalyst6500"])[0].text
+    want = intent.device(policy, policy.device_map["cat6500-1"])
+
+    def edge(config: str) -> tuple[int | None, list[tuple[str, str, str, str]]]:
+        device = reader.interpret(reader.parse(config, "cat6500-1.cfg", None), None)[0]
+        found = [(f.subject, f.what, f.expected, f.found) for f in compare(want, device)
+                 if f.interface == "GigabitEthernet1/1"]
+        return device.interfaces[0].rules[0].mark, found
+
+    assert edge(text) == (46, [])
+    for conform in ("conform-action transmit ", ""):  # written, or the PFC's default conform action
+        trusting = text.replace("conform-action set-dscp-transmit ef ", conform)
+        assert trusting != text
+        assert edge(trusting) == (None, [("rule premium-video (ip-premium)", "marks", "46", "none")])
+    # class-default policed that way at an untrusted port: unmatched traffic keeps its DSCP (not marked 0)
+    policed = text.replace(" class class-default\n", " class class-default\n  police 1000000 8000 "
+                           "conform-action transmit exceed-action drop\n")
+    device = reader.interpret(reader.parse(policed, "cat6500-1.cfg", None), None)[0]
+    assert device.interfaces[0].unmatched_mark is None
+    assert reader.interpret(reader.parse(text, "cat6500-1.cfg", None), None)[0].interfaces[0].unmatched_mark == 0
+
+
 AGGREGATE = """\
 qosc: 1
 name: c
@@ -629,6 +660,10 @@ def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, 
         assert ("  police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 exceed-action "
                 "set-dscp-transmit af22 violate-action drop") in lines
     if platform == "catalyst6500":
+        # a class that marks never polices with conform-action transmit (the PFC would trust the DSCP instead)
+        marking = [cmds for pm in (ln for ln in lines if ln.startswith("policy-map "))
+                   for cmds in block_of(out.text, pm).values() if any(c.startswith("set ip dscp ") for c in cmds)]
+        assert marking and not [c for cmds in marking for c in cmds if "conform-action transmit" in c]
         # tr3 (with PIR) marks AF21 down through the normal-burst map, its violate and the PIR-less one-mark
         # through the max-burst map
         assert [ln for ln in lines if ln.startswith("mls qos map policed-dscp ")] == [

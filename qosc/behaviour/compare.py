@@ -10,7 +10,7 @@ other side classifies most of that service's code points into.  Then:
   the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer;
 - how declared code points leave (rewrite); at edges: the rules in order (matches, marks, policer
-  envelopes within rounding) and the mark of unmatched traffic;
+  envelopes within rounding, which rules share one policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
 """
 
@@ -224,6 +224,23 @@ class _Pair:
             self._rule(want, got)
         for got in self.b.rules[len(self.a.rules):]:
             self.add(self.rule(got, self.b), "rule", "absent", "present", self.a.origin, got.origin)
+        self._sharing()
+
+    def _sharing(self) -> None:
+        """Rules that share one policer (an aggregate) on one side must share it on the other: by position."""
+        def partners(rules: tuple[Rule, ...]) -> list[set[int]]:
+            keys = [r.policer.shared if r.policer is not None else None for r in rules]
+            return [{j for j, other in enumerate(keys) if key is not None and other == key and j != i}
+                    for i, key in enumerate(keys)]
+
+        a, b = partners(self.a.rules), partners(self.b.rules)
+        for i, (want, got) in enumerate(zip(self.a.rules, self.b.rules, strict=False)):
+            if a[i] != b[i]:
+                def names(idx: set[int]) -> list[str]:
+                    return [self.a.rules[j].name if j < len(self.a.rules) else self.b.rules[j].name
+                            for j in sorted(idx)]
+                self.add(f"{self.rule(want, self.a)} policer", "shared with", names(a[i]) or "no rule",
+                         names(b[i]) or "no rule", want.origin, got.origin)
 
     @staticmethod
     def rule(r: Rule, iface: Interface) -> str:

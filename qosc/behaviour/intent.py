@@ -11,7 +11,8 @@ against, so it reads the policy's semantics, not any vendor's:
   undeclared ones are not specified (targets differ, and the policy says nothing about them);
   transparent interfaces keep every code point;
 - at edges, classifier rules mark the service's first code point (or set-dscp) and apply the rule's or the
-  service's policer; untrusted edges mark unmatched traffic as the default service.
+  service's policer; a policer several rules of the interface name is one policer for all of them (shared);
+  untrusted edges mark unmatched traffic as the default service.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ def action(a: Action | None) -> str | None:
     return f"dscp {a.dscp}" if a.kind == "remark" else a.kind
 
 
-def envelope(p: Policer) -> Envelope:
+def envelope(p: Policer, shared: bool = False) -> Envelope:
+    """The policer's envelope; `shared`: several rules of the interface use it, and it polices them together."""
     return Envelope(p.cir, p.cbs, p.pir, p.pbs, p.ebs, action(p.conform) or "transmit", action(p.exceed) or "drop",
-                    action(p.violate))
+                    action(p.violate), p.name if shared else None)
 
 
 def _pct(value: object, iface: ModelInterface) -> float | None:
@@ -96,13 +98,17 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     trust = iface.trust != "none"
     if iface.role is Role.EDGE:
         classifier = policy.classifier_map.get(iface.classifier or "")
+        policers = []
         for r in classifier.rules if classifier else ():
             service = policy.service_map.get(r.service)
+            policers.append(policy.policer_map.get(r.policer or (service.policer if service else None) or ""))
+        users = [p.name for p in policers if p is not None]
+        for r, police in zip(classifier.rules if classifier else (), policers, strict=True):
+            service = policy.service_map.get(r.service)
             mark = r.set_dscp if r.set_dscp is not None else (service.mark if service and service.dscp else None)
-            police = policy.policer_map.get(r.policer or (service.policer if service else None) or "")
             rules.append(Rule(r.name, r.sources, r.destinations, r.protocols, r.source_ports, r.destination_ports,
-                              r.match_dscp, mark, envelope(police) if police else None, r.families,
-                              origin=r.where.loc))
+                              r.match_dscp, mark, envelope(police, users.count(police.name) > 1) if police else None,
+                              r.families, origin=r.where.loc))
         if not trust and default is not None and default.dscp:
             unmatched = default.mark
         if trust:

@@ -12,8 +12,8 @@ Several devices import into one policy with shared services:
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
   the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
-- drop profiles and policers deduplicated by value; edge rules become classifiers (one per distinct rule
-  list), interfaces keep their role and rate where the configuration says them.
+- drop profiles and policers deduplicated by value (equal policers rules do not share stay apart); edge rules
+  become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them.
 
 What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
 """
@@ -130,8 +130,7 @@ def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
                 # a block collection ends where the next key starts: its last line is the one before
                 last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
                 spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
-    root = yaml.compose(text)
-    if root is not None:
+    if (root := yaml.compose(text)) is not None:
         walk(root, ())
     return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
 
@@ -272,8 +271,10 @@ class _Lifter:
                                                 "no imported service carries: the rule is left out", r.origin))
                 continue
             item["service"] = service
-            if r.policer is not None:
-                item["policer"] = self.policer(r.policer, f"{r.name}-policer", r.origin)
+            if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
+                own = r.policer.shared is None and [x.policer for x in rules].count(r.policer) > 1
+                env = replace(r.policer, shared=f"rule {r.name}") if own else r.policer
+                item["policer"] = self.policer(env, f"{r.name}-policer", r.origin)
                 self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
         self.classifiers[rules] = name

@@ -68,6 +68,9 @@ class Envelope:
     """'transmit', 'drop', or 'dscp N' (re-mark and transmit)."""
     exceed: str = "drop"
     violate: str | None = None
+    shared: str | None = None
+    """The policer several rules of the interface share (one instance polices their traffic together), by a
+    name that is the same for those rules and no other; None: the rule's own policer."""
 
 
 @dataclass(frozen=True)

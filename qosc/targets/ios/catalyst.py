@@ -19,7 +19,14 @@ What a device gets:
   policer that remarks to AFx2/AFx3 becomes ``policed-dscp-transmit`` plus
   ``mls qos map policed-dscp normal-burst|max-burst <class DSCP> to <DSCP>``
   (one global map: two policers wanting different marks for one code point is
-  QOS129).  The PFC has no egress queueing policy-map: queues are per port.
+  QOS129).  A policer several rule classes of one interface name is one
+  policer for all of them: a named aggregate per interface and policer
+  (``mls qos aggregate-policer <policer>-<interface> <police arguments>``,
+  ``police aggregate <name>`` in each class; a named aggregate polices every
+  port it is applied to together, so each interface has its own), named
+  within the PFC's 31 characters; rules that mark different code points keep
+  a policer each (an aggregate's conform action marks them all alike), with
+  QOS130.  The PFC has no egress queueing policy-map: queues are per port.
 
 Every statement tree is checked by the catalyst6500 grammar (its command
 table, qosc.targets.ios.table) before it is written.
@@ -33,7 +40,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rule, Service
+from qosc.names import Names
 from qosc.targets.ios.common import (
+    Cmd,
     Command,
     IosLowering,
     at,
@@ -41,12 +50,21 @@ from qosc.targets.ios.common import (
     chunks,
     device_services,
     ios_dscp,
-    policer_users,
+    sanitize,
     unique_names,
 )
 from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
 from qosc.targets.ios.platform import CatalystPlatform
 from qosc.tree import At
+
+
+class AggregateUse(Cmd):
+    """`police aggregate <name>` of a class whose policer other classes of the interface share: the name is the
+    interface's (a named aggregate polices every port it is applied to together), given in lower()."""
+
+    def __init__(self, policer: Policer, police: Command) -> None:
+        super().__init__(["police", "aggregate", policer.name], getattr(police, "origin", None))
+        self.policer, self.police = policer, police
 
 
 class CatalystLowering(IosLowering):
@@ -57,6 +75,16 @@ class CatalystLowering(IosLowering):
         super().__init__(policy, device, platform)
         self.policed: dict[tuple[str, int], tuple[int, Policer]] = {}
         self._ports: dict[Any, Any] = {}  # interface settings -> (queue commands and plan, diagnostics)
+        self.aggregates = Names(platform.name, max_length=platform.aggregate_policer_name_max)
+        """Names of the named aggregate policers: one per (interface, shared policer)."""
+
+    def aggregate_name(self, iface: Interface, p: Policer) -> str:
+        """The aggregate of policer `p` on `iface`: `<policer>-<interface>`, within the platform's length limit
+        (a longer name is cut and given a stable hash suffix) and starting with a letter."""
+        wanted = sanitize(f"{p.name}-{iface.name}")
+        if not ("a" <= wanted[0].lower() <= "z"):
+            wanted = f"p-{wanted}"
+        return self.aggregates.name("aggregate-policer", wanted, f"policer {p.name} on {iface.name}")
 
     def port_spec(self, iface: Interface) -> dict[str, Any] | None:
         types = self.platform.port_types
@@ -152,12 +180,38 @@ class CatalystLowering(IosLowering):
                                    "polices that rate with", p.where.at(key),
                                    f"make {key} at least {math.ceil(rate / 4000)} bytes")
 
+    def shared_policers(self, iface: Interface,
+                        planned: list[tuple[Rule, Service, str, int, Policer | None]]) -> set[str]:
+        """The policers several rule classes of the interface use: one named aggregate each (the policy's one
+        policer polices their traffic together).  The aggregate's conform action marks every class alike, so
+        classes that mark different code points keep a policer each, with QOS130."""
+        users: dict[str, list[tuple[Rule, int]]] = {}
+        for r, _, _, mark, pol in planned:
+            if pol is not None:
+                users.setdefault(pol.name, []).append((r, mark))
+        shared = set()
+        for name, used in users.items():
+            if len(used) < 2:
+                continue
+            marks = sorted({ios_dscp(mark) for _, mark in used})
+            if len(marks) == 1:
+                shared.add(name)
+                continue
+            self.found.warning("QOS130", f"policer '{name}' is used by {len(used)} classifier rules on "
+                               f"{iface.name} ({', '.join(r.name for r, _ in used)}), which mark different code "
+                               f"points ({', '.join(marks)}); a PFC named aggregate marks conforming traffic with "
+                               "one code point, so each class gets its own policer of the full rate",
+                               self.policy.policer_map[name].where.loc,
+                               "give each rule its own policer with its share of the rate, or let the rules mark "
+                               "alike")
+        return shared
+
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
         policy = self.policy
         classes: list[dict[str, Any]] = []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()
-        policer_users(policy, iface, rules, self.found)
+        planned: list[tuple[Rule, Service, str, int, Policer | None]] = []
         for r in rules:
             service = policy.service_map.get(r.service)
             if service is None or classifier is None:
@@ -166,11 +220,20 @@ class CatalystLowering(IosLowering):
             if name is None:
                 continue
             mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else 0)
+            planned.append((r, service, name, mark, policy.policer_map.get(r.policer or service.policer or "")))
+        shared = self.shared_policers(iface, planned)
+        for r, service, name, mark, pol in planned:
             cmds: list[Command] = [["set", "ip", "dscp", ios_dscp(mark)]]
-            pol = policy.policer_map.get(r.policer or service.policer or "")
+            notes = [f"rule {r.name}"]
             if pol is not None:
-                cmds.append(self.police(pol, [mark], mark))
-            classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
+                police = self.police(pol, [mark], mark)
+                if pol.name in shared:
+                    others = [x.name for x, *_, q in planned if q is pol and x is not r]
+                    notes.append(f"policer {pol.name} shared with rule{'s' * (len(others) > 1)} "
+                                 f"{', '.join(others)}: one named aggregate")
+                    police = AggregateUse(pol, police)
+                cmds.append(police)
+            classes.append({"name": name, "service": service.name, "notes": notes, "commands": cmds})
         default = policy.default_service
         trusted = iface.trust == "dscp"
         if trusted:
@@ -195,6 +258,25 @@ class CatalystLowering(IosLowering):
                             "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "
                                                          "service"], "commands": cmds})
         return classes
+
+    def with_aggregates(self, iface: Interface, classes: list[dict[str, Any]],
+                        aggregates: dict[str, Cmd]) -> list[dict[str, Any]]:
+        """The interface's input classes with each shared policer as `police aggregate` of the interface's own
+        named aggregate, defined in `aggregates` (`mls qos aggregate-policer <name> <police arguments>`)."""
+        if not any(isinstance(cmd, AggregateUse) for c in classes for cmd in c["commands"]):
+            return classes
+        out = []
+        for c in classes:
+            cmds: list[Command] = []
+            for cmd in c["commands"]:
+                if isinstance(cmd, AggregateUse):
+                    name = self.aggregate_name(iface, cmd.policer)
+                    aggregates.setdefault(name, Cmd(["mls", "qos", "aggregate-policer", name, *cmd.police[1:]],
+                                                    cmd.origin))
+                    cmd = Cmd(["police", "aggregate", name], cmd.origin)
+                cmds.append(cmd)
+            out.append({**c, "commands": cmds})
+        return out
 
     # -- the device ----------------------------------------------------------------
     def lower(self) -> dict[str, Any]:
@@ -234,7 +316,9 @@ class CatalystLowering(IosLowering):
         for p in policy.policers:
             if p.name in used:
                 check_policer(p, self.found, self.platform.name)
-        edge = [(iface, c) for iface, c in zip(device.interfaces, ins, strict=True) if c]
+        aggregates: dict[str, Cmd] = {}
+        edge = [(iface, self.with_aggregates(iface, c, aggregates))
+                for iface, c in zip(device.interfaces, ins, strict=True) if c]
         names = unique_names(f"{policy.name}-in", [c for _, c in edge], [i.name for i, _ in edge])
         policy_maps: dict[str, dict[str, Any]] = {}
         for (iface, classes), name in zip(edge, names, strict=True):
@@ -257,6 +341,7 @@ class CatalystLowering(IosLowering):
         for (kind, to), codes in sorted(grouped.items()):
             glob += [at(["mls", "qos", "map", "policed-dscp", kind, *part, "to", to], policers[kind, to].where,
                         "exceed", "violate") for part in chunks(codes, 8)]
+        glob += list(aggregates.values())
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target catalyst6500",
                   "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
                   "WRR weights relative (1-255)",

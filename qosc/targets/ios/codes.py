@@ -20,8 +20,10 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
     Code("QOS131", "ios", "error", "rate above what the dialect's police command accepts (classic IOS: 2 Gbit/s)", _M),
     Code("QOS132", "ios", "error", "two-rate policer on a release without two-rate policing (IOS 12.0S)", _M),
-    Code("QOS133", "ios", "error", "bandwidth or priority in kbit/s above the release's maximum, with no percent form",
-         _M),
+    Code("QOS133", "ios", "error",
+         "bandwidth or priority in kbit/s above the release's maximum, with no percent or remaining form", _M),
+    Code("QOS138", "ios", "warning", "shares written as bandwidth remaining ratio that leave part of what strict "
+         "classes leave over: each class is guaranteed more than its share", _M),
     Code("QOS134", "ios", "error", "queue buffer on an IOS XE class without a share (no bandwidth, shape or priority)",
          _M),
     Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),

@@ -13,8 +13,8 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   dialect's form (``police: positional`` on 12.0S, ``police cir ... bc ...``
   where keywords exist); the cap is ``queue.rate-cap``, else the service
   policer's CIR.  Other services get ``bandwidth percent N`` when every share
-  is a whole percentage, else ``bandwidth <kbit/s>`` (IOS wants one unit per
-  policy-map; above ``kbps_max`` QOS133);
+  is a whole percentage, else ``bandwidth <kbit/s>``, else ``bandwidth
+  remaining ratio`` (one form per policy-map: see shares.py);
 - ``queue-limit`` (packets) only where the service has a buffer: a percentage
   of ``queue.port_buffer_packets`` (a qosc convention), or a time at the link
   rate divided by the interface MTU; WRED: see queueing.py;
@@ -29,7 +29,6 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from qosc import dscp as dscp_mod
@@ -52,12 +51,13 @@ from qosc.targets.ios.common import (
 )
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.queueing import Queueing
+from qosc.targets.ios.shares import Shares
 from qosc.targets.ios.sizing import police_burst, strict_cap
 from qosc.tree import At
 from qosc.units import format_rate
 
 
-class MqcLowering(Queueing, IosLowering):
+class MqcLowering(Queueing, Shares, IosLowering):
     def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
         super().__init__(policy, device, platform)
         self.d = platform
@@ -177,6 +177,7 @@ class MqcLowering(Queueing, IosLowering):
         for s in own:
             if s is not default:
                 matched |= self.covered(self.class_dscps(s))
+        form = self.share_form(own, shares, iface)
         classes, total = [], 0.0
         for s in own:
             name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}",
@@ -202,19 +203,9 @@ class MqcLowering(Queueing, IosLowering):
                 classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
                 continue
             pct = shares[s.name]
-            if pct is None:
-                notes.append("no guaranteed share")
-            elif not fractional:
-                cmds.append(at(["bandwidth", "percent", round(pct)], s.where, "queue.share"))
-            elif iface.rate:
-                kbps = max(8, math.floor(pct * iface.rate / 100_000))
-                if kbps > self.d.kbps_max:
-                    self.found.error("QOS133", f"service '{s.name}' share {pct:g}% of {self.device.name}:"
-                                     f"{iface.name} is {kbps} kbit/s, above the {self.d.kbps_max} kbit/s "
-                                     f"`bandwidth` of {self.platform.name}, and `bandwidth percent` takes whole "
-                                     "numbers only", s.where.at("queue.share"),
-                                     "give every service of the interface a whole-percent share")
-                cmds.append(at(["bandwidth", kbps], s.where, "queue.share"))
+            share = self.bandwidth(s, pct, form, iface) if pct is not None else None
+            cmds += [share] if share is not None else []
+            notes += ["no guaranteed share"] if pct is None else []
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
             if limit is not None and pct is None and s is not default and self.d.queue.limit_needs_rate:
@@ -235,6 +226,8 @@ class MqcLowering(Queueing, IosLowering):
             if not wred:
                 self.ecn_without_wred(s, iface)
             classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
+        if form == "ratio":
+            self.ratio_surplus(own, shares, total - sum(pct or 0.0 for pct in shares.values()), iface)
         return classes, total
 
     def queue_unstated(self, s: Service, limit: int | None, size: int, why: str) -> None:

@@ -41,6 +41,8 @@ class Reservable:
 
     default: int
     command: str
+    source: str = ""
+    """Where the dialect's command and default come from (a release may keep the command but not the limit)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,12 +74,15 @@ class MqcPlatform(IosPlatform):
     two_rate: bool
     """Whether the release has two-rate (`pir`) policing."""
     kbps_max: int
+    """The largest `bandwidth <kbps>` / `priority <kbps>` the release documents; above it only percent forms."""
     set_dscp: Literal["set dscp", "set ip dscp"]
     """How a class marks: `set ip dscp` on classic IOS (12.0S), `set dscp` (IPv4 and IPv6) from 12.2(13)T."""
     shaping: bool
     """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
     policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""
-    """The largest `bandwidth <kbps>` / `priority <kbps>` the release documents; above it only percent forms."""
+    remaining_ratio_max: int | None = None
+    """The largest `bandwidth remaining ratio` (IOS XE: 65535 in 16.11 and 17.6, Cisco-IOS-XE-policy YANG); None:
+    the release has no remaining forms (classic IOS 12.0S), so shares above kbps_max are QOS133."""
     ecn: bool
     queue: QueueData
     reservable: Reservable
@@ -93,6 +98,9 @@ class CatalystPlatform(IosPlatform):
     ipv6_qos: bool
     """Whether the PFC generation classifies and marks IPv6 (PFC3); without it IPv6 rules warn (QOS137)."""
     ipv6_qos_source: str
+    aggregate_policer_name_max: int
+    """The longest name of a named aggregate policer (`mls qos aggregate-policer NAME`)."""
+    aggregate_policer_source: str
 
     def port_type(self, name: str | None) -> tuple[str, PortType]:
         chosen = name or self.default_port_type

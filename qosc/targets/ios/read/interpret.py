@@ -3,8 +3,10 @@
 Per interface with a service-policy: the output policy's classes in order
 (a code point belongs to the first class whose class-map matches it, the
 rest to class-default); shares from bandwidth percent, kbps (of the
-interface rate: its `bandwidth` statement, else the speed its type runs at)
-or remaining percent (of what priority and bandwidth percent leave);
+interface rate: its `bandwidth` statement, else the speed its type runs at),
+remaining percent or remaining ratio (of what priority, capped by its rate
+or its policer, and bandwidth leave; a ratio is its part of the sum of the
+policy-map's ratios);
 priority classes strict, their rate their cap and share; WRED thresholds in
 packets of the queue limit as drop curves per drop precedence (fill % to
 0.1; where classic IOS takes no queue-limit beside WRED, of the queue
@@ -12,7 +14,9 @@ packets of the queue limit as drop curves per drop precedence (fill % to
 platform's packet pool (qosc's convention);
 `set dscp` in an output class as the rewrite.
 The input policy's classes are the edge rules (access-list matches, set
-dscp, police), class-default's `set dscp` the mark of unmatched traffic.
+dscp, police; `police aggregate` the named aggregate's, one policer shared by
+every class that names it), class-default's `set dscp` the mark of unmatched
+traffic.
 Dangling class-map, policy-map and access-list names are QOS174.
 
 Interface rates by type: Cisco IOS Interface and Hardware Component
@@ -21,6 +25,7 @@ Configuration Guide (IOS XE 17), "bandwidth" default = the interface speed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
@@ -107,7 +112,7 @@ def _reference(limit: int | None, share: float | None, wred: list[tuple[str, int
     return top
 
 
-def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None) -> Class:
+def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None, ratios: int = 0) -> Class:
     share = cap = cap_rate = None
     strict = False
     limit: int | None = None
@@ -118,6 +123,8 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: An
             share = float(w[2])
         elif w[:3] == ("bandwidth", "remaining", "percent"):
             share = round(max(100.0 - fixed, 0.0) * float(w[3]) / 100.0, 6)
+        elif w[:3] == ("bandwidth", "remaining", "ratio") and len(w) > 3 and w[3].isdigit() and ratios:
+            share = round(max(100.0 - fixed, 0.0) * int(w[3]) / ratios, 6)
         elif w[:1] == ("bandwidth",) and len(w) == 2:
             share = _pct(int(w[1]) * 1000, rate)
         elif w[:1] == ("priority",):
@@ -159,6 +166,8 @@ def _buffer(packets: int | None, queue: Any) -> tuple[str, float] | None:
 
 
 def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
+    """The percent of the interface `bandwidth` and `priority` reserve: what `bandwidth remaining` shares are of
+    the rest of.  A `priority` class without a rate is reserved its policer's CIR (its hard cap)."""
     total = 0.0
     for pc in pcs:
         for w, _ in pc.lines:
@@ -166,7 +175,18 @@ def _fixed(pcs: list[PolicyClass], rate: int | None) -> float:
                 total += float(w[2])
             elif w[:1] in (("bandwidth",), ("priority",)) and len(w) == 2 and w[1].isdigit():
                 total += _pct(int(w[1]) * 1000, rate) or 0.0
+            elif w == ("priority",):
+                police = next((x for x, _ in pc.lines if x[:1] == ("police",) and x[1:2] != ("aggregate",)), None)
+                total += (_pct(envelope(police, None, {}).cir, rate) or 0.0) if police else 0.0
     return total
+
+
+def _ratios(pcs: list[PolicyClass]) -> int:
+    """The sum of the policy-map's `bandwidth remaining ratio`s: each class gets its ratio of that sum of what
+    `bandwidth` and `priority` leave (IOS XE; Cisco-IOS-XE-policy: bandwidth remaining ratio, 'ratio for sharing
+    excess bandwidth')."""
+    return sum(int(w[3]) for pc in pcs for w, _ in pc.lines
+               if w[:3] == ("bandwidth", "remaining", "ratio") and len(w) > 3 and w[3].isdigit())
 
 
 Output = tuple[tuple[Class, ...], list[list[str | None]], list[list[int | None]]]
@@ -176,8 +196,8 @@ def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = No
     pcs = c.policies.get(policy, [])
     if not any(pc.name == "class-default" for pc in pcs):  # every policy-map ends in class-default
         pcs = [*pcs, PolicyClass("class-default", [], c.where.get(("policy-map", policy)))]
-    fixed = _fixed(pcs, rate)
-    classes = tuple(_class(c, pc, rate, fixed, queue) for pc in pcs)
+    fixed, ratios = _fixed(pcs, rate), _ratios(pcs)
+    classes = tuple(_class(c, pc, rate, fixed, queue, ratios) for pc in pcs)
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     rewrite: list[list[int | None]] = [list(range(64)), list(range(64))]
     warned: set[str] = set()
@@ -207,9 +227,36 @@ def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = No
     return classes, classify, rewrite
 
 
-def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
+def _police(c: Config, pc: PolicyClass) -> tuple[tuple[str, ...] | None, str | None]:
+    """The class's `police` line, and the name of the aggregate it is where several classes share one.
+
+    Catalyst 6500 PFC: `police aggregate NAME` polices with the named aggregate `mls qos aggregate-policer NAME
+    <police arguments>`; every class (of every port) naming it is policed together (Understanding Quality of
+    Service on the Catalyst 6500 Switch, 8.6 Aggregates and Microflows).  An undefined name is QOS174."""
+    police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+    if police is None or police[:2] != ("police", "aggregate") or len(police) < 3:
+        return police, None
+    name = police[2]
+    body = next((w for w, _ in c.globals if w[:3] == ("mls", "qos", "aggregate-policer") and w[3:4] == (name,)),
+                None)
+    if body is None:
+        c.diagnostics.append(warning("QOS174", f"class {pc.name} polices with aggregate {name}, which is not "
+                                     "defined", pc.origin))
+        return None, None
+    return ("police", *body[4:]), name
+
+
+def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int | None, bool]:
+    """The rules of an input policy-map, the mark of unmatched traffic, and whether class-default's policer makes
+    the PFC trust its DSCP.
+
+    Catalyst 6500 PFC (`pfc`): policing with `conform-action transmit` (also the default conform action) sets the
+    trust state of the class's conforming traffic to trust DSCP, so the class's `set ip dscp` does not mark it:
+    the customer's DSCP is kept (Catalyst 6500 Release 12.2SX Software Configuration Guide, Configuring PFC QoS,
+    police; domain.md 6); `conform-action set-dscp-transmit` marks.  Such a class is read as marking nothing."""
     rules: list[Rule] = []
     unmatched = None
+    default_trusts = False
     policed: dict[str, dict[int, int]] = {}
     for w, _ in c.globals:
         if w[:4] == ("mls", "qos", "map", "policed-dscp") and "to" in w:
@@ -218,13 +265,16 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
                 policed.setdefault(w[4], {})[int(x)] = int(w[k + 1])
     for pc in c.policies.get(policy, []):
         mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
-        police = next((w for w, _ in pc.lines if w[:1] == ("police",)), None)
+        police, shared = _police(c, pc)
         if mark is None and police is not None:
             for j, x in enumerate(police):
                 if x == "conform-action" and police[j + 1:j + 2] == ("set-dscp-transmit",):
                     mark = code(police[j + 2])
+        conform = police[police.index("conform-action") + 1] if police and "conform-action" in police[:-1] else None
+        trusts = pfc and police is not None and conform in (None, "transmit")
+        mark = None if trusts else mark
         if pc.name == "class-default":
-            unmatched = mark
+            unmatched, default_trusts = mark, trusts
             continue
         cm = c.class_maps.get(pc.name)
         match = Match()
@@ -239,9 +289,9 @@ def _input(c: Config, policy: str) -> tuple[list[Rule], int | None]:
         dscps = sorted(cm.v4 or ()) if cm and cm.v4 and len(cm.v4) < 64 else []
         rules.append(Rule(pc.name, tuple(match.sources), tuple(match.destinations), tuple(match.protocols),
                           tuple(match.source_ports), tuple(match.destination_ports), tuple(dscps), mark,
-                          envelope(police, mark, policed) if police else None,
+                          dataclasses.replace(envelope(police, mark, policed), shared=shared) if police else None,
                           tuple(match.families) or ("inet", "inet6"), origin=pc.origin))
-    return rules, unmatched
+    return rules, unmatched, default_trusts
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
@@ -267,14 +317,16 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             rewrite = [[*range(64)], [*range(64)]]
             kind = port_type(lines, platform)
             options = (("port-type", kind),) if kind else ()
-        rules, unmatched = _input(c, policies["input"]) if "input" in policies else ([], None)
+        rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
+            else ([], None, False)
         port, _, unit = name.partition(".")
         role = "edge" if "input" in policies else "core"
         trusted = unmatched is None
         if is_pfc(lines) and role == "edge":
-            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0
+            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
+            # class-default's policer transmits it, which trusts its DSCP)
             trusted = trust
-            unmatched = 0 if not trust and unmatched is None else unmatched
+            unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
                                     None if role != "edge" else trusted, tuple(rules), unmatched,

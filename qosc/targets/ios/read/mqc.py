@@ -139,4 +139,6 @@ def collect(document: Document) -> Config:
             c.where[("interface", t[1])] = _origin(s)
         elif t[:2] == ("mls", "qos"):
             c.globals.append((t, _origin(s)))
+            if t[2:3] == ("aggregate-policer",) and len(t) > 3:
+                c.where[("aggregate-policer", t[3])] = _origin(s)
     return c

@@ -215,6 +215,77 @@ def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
             grammar.check_text(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
 
 
+XE_SHARES = """\
+qosc: 1
+name: x
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: $be, priority: high}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}}
+  af: {kind: assured, dscp: [af21], queue: {share: 32.5%, priority: high}}
+  network-control: {kind: network-control, queue: {share: 6%, priority: high}}
+devices:
+  r1:
+    platform: $platform
+    interfaces:
+      HundredGigE0/0/0: {role: core, speed: 100G}
+"""
+
+
+def xe_shares(tmp_path: Path, be: str, platform: str = "ios-xe") -> api.Result:
+    return api.validate(write(tmp_path, string.Template(XE_SHARES).substitute(be=be, platform=platform)))
+
+
+def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path: Path) -> None:
+    """32.5% of 100G is 32,500,000 kbit/s, far above the 2,000,000 of `bandwidth` on 16.x, and `bandwidth percent`
+    takes whole numbers: every share of the policy-map becomes `bandwidth remaining ratio` in hundredths of a
+    percent (XE takes one bandwidth form per policy-map), never QOS133 or QOS199; read back, a ratio is its part
+    of what the strict class leaves, so the shares are the policy's and verify finds no share to report."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    result = xe_shares(tmp_path, "51.5%")  # 51.5 + 32.5 + 6 = 90: what the 10% strict class leaves
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    assert not {"QOS133", "QOS138", "QOS199"} & {d.code for d in result.diagnostics}
+    assert result.policy is not None
+    text = compile_device(result.policy, "r1")
+    got = classes(text, "x-out")
+    assert got["af"] == ["bandwidth remaining ratio 3250"]
+    assert got["network-control"] == ["bandwidth remaining ratio 600"]
+    assert got["class-default"][0] == "bandwidth remaining ratio 5150"
+    assert got["premium"][0] == "priority"
+    bandwidth = [ln for cmds in got.values() for ln in cmds if ln.startswith("bandwidth")]
+    assert bandwidth and all(ln.startswith("bandwidth remaining ratio ") for ln in bandwidth)
+    grammar.check_text(text, "ios-xe")
+    with pytest.raises(SelfCheckError, match=re.escape("outside 1..65535")):
+        grammar.check_text(text.replace("remaining ratio 3250", "remaining ratio 65536"), "ios-xe")
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    shares = {c.name: c.share for c in device.interfaces[0].classes}
+    assert shares == {"premium": 10.0, "af": 32.5, "network-control": 6.0, "class-default": 51.5}
+    found = compare(intent.device(result.policy, result.policy.device_map["r1"]), device)
+    assert [f for f in found if f.what == "share" and f.subject != "premium"] == []
+    # classic IOS (12.0S) has no remaining forms: QOS133 there, at the share
+    (diag,) = [d for d in xe_shares(tmp_path, "51.5%", "ios-gsr").diagnostics
+               if d.code == "QOS133" and "'af'" in d.message]
+    assert diag.location is not None and diag.location.line == 6
+
+
+def test_xe_remaining_ratio_that_leaves_bandwidth_over_warns(tmp_path: Path) -> None:
+    """Ratios divide all the strict class leaves: shares adding up to less are each guaranteed more (QOS138 at the
+    share that forced the ratios), and the reader reads that larger guarantee."""
+    result = xe_shares(tmp_path, "41.5%")  # 80 of the 90% the strict class leaves
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS138"]
+    assert "'af' share 32.5%" in diag.message and "all 90%" in diag.message and "1.125 times" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    assert result.policy is not None
+    device = reader.interpret(reader.parse(compile_device(result.policy, "r1"), "r1.cfg", None), None)[0]
+    shares = {c.name: c.share for c in device.interfaces[0].classes}
+    assert shares["af"] == pytest.approx(32.5 * 90 / 80, abs=1e-4)
+    # import(compile(P)): the import's shares are the guarantees read back, and compile to the same behaviour
+    from qosc.behaviour.roundtrip import round_trip
+    trip = round_trip(result.policy, "r1", ".cfg", tmp_path)
+    assert trip.ok, (trip.stage, trip.findings, trip.problems)
+
+
 def test_xe_queue_limit_needs_a_share(tmp_path: Path) -> None:
     result = xe(tmp_path, lbe=", buffer: 1%")
     (diag,) = errors(result, "QOS134")
@@ -329,6 +400,181 @@ def test_catalyst_ipv6_rule_warns_without_ipv6_qos(tmp_path: Path) -> None:
     assert not [d for d in cat(tmp_path).diagnostics if d.code == "QOS137"]
 
 
+def test_catalyst_conform_transmit_trusts_the_customers_dscp_read_back(tmp_path: Path) -> None:
+    """PFC: `police ... conform-action transmit` applies trust DSCP to the class's conforming traffic, so `set ip
+    dscp` does not mark it (12.2SX, Configuring PFC QoS, police).  qosc writes `conform-action set-dscp-transmit`
+    at untrusted edges; the reader models the PFC: a class (or class-default) policed with `conform-action
+    transmit`, written or by default, marks nothing, and verify says so."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    policy, _ = load(ROOT / "policies/datagrid-catalyst.yaml")
+    text = api.compile_policy(api.validate(ROOT / "policies/datagrid-catalyst.yaml"), ["catalyst6500"])[0].text
+    want = intent.device(policy, policy.device_map["cat6500-1"])
+
+    def edge(config: str) -> tuple[int | None, list[tuple[str, str, str, str]]]:
+        device = reader.interpret(reader.parse(config, "cat6500-1.cfg", None), None)[0]
+        found = [(f.subject, f.what, f.expected, f.found) for f in compare(want, device)
+                 if f.interface == "GigabitEthernet1/1"]
+        return device.interfaces[0].rules[0].mark, found
+
+    assert edge(text) == (46, [])
+    for conform in ("conform-action transmit ", ""):  # written, or the PFC's default conform action
+        trusting = text.replace("conform-action set-dscp-transmit ef ", conform)
+        assert trusting != text
+        assert edge(trusting) == (None, [("rule premium-video (ip-premium)", "marks", "46", "none")])
+    # class-default policed that way at an untrusted port: unmatched traffic keeps its DSCP (not marked 0)
+    policed = text.replace(" class class-default\n", " class class-default\n  police 1000000 8000 "
+                           "conform-action transmit exceed-action drop\n")
+    device = reader.interpret(reader.parse(policed, "cat6500-1.cfg", None), None)[0]
+    assert device.interfaces[0].unmatched_mark is None
+    assert reader.interpret(reader.parse(text, "cat6500-1.cfg", None), None)[0].interfaces[0].unmatched_mark == 0
+
+
+AGGREGATE = """\
+qosc: 1
+name: c
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: 30%, priority: high}}
+  bulk: {kind: assured, dscp: [af11], queue: {share: 5%, priority: high}}
+policers:
+  $policer: {cir: 10M, cbs: 64KB, conform: transmit, exceed: af22}
+classifiers:
+  site:
+    rules:
+      - {name: r1, service: af, policer: $policer, match: {source: [198.18.1.0/24]}}
+      - {name: r2, service: $second, policer: $policer, match: {source: [198.18.2.0/24]}}
+      - {name: r3, service: af, match: {source: [198.18.3.0/24]}}
+devices:
+  cat:
+    platform: catalyst6500
+    interfaces:
+      GigabitEthernet1/1: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+      GigabitEthernet1/2: {role: edge, speed: 1G, classifier: site, port-type: 1p3q8t}
+"""
+
+
+def aggregate(tmp_path: Path, **kw: str) -> api.Result:
+    values = {"policer": "site-limit", "second": "af", **kw}
+    return api.validate(write(tmp_path, string.Template(AGGREGATE).substitute(values)))
+
+
+def test_catalyst_shared_policer_is_one_named_aggregate_per_interface(tmp_path: Path) -> None:
+    """Two rules naming one policer share it (was QOS130, each class policed at the full rate): a PFC named
+    aggregate per interface (a named aggregate polices every port it is applied to together), `police
+    aggregate` in both classes; read back, both rules share one envelope, and verify finds nothing."""
+    from qosc.behaviour import intent
+    from qosc.behaviour.compare import compare
+
+    result = aggregate(tmp_path)
+    assert "QOS130" not in [d.code for d in result.diagnostics]
+    text = cat_text(result)
+    lines = text.splitlines()
+    assert [ln for ln in lines if ln.startswith("mls qos aggregate-policer ")] == [
+        f"mls qos aggregate-policer site-limit-GigabitEthernet1-{n} 10000000 64000 conform-action "
+        "set-dscp-transmit af21 exceed-action policed-dscp-transmit" for n in (1, 2)]
+    for n in (1, 2):
+        got = block_of(text, f"policy-map c-in-GigabitEthernet1-{n}")
+        assert got[" class site-r1"] == got[" class site-r2"] == [
+            "set ip dscp af21", f"police aggregate site-limit-GigabitEthernet1-{n}"]
+        assert got[" class site-r3"] == ["set ip dscp af21"]
+    assert " service-policy input c-in-GigabitEthernet1-2" in lines
+    device, diags = reader.interpret(reader.parse(text, "cat.cfg", None), None)
+    assert not diags
+    for iface in device.interfaces:
+        r1, r2, r3 = iface.rules
+        assert r1.policer == r2.policer and r3.policer is None
+        assert r1.policer is not None and r1.policer.shared == f"site-limit-{iface.name.replace('/', '-')}"
+        assert (r1.policer.cir, r1.policer.cbs, r1.policer.exceed) == (10**7, 64000, "dscp 20")
+    assert ("aggregate-policer", "site-limit-GigabitEthernet1-1") in {(k, n) for k, n, _ in device.owned}
+    assert result.policy is not None
+    assert compare(intent.device(result.policy, result.policy.device_map["cat"]), device) == []
+    # per-class policers (what the Catalyst wrote before, and IOS MQC writes) are a difference verify reports
+    apart = re.sub(r"police aggregate site-limit-GigabitEthernet1-(\d)", "police 10000000 64000 conform-action "
+                   "set-dscp-transmit af21 exceed-action policed-dscp-transmit", text)
+    device = reader.interpret(reader.parse(apart, "cat.cfg", None), None)[0]
+    found = compare(intent.device(result.policy, result.policy.device_map["cat"]), device)
+    assert sorted((f.subject, f.what, f.expected, f.found) for f in found if f.interface == "GigabitEthernet1/1") \
+        == [("rule r1 (af) policer", "shared with", "['r2']", "no rule"),
+            ("rule r2 (af) policer", "shared with", "['r1']", "no rule")]
+
+
+def test_catalyst_aggregate_imports_as_one_shared_policer(tmp_path: Path) -> None:
+    """import(compile(P)): the rules of an aggregate import with one policer (so the import compiles to the
+    aggregate again), rules with equal policers of their own with one each (so it does not)."""
+    from qosc.behaviour.lift import lift
+    from qosc.behaviour.roundtrip import round_trip
+
+    result = aggregate(tmp_path)
+    assert result.policy is not None
+    trip = round_trip(result.policy, "cat", ".cfg", tmp_path)
+    assert trip.ok, (trip.stage, trip.findings, trip.problems)
+    assert trip.lifted is not None
+    rules = [r for c in trip.lifted.policy["classifiers"].values() for r in c["rules"]]
+    assert len([r for r in rules if "policer" in r]) == 4 and len({r["policer"] for r in rules if "policer" in r}) == 2
+    apart = re.sub(r"police aggregate site-limit-GigabitEthernet1-(\d)", "police 10000000 64000 conform-action "
+                   "set-dscp-transmit af21 exceed-action policed-dscp-transmit", cat_text(result))
+    lifted = lift([reader.interpret(reader.parse(apart, "cat.cfg", None), None)[0]])
+    (classifier,) = lifted.policy["classifiers"].values()
+    assert [r.get("policer") for r in classifier["rules"]] == ["site-r1-policer", "site-r2-policer", None]
+
+
+def block_of(text: str, header: str) -> dict[str, list[str]]:
+    """The classes of one policy-map: class line -> its commands (comments left out)."""
+    lines = text.splitlines()
+    out: dict[str, list[str]] = {}
+    current = None
+    for ln in lines[lines.index(header) + 1:]:
+        if not ln.startswith(" "):
+            break
+        if ln.startswith(" class "):
+            current = out.setdefault(ln, [])
+        elif current is not None and not ln.strip().startswith("!"):
+            current.append(ln.strip())
+    return out
+
+
+def test_catalyst_aggregate_name_fits_the_pfc_limit(tmp_path: Path) -> None:
+    """Aggregate names are at most 31 characters (12.2SX): a longer one is cut with a stable hash suffix, the same
+    on every compile; the grammar refuses a 32-character name."""
+    result = aggregate(tmp_path, policer="a-policer-with-a-very-long-name")
+    text = cat_text(result)
+    names = sorted({ln.split()[3] for ln in text.splitlines() if ln.startswith("mls qos aggregate-policer ")})
+    assert len(names) == 2 and all(re.fullmatch(r"a-policer-with-a-very-[0-9a-f]{8}", n) for n in names)
+    assert cat_text(aggregate(tmp_path, policer="a-policer-with-a-very-long-name")) == text
+    bad = text.replace(names[0], "x" * 32)
+    with pytest.raises(SelfCheckError, match="not valid in global mode"):
+        grammar.check_text(bad, "catalyst6500")
+
+
+def test_catalyst_aggregate_grammar_follows_the_police_forms() -> None:
+    """The aggregate takes the class police's forms: no exceed-action drop with a maximum burst (12.2SX)."""
+    good = ("mls qos aggregate-policer agg 10000000 64000 conform-action transmit exceed-action drop\n"
+            "policy-map p\n class class-default\n  police aggregate agg\n")
+    grammar.check_text(good, "catalyst6500")
+    for bad in (good.replace("64000 conform", "64000 64000 pir 20000000 conform"),
+                good.replace("aggregate-policer agg 10000000", "aggregate-policer 9agg 10000000")):
+        with pytest.raises(SelfCheckError, match="not valid in global mode"):
+            grammar.check_text(bad, "catalyst6500")
+    with pytest.raises(SelfCheckError, match="aggregate-policer other is used but never defined"):
+        grammar.check_text(good.replace("police aggregate agg", "police aggregate other"), "catalyst6500")
+
+
+def test_catalyst_rules_marking_differently_keep_a_policer_each(tmp_path: Path) -> None:
+    """An aggregate's conform action marks every class alike: rules of different marks keep their own policer,
+    QOS130 at the policer says so."""
+    result = aggregate(tmp_path, second="bulk")
+    found = [d for d in result.diagnostics if d.code == "QOS130"]
+    assert [d.message.split(" on ")[1].split()[0] for d in found] == ["GigabitEthernet1/1", "GigabitEthernet1/2"]
+    assert all("af11, af21" in d.message and d.location is not None and d.location.line == 8 for d in found)
+    text = cat_text(result)
+    assert "aggregate" not in text
+    got = block_of(text, "policy-map c-in")
+    assert got[" class site-r2"] == ["set ip dscp af11", "police 10000000 64000 conform-action set-dscp-transmit "
+                                     "af11 exceed-action policed-dscp-transmit"]
+
+
 # -- every Cisco feature of the schema, on every dialect ---------------------------------------------------------
 
 EVERYTHING = """\
@@ -411,12 +657,19 @@ def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, 
     assert any(ln.startswith("ipv6 access-list ") for ln in lines)
     if platform == "ios-xe":
         assert "interface TenGigabitEthernet0/1/0.200" in lines and "  shape average 4000000000" in lines
+        # XE keeps max-reserved-bandwidth on every interface and subinterface (Cisco-IOS-XE-interfaces YANG)
+        sub = lines.index("interface TenGigabitEthernet0/1/0.200")
+        assert " max-reserved-bandwidth 100" in lines[sub:sub + 5]
         assert ("  police cir 50000000 bc 2500000 pir 100000000 be 5000000 conform-action set-dscp-transmit af21 "
                 "exceed-action set-dscp-transmit af22 violate-action set-dscp-transmit af23") in lines
     if platform == "ios-gsr":
         assert ("  police 50000000 2500000 5000000 conform-action set-dscp-transmit af21 exceed-action "
                 "set-dscp-transmit af22 violate-action drop") in lines
     if platform == "catalyst6500":
+        # a class that marks never polices with conform-action transmit (the PFC would trust the DSCP instead)
+        marking = [cmds for pm in (ln for ln in lines if ln.startswith("policy-map "))
+                   for cmds in block_of(out.text, pm).values() if any(c.startswith("set ip dscp ") for c in cmds)]
+        assert marking and not [c for cmds in marking for c in cmds if "conform-action transmit" in c]
         # tr3 (with PIR) marks AF21 down through the normal-burst map, its violate and the PIR-less one-mark
         # through the max-burst map
         assert [ln for ln in lines if ln.startswith("mls qos map policed-dscp ")] == [

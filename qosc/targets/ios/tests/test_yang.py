@@ -51,7 +51,8 @@ def test_derived_facts_name_their_module_and_revision() -> None:
     for release in RELEASES:
         data = derived(release)
         assert data["release"] == release and data["source"].startswith("YangModels/yang vendor/cisco/xe/")
-        assert set(data["modules"]) == {"Cisco-IOS-XE-policy", "Cisco-IOS-XE-types", "Cisco-IOS-XE-acl"}
+        assert set(data["modules"]) == {"Cisco-IOS-XE-policy", "Cisco-IOS-XE-types", "Cisco-IOS-XE-acl",
+                                        "Cisco-IOS-XE-interfaces"}
         assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", rev) for rev in data["modules"].values())
         assert all(f["module"] in data["modules"] for f in data["facts"].values())
     # release-keyed: 16.11 documents kbit/s up to 2,000,000, 17.6 up to 100,000,000
@@ -90,3 +91,19 @@ def test_every_ranged_xe_command_qosc_writes_has_its_yang_fact() -> None:
     for entry in data["modes"]["policy-map-class"]:
         if ranged(entry):
             assert "yang" in entry, entry["syntax"]
+
+
+def test_xe_keeps_max_reserved_bandwidth_on_interfaces_and_subinterfaces() -> None:
+    """Issue 15: IOS XE has `max-reserved-bandwidth` (1..100) in interface-common-grouping of Cisco-IOS-XE-interfaces,
+    which every interface list of the native model uses (a subinterface is an entry of its port's list), in both
+    releases: the XE grammar takes it from the YANG, on a subinterface too; classic IOS keeps its own source."""
+    for release in RELEASES:
+        fact = derived(release)["facts"]["max-reserved-bandwidth percent"]
+        assert fact["module"] == "Cisco-IOS-XE-interfaces"
+        assert fact["path"] == "interface-common-grouping/max-reserved-bandwidth"
+        assert fact["type"]["int"] == [[1, 100]]
+    (entry,) = [e for e in table.table_data("ios-xe")["modes"]["interface"] if e["syntax"].startswith("max-reserved")]
+    assert entry["source"] == "xe-yang-if" and entry["yang"] == ["max-reserved-bandwidth percent"]
+    (gsr,) = [e for e in table.table_data("ios-gsr")["modes"]["interface"] if e["syntax"].startswith("max-reserved")]
+    assert gsr["source"] == "reserved"
+    assert "Cisco-IOS-XE-interfaces" in XE.reservable.source

@@ -1,0 +1,81 @@
+"""The guaranteed share of an IOS MQC class: one `bandwidth` form per policy-map (mqc.py's egress classes).
+
+- every share of the interface a whole percentage: ``bandwidth percent N``;
+- else ``bandwidth <kbit/s>`` of the interface rate, while every share fits the release's ``kbps_max``
+  (2,000,000 on classic IOS and IOS XE 16.x);
+- else, where the release has ``bandwidth remaining ratio`` (IOS XE: ``remaining_ratio_max``, 1..65535 in the
+  Cisco-IOS-XE-policy YANG of 16.11.1 and 17.6.1), every share is a ratio in hundredths of a percent: a class
+  gets its ratio's part of the sum of the policy-map's ratios, of what the strict classes (capped by their
+  policers) leave.  Shares that add up to less than that are each guaranteed proportionally more (QOS138).
+  Classic IOS (12.0S) has no remaining forms: QOS133 at the share.
+
+One form per policy-map: IOS refuses mixed forms (Cisco-IOS-XE-policy 17.6.1: "Mixed bandwidth types are not
+supported").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from qosc.model import Device, Interface, Service
+from qosc.targets.ios.common import Command, Findings, at, is_integral
+from qosc.targets.ios.platform import IosPlatform, MqcPlatform
+
+Form = Literal["percent", "kbps", "ratio"]
+
+
+class Shares:
+    """What MqcLowering needs for `bandwidth` (mixed in: it has these attributes)."""
+
+    device: Device
+    d: MqcPlatform
+    platform: IosPlatform
+    found: Findings
+
+    def share_form(self, own: list[Service], shares: dict[str, float | None], iface: Interface) -> Form:
+        fractional = any(pct is not None and not is_integral(pct) for pct in shares.values())
+        if not fractional:
+            return "percent"
+        if iface.rate and self.d.remaining_ratio_max is not None and any(
+                pct is not None and self.kbps(pct, iface) > self.d.kbps_max for pct in shares.values()):
+            return "ratio"
+        return "kbps"
+
+    @staticmethod
+    def kbps(pct: float, iface: Interface) -> int:
+        return max(8, math.floor(pct * (iface.rate or 0) / 100_000))
+
+    def bandwidth(self, s: Service, pct: float, form: Form, iface: Interface) -> Command | None:
+        """The class's `bandwidth` in the policy-map's form (None: no rate to give kbit/s of, QOS121 said so)."""
+        if form == "percent":
+            return at(["bandwidth", "percent", round(pct)], s.where, "queue.share")
+        if form == "ratio":
+            ratio = min(max(1, round(pct * 100)), self.d.remaining_ratio_max or 1)
+            return at(["bandwidth", "remaining", "ratio", ratio], s.where, "queue.share")
+        if not iface.rate:
+            return None
+        kbps = self.kbps(pct, iface)
+        if kbps > self.d.kbps_max:
+            self.found.error("QOS133", f"service '{s.name}' share {pct:g}% of {self.device.name}:{iface.name} is "
+                             f"{kbps} kbit/s, above the {self.d.kbps_max} kbit/s `bandwidth` of {self.platform.name}, "
+                             "and `bandwidth percent` takes whole numbers only", s.where.at("queue.share"),
+                             "give every service of the interface a whole-percent share")
+        return at(["bandwidth", kbps], s.where, "queue.share")
+
+    def ratio_surplus(self, own: list[Service], shares: dict[str, float | None], strict: float,
+                      iface: Interface) -> None:
+        """QOS138: ratios divide all the strict classes leave (`strict` percent of the interface), so shares that add
+        up to less guarantee each class proportionally more than its share (the minimum asked for is kept)."""
+        given = sum(pct or 0.0 for pct in shares.values())
+        left = 100.0 - strict
+        first = next((s for s in own if self.kbps(shares.get(s.name) or 0.0, iface) > self.d.kbps_max), None)
+        if first is None or given <= 0 or left - given <= 0.5:
+            return
+        self.found.warning("QOS138", f"shares on {self.device.name}:{iface.name} are written as `bandwidth remaining "
+                           f"ratio` (service '{first.name}' share {shares[first.name]:g}% is above the "
+                           f"{self.d.kbps_max} kbit/s `bandwidth` of {self.platform.name}, and `bandwidth percent` "
+                           f"takes whole numbers only); {self.platform.name} divides all {left:g}% the strict classes "
+                           f"leave by ratio, so the shares ({given:g}% together) are each guaranteed "
+                           f"{left / given:.4g} times over", first.where.at("queue.share"),
+                           f"let the shares of the interface add up to {left:g}%, or use whole percentages")

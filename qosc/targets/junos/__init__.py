@@ -143,6 +143,7 @@ CODES: tuple[Code, ...] = (
     Code("QOS116", _J, "warning", "service the device does not schedule is queued and marked as the default", _J),
     Code("QOS117", _J, "error", "names that collide once made JUNOS-safe", _J),
     Code("QOS118", _J, "error", "more queues on a device than the platform has", _J),
+    Code("QOS190", _J, "warning", "policer named by IPv4 and IPv6 rules polices each family at its rate", _J),
     Code("QOS119", _J, "error", "logical units of one interface with different schedules where the platform "
          "schedules per port", _J),
 )

@@ -11,6 +11,7 @@ points the rewrite rule gives those loss priorities.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from qosc import dscp as dscp_mod
@@ -65,6 +66,17 @@ class Edge:
     policers: dict[str, TwoColour] = field(default_factory=dict)
     tcms: dict[str, ThreeColour] = field(default_factory=dict)
     refused: set[str] = field(default_factory=set)
+    shared: set[str] = field(default_factory=set)
+    """Policers that several terms of one filter use: written `filter-specific`, one instance for those terms
+    (by default Junos makes one instance per term that names a policer: Junos OS 12.3 CLI reference,
+    'filter-specific (Firewall)'); filters are `interface-specific`, so one instance per interface."""
+    per_family: set[str] = field(default_factory=set)
+    """Policers named by both the IPv4 and the IPv6 filter of an interface (one instance per family, QOS190)."""
+
+
+def term_policer(t: Term) -> str | None:
+    """The policer (two- or three-colour) a term names, if any."""
+    return t.policer or (t.tcm[1] if t.tcm else None)
 
 
 def split_unit(iface: Interface) -> tuple[str, str]:
@@ -108,6 +120,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
         wanted = jname(policy.name) + ("-police" if trusted else "-edge")
     name = plan.names.name("filter", wanted, f"{iface.classifier} {iface.trust}")
     made = []
+    named: dict[str, set[str]] = {}
     for family in ("inet", "inet6"):  # IPv6 is conditioned like IPv4 (issue 14)
         terms = [t for t in (_rule_term(plan, edge, r, family, classifier.name if classifier else "")
                              for r in rules) if t is not None]
@@ -131,6 +144,17 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
             unique.append(replace(t, name=plan.names.name(f"term {family} {name}", n, n)))
         edge.filters.append(Filter(family, name, tuple(unique)))
         made.append((family, name))
+        counts = Counter(n for n in map(term_policer, unique) if n)
+        edge.shared |= {n for n, c in counts.items() if c > 1}
+        named[family] = set(counts)
+    for pname in sorted(named.get("inet", set()) & named.get("inet6", set()) - edge.per_family):
+        edge.per_family.add(pname)
+        p = next((x for x in policy.policers if jname(x.name) == pname), None)
+        plan.warn("QOS190", f"policer '{p.name if p else pname}' polices the IPv4 and the IPv6 traffic of "
+                  f"{plan.device.name} separately: JUNOS applies filters per family, with a policer instance in "
+                  "each, so together the two families may reach twice its rate",
+                  p.where.loc if p else None, "give IPv4 and IPv6 rules policers of their own with half the rate "
+                  "each, or accept the per-family rate")
     return made
 
 

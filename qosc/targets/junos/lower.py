@@ -225,7 +225,8 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
 
     statements = [stmt("class-of-service", children=cos)]
     edge = plan.edge
-    firewall = ([_policer(p) for p in edge.policers.values()] + [_tcm(p) for p in edge.tcms.values()])
+    firewall = ([_policer(p, p.name in edge.shared) for p in edge.policers.values()]
+                + [_tcm(p, p.name in edge.shared) for p in edge.tcms.values()])
     for family in ("inet", "inet6"):
         filters = [_filter(f) for f in edge.filters if f.family == family]
         if filters:
@@ -274,9 +275,10 @@ def _schedule(iface: Interface, smap: str | None) -> list[Statement]:
     return out
 
 
-def _policer(p: TwoColour) -> Statement:
+def _policer(p: TwoColour, shared: bool) -> Statement:
     then = [stmt(*_action(a)) for a in p.then]
     return stmt("policer", name(p.name), children=[
+        *([stmt("filter-specific")] if shared else []),
         stmt("if-exceeding", children=[stmt("bandwidth-limit", rate(int(p.bandwidth))),
                                        stmt("burst-size-limit", size(int(p.burst)))]),
         stmt("then", *_action(p.then[0])) if len(then) == 1 else stmt("then", children=then)])
@@ -289,8 +291,8 @@ def _action(text: str) -> tuple[Word, ...]:
     return tuple(kw(w) for w in words)
 
 
-def _tcm(p: ThreeColour) -> Statement:
-    body = []
+def _tcm(p: ThreeColour, shared: bool) -> Statement:
+    body = [stmt("filter-specific")] if shared else []
     if p.discard_red:
         body.append(stmt("action", children=[stmt("loss-priority", "high", "then", "discard")]))
     rates = [stmt(key, size(int(value)) if key.endswith("size") else rate(int(value))) for key, value in p.rates]

@@ -21,7 +21,8 @@ tokens).  A single-rate three-colour policer (RFC 2697) is rendered as this
 chain with PIR = CIR and PBS = CBS + EBS: the same long-term rate and bursts,
 though RFC 2697 refills its two buckets in sequence rather than in parallel.
 Police instances carry an ``index`` (from police_index_base, per device) so
-all the filters of one rule, IPv4 and IPv6, share one token bucket.
+all the filters of one rule, IPv4 and IPv6, share one token bucket, and so do
+the rules of one interface that name the same policer (the schema's meaning).
 """
 
 from __future__ import annotations
@@ -208,7 +209,8 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
         mark = rule.set_dscp if rule.set_dscp is not None else service.mark
         policer_name = rule.policer or service.policer
         policer = policy.policer_map.get(policer_name or "")
-        key = (iface.name, "rule", rule.name) if rule.policer else (iface.name, "service", service.name)
+        # rules of one interface naming the same policer (their own or their service's) share it: one index
+        key = (iface.name, "policer", policer_name or "")
         index = indexes.take(key, stages_of(policer)) if policer else 0
         if policer is not None:
             _police_notes(ingress, policer, iface)

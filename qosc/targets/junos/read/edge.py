@@ -11,10 +11,15 @@ bandwidth-limit, burst-size-limit; then discard or loss-priority), "Two-Rate
 Three-Color Policers" (committed-information-rate, committed-burst-size,
 peak-information-rate, peak-burst-size: green -> low, yellow -> medium-high,
 red -> high loss priority).  A term without `from` at the end is the mark of
-unmatched traffic.
+unmatched traffic.  A policer is one instance per term that names it, unless it is `filter-specific`
+(Junos OS 12.3 CLI reference, 'filter-specific (Firewall)'): then the terms of one filter that name it
+share it (the rules' envelopes carry `shared`).
 """
 
 from __future__ import annotations
+
+import dataclasses
+from collections import Counter
 
 from qosc.behaviour.model import FAMILIES, Envelope, Rule
 from qosc.diagnostics import warning
@@ -92,6 +97,12 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
                 tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}"))), None
 
 
+def _named(lines: list[Path]) -> str | None:
+    """The policer a term's `then` names."""
+    return next((p[-1] for p in lines if p[0] == "then" and len(p) >= 3 and p[1] in ("policer",
+                                                                                      "three-color-policer")), None)
+
+
 def rules(c: Config, port: str, unit: str, bound: dict[str, str],
           marks: dict[tuple[str, str], int]) -> tuple[list[Rule], int | None]:
     """The edge rules of a unit's input filters (IPv4 and IPv6 terms of one name merged) and the unmatched mark."""
@@ -106,8 +117,13 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "
                                          "which is not defined", c.where.get(("interface", port))))
             continue
+        named = Counter(_named(lines) for lines in terms.values())
         for term, lines in terms.items():
             rule, mark = _term(c, family, f"{fname}/{term}", lines, marks)
+            pname = _named(lines)
+            if rule is not None and rule.policer is not None and pname is not None and named[pname] > 1 and \
+                    any(q[0] == "filter-specific" for q in c.policers.get(pname, [])):
+                rule = dataclasses.replace(rule, policer=dataclasses.replace(rule.policer, shared=pname))
             if rule is None:
                 unmatched = mark if unmatched is None else unmatched
                 continue

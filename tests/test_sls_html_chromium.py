@@ -167,7 +167,8 @@ def test_premium_sls_tables_and_charts_in_chromium(documents: Path, tmp_path: Pa
     path = dom.table_text("path")
     # both hops are sized by their targets (issue 17): the JUNOS shaper's and the IOS policer's numbers
     assert "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs" in path
-    assert "ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in path
+    assert ("ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = "
+            "209.6 µs") in path
     assert "not scheduled" in path
     assert "524 µs + 209.6 µs = 733.6 µs" in dom.table_text("verdicts")
     # one SVG chart per distinct interface allocation on the path, parsed by the browser as SVG

@@ -62,7 +62,7 @@ def _buffer(s: Service) -> tuple[str, float] | None:
 def _class(policy: Policy, owner: Service, iface: ModelInterface) -> Class:
     q = owner.queue
     drops: list[tuple[int, Curve]] = []
-    profiles = dict(owner.drop_profiles)
+    profiles = dict(owner.drop_profiles) if q.aqm == "red" else {}  # aqm none: tail drop; codel: no curve
     if profiles and len(set(profiles.values())) == 1 and set(profiles) == {1, 2, 3}:
         d = policy.drop_profile_map.get(profiles[1])
         drops = [(0, curve(d))] if d is not None else []

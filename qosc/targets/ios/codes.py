@@ -26,6 +26,7 @@ MQC_CODES: tuple[Code, ...] = (
          "classes leave over: each class is guaranteed more than its share", _M),
     Code("QOS134", "ios", "error", "queue buffer on an IOS XE class without a share (no bandwidth, shape or priority)",
          _M),
+    Code("QOS139", "ios", "error", "queue.aqm the platform does not have (codel: IOS has WRED or tail drop)", _M),
     Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
 )

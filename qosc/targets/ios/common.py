@@ -320,6 +320,14 @@ class IosLowering:
         """The class-map name of `owner` (the same owner always gets the same name)."""
         return self.names.name("class-map", wanted, owner)
 
+    def aqm_supported(self, s: Service) -> None:
+        """queue.aqm: red is the service's WRED (its drop profile), none tail drop (no WRED even with a drop
+        profile); IOS has no CoDel, so `codel` is QOS139 at the field."""
+        if s.queue.aqm == "codel":
+            self.found.error("QOS139", f"service '{s.name}' asks for CoDel, which {self.platform.name} does not "
+                             "have (WRED or tail drop only)", s.where.at("queue.aqm"),
+                             "aqm: red (with a drop profile) or aqm: none")
+
     def check_interface_name(self, iface: Interface) -> None:
         if not IFNAME.fullmatch(iface.name):
             self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",

@@ -176,7 +176,7 @@ class PortPlan:
                 self.found.warning("QOS122", f"catalyst6500 queues by CoS (= precedence), so service '{m.name}' "
                                    "cannot drop its AF drop precedences differently; it uses its 'low' drop profile",
                                    m.where.at("drop-profile"), "use one drop profile for the service on this platform")
-            dp = self.policy.drop_profile_map.get(m.drop_profile_for(1) or "")
+            dp = self.policy.drop_profile_map.get(m.drop_profile_for(1) or "") if m.queue.aqm == "red" else None
             if dp is None:
                 levels.append((100, 100))
                 continue

@@ -84,7 +84,9 @@ class Queueing:
         profile = {}
         for x in sorted(visible):
             m = claim.get(x, owner)
-            profile[x] = m.drop_profile_for(dscp_mod.drop_precedence(x)) or m.drop_profile_for(1)
+            # aqm: none is tail drop even with a drop profile (only red runs WRED)
+            profile[x] = (m.drop_profile_for(dscp_mod.drop_precedence(x)) or m.drop_profile_for(1)) \
+                if m.queue.aqm == "red" else None
         if not any(profile.values()):
             return []
         by_prec: dict[int, list[int]] = {}

@@ -1,0 +1,62 @@
+"""queue.aqm on Cisco: red runs the service's WRED, none is tail drop even with a drop profile (it used to get
+WRED regardless: the field was claimed and ignored), codel is refused at its line (QOS139)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qosc import api
+from qosc.behaviour import readback
+
+POLICY = """\
+qosc: 1
+name: a
+drop-profiles:
+  be: {{min: 20, max: 80, max-probability: 10%}}
+services:
+  be: {{kind: best-effort, default: true, queue: {{share: 60%, priority: high}}, drop-profile: be}}
+  af: {{kind: assured, dscp: [af21], queue: {{share: 30%, priority: high{aqm}}}, drop-profile: be}}
+devices:
+  r1:
+    platform: {platform}
+    interfaces:
+      {iface}: {{role: core, speed: 1G{port}}}
+"""
+CASES = [("ios-xe", "GigabitEthernet0/0/1", ""), ("ios-gsr", "POS0/0", ""),
+         ("catalyst6500", "GigabitEthernet1/1", ", port-type: 1p2q2t")]
+
+
+def _compile(tmp_path: Path, platform: str, iface: str, port: str, aqm: str) -> tuple[Path, api.Result, str]:
+    path = tmp_path / "p.yaml"
+    path.write_text(POLICY.format(platform=platform, iface=iface, port=port, aqm=aqm), encoding="utf-8")
+    result = api.validate(path)
+    if not result.ok:
+        return path, result, ""
+    return path, result, next(o.text for o in api.compile_policy(result) if o.path.endswith("r1.cfg"))
+
+
+@pytest.mark.parametrize(("platform", "iface", "port"), CASES)
+def test_aqm_none_is_tail_drop_and_red_is_wred(tmp_path: Path, platform: str, iface: str, port: str) -> None:
+    _, _, red = _compile(tmp_path, platform, iface, port, "")
+    path, _, none = _compile(tmp_path, platform, iface, port, ", aqm: none")
+    assert "random-detect" in red
+    wred = [ln for ln in none.splitlines() if "random-detect" in ln and not ln.strip().startswith("!")]
+    if platform == "catalyst6500":  # be keeps its WRED thresholds; af's queue has them at 100% (tail drop)
+        assert " wrr-queue random-detect max-threshold 2 80 80" in red.splitlines()
+        assert " wrr-queue random-detect max-threshold 2 100 100" in wred
+    else:  # only be's class keeps WRED
+        assert len(wred) < len([ln for ln in red.splitlines() if "random-detect" in ln and
+                                not ln.strip().startswith("!")])
+    (tmp_path / "r1.cfg").write_text(none, encoding="utf-8")
+    found = readback.verify(str(path), {"r1": str(tmp_path / "r1.cfg")}).findings
+    assert not [f for f in found if f.subject == "af" and "drop" in f.what], found
+
+
+@pytest.mark.parametrize(("platform", "iface", "port"), CASES)
+def test_aqm_codel_is_refused_at_its_line(tmp_path: Path, platform: str, iface: str, port: str) -> None:
+    _, result, text = _compile(tmp_path, platform, iface, port, ", aqm: codel")
+    errors = [d for d in result.diagnostics if d.code == "QOS139"]
+    assert errors and not text, [str(d) for d in result.diagnostics]
+    assert errors[0].location is not None and errors[0].location.line == 7  # af's queue, at its aqm key

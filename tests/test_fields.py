@@ -207,8 +207,7 @@ _DESCRIPTIONS = ("description", "devices.*.description", "services.*.description
                  "drop-profiles.*.description", "classifiers.*.description", "classifiers.*.rules.*.description")
 KNOWN_SILENT: set[tuple[str, str]] = {
     *((t, f) for t in ("ios-mqc", "catalyst6500") for f in (*_DESCRIPTIONS,
-                                                             "drop-profiles.*.interpolate",
-                                                             "services.*.queue.ceiling", "services.*.queue.rate-cap")),
+                                                             "drop-profiles.*.interpolate")),
     ("ios-mqc", "services.*.queue.priority"),
     ("catalyst6500", "drop-profiles.*.max-probability"),
 }

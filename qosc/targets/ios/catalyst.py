@@ -290,6 +290,7 @@ class CatalystLowering(IosLowering):
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which PFC QoS WRED cannot mark",
                                  s.where.at("queue.ecn"), "remove queue.ecn on catalyst6500 devices")
             self.aqm_supported(s)
+            self.caps_supported(s)
         self.check_sharers(services, cos)
         interfaces: list[dict[str, Any]] = []
         ins = []

@@ -328,6 +328,20 @@ class IosLowering:
                              "have (WRED or tail drop only)", s.where.at("queue.aqm"),
                              "aqm: red (with a drop profile) or aqm: none")
 
+    def caps_supported(self, s: Service) -> None:
+        """A rate cap or a ceiling below 100% on a class that is not strict: qosc caps only priority classes on
+        Cisco (`priority` + `police`); a bandwidth class would run uncapped, so QOS191 at the field."""
+        q = s.queue
+        if q.strict or s.name != self.policy.queue_owner(s).name:
+            return
+        field = "queue.rate-cap" if q.rate_cap is not None else "queue.ceiling" if (
+            q.ceiling is not None and q.ceiling != Percent(100.0)) else None
+        if field is not None:
+            self.found.error("QOS191", f"service '{s.name}' has a {field.split('.')[1]} but is not strict: "
+                             f"{self.platform.name} bandwidth classes are not capped by qosc (only priority "
+                             "classes, by police), so the cap would be dropped", s.where.at(field),
+                             "remove it, or make the service strict (priority + police at the cap)")
+
     def check_interface_name(self, iface: Interface) -> None:
         if not IFNAME.fullmatch(iface.name):
             self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",

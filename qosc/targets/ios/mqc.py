@@ -113,6 +113,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
                 self.found.error("QOS123", f"service '{s.name}' asks for ECN, which {self.platform.name} "
                                  "(IOS 12.0S) cannot mark", s.where.at("queue.ecn"), "remove queue.ecn")
             self.aqm_supported(s)
+            self.caps_supported(s)
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
 

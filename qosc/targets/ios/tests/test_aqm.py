@@ -1,4 +1,4 @@
-"""queue.aqm on Cisco: red runs the service's WRED, none is tail drop even with a drop profile (it used to get
+"""queue.aqm and caps of bandwidth classes on Cisco. aqm: red runs the service's WRED, none is tail drop even with a drop profile (it used to get
 WRED regardless: the field was claimed and ignored), codel is refused at its line (QOS139)."""
 
 from __future__ import annotations
@@ -60,3 +60,18 @@ def test_aqm_codel_is_refused_at_its_line(tmp_path: Path, platform: str, iface: 
     errors = [d for d in result.diagnostics if d.code == "QOS139"]
     assert errors and not text, [str(d) for d in result.diagnostics]
     assert errors[0].location is not None and errors[0].location.line == 7  # af's queue, at its aqm key
+
+
+@pytest.mark.parametrize(("platform", "iface", "port"), CASES)
+@pytest.mark.parametrize(("cap", "refused"), [(", rate-cap: 20%", True), (", ceiling: 50%", True),
+                                               (", ceiling: 100%", False)])
+def test_a_cap_on_a_bandwidth_class_is_refused_not_dropped(tmp_path: Path, platform: str, iface: str, port: str,
+                                                           cap: str, refused: bool) -> None:
+    """Cisco targets cap only priority classes (priority + police); a rate-cap or a ceiling below 100% on a
+    bandwidth class used to be dropped without a word: QOS191 at the field."""
+    _, result, text = _compile(tmp_path, platform, iface, port, cap)
+    errors = [d for d in result.diagnostics if d.code == "QOS191"]
+    if not refused:
+        assert not errors and text
+        return
+    assert errors and not text and errors[0].location is not None and errors[0].location.line == 7

@@ -1,5 +1,6 @@
-"""queue.aqm and caps of bandwidth classes on Cisco. aqm: red runs the service's WRED, none is tail drop even with a drop profile (it used to get
-WRED regardless: the field was claimed and ignored), codel is refused at its line (QOS139)."""
+"""queue.aqm and caps of bandwidth classes on Cisco.  aqm: red runs the service's WRED, none is tail drop even
+with a drop profile (it used to get WRED regardless: the field was claimed and ignored), codel is refused at its
+line (QOS139); a rate-cap or ceiling on a bandwidth class is refused (QOS191)."""
 
 from __future__ import annotations
 

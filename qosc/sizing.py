@@ -154,7 +154,7 @@ def queue_size(drain: int, link: int, frame: int, *, time_us: int | None = None,
     """The queue limit of a class: from its buffer time or percentage, else one BDP (module docstring).
 
     `default_floor` (bytes) raises the floor of a default queue where the target queues aggregates
-    rather than packets (Linux: one 64 KiB GSO/GRO aggregate, see qosc.targets.linux_tc.plan).
+    rather than packets (Linux: one 64 KiB GSO/GRO aggregate, see the linux-tc target's plan module).
     """
     floor = EXPLICIT_FLOOR_PACKETS * frame
     if time_us is not None:

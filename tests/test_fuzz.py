@@ -12,6 +12,11 @@ in a compile for every target, within a bounded time, and every diagnostic
 must format in every output format.  More than 11,000 examples per run
 (QOSC_FUZZ_SCALE=0.1 for a quick local run).
 
+The examples are derandomized: every run (CI included) draws the same ones, so
+a red CI names a change, not a lucky draw.  To explore, draw new ones:
+QOSC_FUZZ_RANDOM=1 QOSC_FUZZ_SCALE=5 python3 -m pytest tests/test_fuzz.py
+(what that finds goes into tests/regressions/, which every run replays).
+
 A crasher found here is kept as tests/regressions/<name>.yaml and runs every
 time (test_regressions below); a first line `# xfail: <reason>` marks one
 that waits for a fix in code this suite does not own.
@@ -39,6 +44,7 @@ from qosc.diagnostics import Diagnostic, format_github, format_json, format_text
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 SCALE = float(os.environ.get("QOSC_FUZZ_SCALE", "1"))
+RANDOM = os.environ.get("QOSC_FUZZ_RANDOM", "") not in ("", "0")
 SECONDS = 5.0  # bound on one example (validate + compile for every target), generous for a loaded CI runner
 
 
@@ -270,13 +276,9 @@ def check(text: str, directory: Path, cli: bool = False, known: bool = True) -> 
 
 
 KNOWN_BUGS: list[re.Pattern[str]] = [
-    # the description-with-trailing-space crash (tests/regressions/cisco-trailing-space.yaml) is fixed.
-    # qosc.targets.ios.mqc: strict queue's cap on ios-gsr is policed below the platform's range (police cir 6400 on a
-    # 64 kbit/s link), which the self-check refuses (tests/regressions/ios-gsr-police-below-range.yaml)
-    re.compile(r"ios-mqc output for .* failed its self-check: .*'police cir \d+ .* is outside \d+\.\.\d+"),
-    # Cisco targets write DSCP 1 as 'le', which their IOS command tables refuse
-    # (tests/regressions/ios-mqc-dscp-le.yaml, tests/regressions/catalyst6500-remark-le.yaml)
-    re.compile(r"failed its self-check: .*\bdscp(-transmit)? le\b"),
+    # None open. A QOS199 the fuzz finds and that cannot be fixed at once gets a pattern here (matched against the
+    # message) and a tests/regressions/<name>.yaml with `# xfail: <reason>`; the ones listed before are fixed
+    # (ios-gsr-police-below-range, ios-mqc-dscp-le, catalyst6500-remark-le).
 ]
 
 
@@ -292,7 +294,7 @@ def workdir() -> Any:
 
 def _settings(examples: int) -> settings:
     return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+                    derandomize=not RANDOM, suppress_health_check=list(HealthCheck))
 
 
 @_settings(7_000)

@@ -1,4 +1,4 @@
-"""The linux-tc target's diagnostics (QOS140-QOS144): what a policy asks that tc cannot do as written."""
+"""The linux-tc target's diagnostics (QOS140-QOS144, QOS147): what a policy asks that tc cannot do as written."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Device, Interface, Policy, Role
-from qosc.targets.linux_tc.plan import QUEUE_BYTES_MAX, queue_bytes_at_most, queue_bytes_wanted
+from qosc.targets.linux_tc.plan import QUEUE_BYTES_MAX, frame, link_burst, queue_bytes_at_most, queue_bytes_wanted
 from qosc.targets.linux_tc.platform import LinuxTcPlatform
 
 NAME = "linux-tc"
@@ -18,7 +18,9 @@ CODES: tuple[Code, ...] = (
     Code("QOS142", NAME, "warning", "colour-aware policer rendered colour-blind", NAME),
     Code("QOS143", NAME, "warning", "per-precedence drop profiles on a single RED queue", NAME),
     Code("QOS144", NAME, "warning", "queue larger than tc's 32-bit byte limit, clamped", NAME),
+    Code("QOS147", NAME, "error", "link rate whose HTB burst passes tc's 32-bit byte limit", NAME),
 )
+BURST_BYTES_MAX = 2**32 - 1  # tc-htb(8) burst/cburst: get_size() into a __u32
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
 
 
@@ -45,6 +47,15 @@ def check(policy: Policy, device: Device, platform: LinuxTcPlatform) -> Iterator
 def _queue_checks(policy: Policy, device: Device, iface: Interface,
                   platform: LinuxTcPlatform) -> Iterator[Diagnostic]:
     if not iface.rate:
+        return
+    burst = link_burst(iface, platform)
+    if burst > BURST_BYTES_MAX:
+        top = (BURST_BYTES_MAX - frame(iface)) * 8_000_000 // platform.htb_burst_us
+        yield error("QOS147", f"{device.name}:{iface.name} runs at {iface.rate} bit/s: its HTB burst "
+                    f"({platform.htb_burst_us} us at the link rate + one frame) is {burst} bytes, and tc's "
+                    f"burst is a 32-bit byte count (at most {BURST_BYTES_MAX})",
+                    iface.where.at("shape", "speed"),
+                    f"linux-tc shapes links up to {top // 10**9} Gbit/s; check the speed: unit (T is Tbit/s)")
         return
     for s in policy.services_on(iface):
         if s.queue.shared_with or queue_bytes_at_most(s, iface, platform) <= QUEUE_BYTES_MAX:

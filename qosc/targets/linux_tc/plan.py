@@ -283,6 +283,11 @@ def _quantum(rate: int, fr: int) -> int:
     return min(QUANTUM_MAX, max(fr, rate // 8000))
 
 
+def link_burst(iface: Interface, platform: LinuxTcPlatform) -> int:
+    """The root HTB class's burst: one frame + htb_burst_us at the link rate (the largest burst of the tree)."""
+    return frame(iface) + at_rate(iface.rate or 0, platform.htb_burst_us)
+
+
 def lower_egress(policy: Policy, iface: Interface, platform: LinuxTcPlatform) -> Egress:
     link = iface.rate or 0
     fr = frame(iface)
@@ -297,7 +302,7 @@ def lower_egress(policy: Policy, iface: Interface, platform: LinuxTcPlatform) ->
     default_owner = policy.queue_owner(default).name if default is not None else None
     if default_owner not in members and queues:
         default_owner = queues[0].name
-    egress = Egress(rate=link, burst=fr + at_rate(link, burst_us), frame=fr, default_minor="0",
+    egress = Egress(rate=link, burst=link_burst(iface, platform), frame=fr, default_minor="0",
                     default_service=default_owner or "")
     for index, s in enumerate(queues):
         minor = FIRST_MINOR + index

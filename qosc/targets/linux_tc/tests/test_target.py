@@ -131,6 +131,39 @@ def test_buffers_and_aqm(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.parametrize(("speed", "refused"), [("999T", True), ("35T", True), ("34T", False)])
+def test_link_whose_htb_burst_passes_tc_u32_is_refused_at_speed(tmp_path: Path, speed: str, refused: bool) -> None:
+    """CI fuzz find (stop 19): `speed: 999T` made a root burst of 124,875,001,514 bytes, which the tc grammar
+    refused as QOS199. 1 ms at the link rate fits tc's 32-bit burst up to ~34.36 Tbit/s: above it QOS147 at the
+    speed line; at 34 Tbit/s the batch passes the grammar."""
+    path = write_policy(tmp_path, f"""\
+        qosc: 1
+        name: fast
+        services:
+          be: {{kind: best-effort, default: true, queue: {{share: 50%}}}}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+              eth0:
+                role: core
+                speed: {speed}
+        """)
+    result = api.validate(path)
+    if result.ok:
+        api.compile_policy(result)
+    codes = [d.code for d in result.diagnostics if d.severity.value == "error"]
+    assert "QOS199" not in codes
+    if refused:
+        (found,) = [d for d in result.diagnostics if d.code == "QOS147"]
+        assert found.location is not None and (found.location.line, found.location.column) == (11, 16)
+        assert "34359 Gbit/s" in (found.hint or "")
+    else:
+        assert codes == []
+        (plan,) = plan_of(path)
+        assert plan.egress.burst == 1514 + 34 * 10**12 // 8000 <= 2**32 - 1
+
+
 def test_queue_beyond_tc_u32_is_clamped_and_located(tmp_path: Path) -> None:
     """Issue 18: 400 Gbit/s x 200 ms is 10 GB, above tc's u32 byte limit: clamp + QOS144, never QOS199."""
     path = write_policy(tmp_path, """\

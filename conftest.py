@@ -1,20 +1,28 @@
-"""Shared test plumbing for tests/ and the tests of each target package: golden files and paths.
+"""Shared test plumbing for tests/ and the tests of each target package: golden files, paths, Hypothesis.
 
 Golden files live in a `golden/` folder beside the test module that checks
 them (tests/golden/, qosc/targets/<target>/tests/golden/).  A test whose
 output differs writes what it got next to the golden file as `<name>.actual`
 (git ignores those) and fails with the diff; run pytest with
 --update-golden to rewrite the golden files after reviewing the change.
+
+Every property test draws the same examples on every run (derandomized, no
+example database), so a red CI names a change and not a lucky draw;
+QOSC_FUZZ_RANDOM=1 draws new ones to explore (tests/test_fuzz.py says how).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent
+settings.register_profile("qosc", derandomize=os.environ.get("QOSC_FUZZ_RANDOM", "") in ("", "0"), database=None)
+settings.load_profile("qosc")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -44,7 +44,6 @@ from qosc.diagnostics import Diagnostic, format_github, format_json, format_text
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 SCALE = float(os.environ.get("QOSC_FUZZ_SCALE", "1"))
-RANDOM = os.environ.get("QOSC_FUZZ_RANDOM", "") not in ("", "0")
 SECONDS = 5.0  # bound on one example (validate + compile for every target), generous for a loaded CI runner
 
 
@@ -293,8 +292,8 @@ def workdir() -> Any:
 
 
 def _settings(examples: int) -> settings:
-    return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, database=None,
-                    derandomize=not RANDOM, suppress_health_check=list(HealthCheck))
+    # derandomized unless QOSC_FUZZ_RANDOM=1: the profile in conftest.py
+    return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @_settings(7_000)

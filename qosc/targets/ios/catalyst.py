@@ -48,6 +48,7 @@ from qosc.targets.ios.common import (
     at,
     check_policer,
     chunks,
+    descriptions,
     device_services,
     ios_dscp,
     sanitize,
@@ -348,7 +349,7 @@ class CatalystLowering(IosLowering):
                   "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
                   "WRR weights relative (1-255)",
                   "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
-                  "of no service take the default service's CoS"]
+                  "of no service take the default service's CoS", *descriptions(policy, device)]
         return {"dialect": self.platform.name, "header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}

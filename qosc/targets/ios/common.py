@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic, Location, error, warning
-from qosc.model import Classifier, Device, Interface, Policer, Policy, Rule, Service, rate_percent
+from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rule, Service, rate_percent
 from qosc.names import Names
+from qosc.render import quoted
 from qosc.targets.ios.platform import IosPlatform as Platform
 from qosc.tree import At, Origin
 from qosc.units import Percent
@@ -123,6 +124,29 @@ def device_services(policy: Policy, device: Device) -> tuple[Service, ...]:
     """Services scheduled on any interface of the device, in policy order."""
     names = {n for i in device.interfaces for n in i.services}
     return tuple(s for s in policy.services if s.name in names)
+
+
+def descriptions(policy: Policy, device: Device) -> list[str]:
+    """The header lines that carry the policy's descriptions of what this device uses (IOS keeps no description
+    on a class-map in every dialect, so they are `!` lines, as the interface descriptions are in their blocks)."""
+    out = [f"policy: {quoted(policy.description)}"] if policy.description else []
+    if device.description:
+        out.append(f"device: {quoted(device.description)}")
+    services = device_services(policy, device)
+    out += [f"service {s.name}: {quoted(s.description)}" for s in services if s.description]
+    edge = {i.classifier for i in device.interfaces if i.role is Role.EDGE and i.classifier}
+    classifiers = [c for c in policy.classifiers if c.name in edge]
+    for c in classifiers:
+        if c.description:
+            out.append(f"classifier {c.name}: {quoted(c.description)}")
+        out += [f"classifier {c.name} rule {r.name}: {quoted(r.description)}" for r in c.rules if r.description]
+    policers = {s.policer for s in services} | {r.policer for c in classifiers for r in c.rules}
+    out += [f"policer {p.name}: {quoted(p.description)}" for p in policy.policers
+            if p.description and p.name in policers]
+    profiles = {n for s in services for _, n in s.drop_profiles}
+    out += [f"drop profile {d.name}: {quoted(d.description)}" for d in policy.drop_profiles
+            if d.description and d.name in profiles]
+    return out
 
 
 def members(policy: Policy, owner: Service, iface: Interface) -> list[Service]:

@@ -40,6 +40,7 @@ from qosc.targets.ios.common import (
     at,
     check_policer,
     chunks,
+    descriptions,
     device_services,
     ios_dscp,
     is_integral,
@@ -357,7 +358,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
                   f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
                   f"WRED thresholds = drop-profile fill % x {queue}; "
-                  f"buffer % = share of a {q.port_buffer_packets}-packet pool"]
+                  f"buffer % = share of a {q.port_buffer_packets}-packet pool", *descriptions(policy, device)]
         return {"dialect": self.platform.name, "header": header,
                 "acls": list(self.acls.values()), "class_maps": list(self.class_maps.values()),
                 "policy_maps": list(policy_maps.values()), "interfaces": interfaces}

@@ -57,7 +57,8 @@ def test_golden(policy_name: str, device: str, golden) -> None:
 def test_datagrid_catalyst_two_queue_wrr_port() -> None:
     policy, diags = load(ROOT / "policies/datagrid-catalyst.yaml")
     text = compile_device(policy)
-    assert text.splitlines()[4] == "mls qos"
+    lines = text.splitlines()
+    assert lines[lines.index("!") + 1] == "mls qos"  # the first statement after the header
     assert "mls qos map dscp-cos 46 to 5" in text.splitlines()  # EF -> CoS 5 (its precedence)
     assert "mls qos map dscp-cos 0 1 2 3 4 5 6 7 to 0" in text.splitlines()  # the rest -> best effort's CoS
     for name in ("GigabitEthernet1/1", "GigabitEthernet1/2"):

@@ -31,6 +31,7 @@ MQC_CODES: tuple[Code, ...] = (
          "only)", _M),
     Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
+    Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

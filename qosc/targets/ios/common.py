@@ -17,8 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
+from qosc.behaviour.intent import curve
+from qosc.behaviour.model import Curve
 from qosc.diagnostics import Diagnostic, Location, error, warning
-from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rule, Service, rate_percent
+from qosc.model import (
+    Classifier,
+    Device,
+    DropProfile,
+    Interface,
+    Policer,
+    Policy,
+    Role,
+    Rule,
+    Service,
+    rate_percent,
+)
 from qosc.names import Names
 from qosc.render import quoted
 from qosc.targets.ios.platform import IosPlatform as Platform
@@ -99,6 +112,23 @@ class Findings:
     @property
     def failed(self) -> bool:
         return any(d.is_error for d in self.items)
+
+
+def ramp_differs(found: Findings, platform: str, dp: DropProfile, ramp: tuple[float, float, float], hint: str) -> None:
+    """QOS183 when the one WRED ramp the box runs (0% at min % fill rising to p % at max %, all dropped above it)
+    is not the policy's drop curve: a point list, a step curve, or a probability the platform cannot set."""
+    low, high, prob = ramp
+    wanted = curve(dp)
+    runs = Curve(((low, 0.0), (high, prob)), interpolate=True, beyond=100.0)
+    gap, fill = max((abs(wanted.at(f / 2) - runs.at(f / 2)), f / 2) for f in range(201))
+    if gap < 0.5:
+        return
+    shape = ("min/max/max-probability" if dp.red is not None
+             else f"{len(dp.points)} points, {'interpolated' if dp.interpolate else 'a step curve'}")
+    found.warning("QOS183", f"drop profile '{dp.name}' ({shape}) is not the one linear WRED ramp {platform} runs: "
+                  f"0% at {low:g}% fill rising to {prob:.3g}% at {high:g}%, everything above dropped; the policy's "
+                  f"curve differs by up to {gap:.3g} points of drop probability (at {fill:g}% fill)",
+                  dp.where.at("points", "min"), hint)
 
 
 IOS_DSCP_KEYWORDS = frozenset({"default", "ef"} | {f"cs{i}" for i in range(1, 8)} |

@@ -41,7 +41,15 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.model import Interface, Kind, Policy, Service
-from qosc.targets.ios.common import Command, Findings, chunks, is_integral, members, share_percent
+from qosc.targets.ios.common import (
+    Command,
+    Findings,
+    chunks,
+    is_integral,
+    members,
+    ramp_differs,
+    share_percent,
+)
 
 
 def assign_cos(policy: Policy, services: tuple[Service, ...], found: Findings) -> dict[str, dict[int, int]]:
@@ -182,6 +190,10 @@ class PortPlan:
                 continue
             profiled.append(m)
             lo, hi, _ = dp.thresholds()
+            ramp_differs(self.found, "catalyst6500", dp, (lo, hi, 100.0),
+                         "PFC port WRED has min and max thresholds only, no drop-probability parameter: drops rise "
+                         "to every packet at the max threshold (Cisco, Catalyst 6500 QoS white paper, 2009, 7.9); "
+                         "write min/max with max-probability: 100%")
             low = min(100, max(1, round(lo)))
             levels.append((low, min(100, max(low, round(hi)))))
         modes = self.spec["drop"]

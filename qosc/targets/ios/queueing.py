@@ -13,7 +13,7 @@ import math
 
 from qosc import dscp as dscp_mod
 from qosc.model import Device, Interface, Policy, Service
-from qosc.targets.ios.common import Command, Findings, at, ios_dscp, members
+from qosc.targets.ios.common import Command, Findings, at, ios_dscp, members, ramp_differs
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
 from qosc.units import format_rate
 
@@ -76,7 +76,11 @@ class Queueing:
             self.found.error("QOS121", f"drop profile '{profile}' of service '{s.name}' needs a WRED threshold of "
                              f"{high} packets, above {self.platform.name}'s {self.d.queue.threshold_max}",
                              s.where.at("queue.buffer", "drop-profile"), "give the service a smaller buffer")
-        return [low, high, 65535 if prob <= 0 else max(1, min(65535, round(100 / prob)))]
+        denominator = 65535 if prob <= 0 else max(1, min(65535, round(100 / prob)))
+        ramp_differs(self.found, self.platform.name, self.policy.drop_profile_map[profile],
+                     (lo, hi, 100 / denominator), "write the profile as min/max/max-probability (one ramp; the "
+                     "mark probability is 1/denominator) to get what the box runs")
+        return [low, high, denominator]
 
     def wred(self, owner: Service, iface: Interface, visible: set[int], limit: int) -> list[Command]:
         carried = members(self.policy, owner, iface)

@@ -76,3 +76,34 @@ def test_a_cap_on_a_bandwidth_class_is_refused_not_dropped(tmp_path: Path, platf
         assert not errors and text
         return
     assert errors and not text and errors[0].location is not None and errors[0].location.line == 7
+
+
+RAMP = POLICY.replace("be: {{min: 20, max: 80, max-probability: 10%}}", "be: {profile}")
+
+
+@pytest.mark.parametrize(("platform", "iface", "port"), CASES)
+@pytest.mark.parametrize(("profile", "exact"), [
+    ("{min: 20, max: 80, max-probability: 10%}", {"ios-xe", "ios-gsr"}),  # the PFC cannot set 10%
+    ("{min: 20, max: 80, max-probability: 100%}", {"ios-xe", "ios-gsr", "catalyst6500"}),
+    ("{points: [[20, 0], [80, 100]], interpolate: true}", {"ios-xe", "ios-gsr", "catalyst6500"}),  # the same ramp
+    ("{points: [[20, 0], [80, 100]]}", set()),  # a step curve: nothing until 80%, then everything
+    ("{points: [[20, 5], [50, 20], [80, 100]], interpolate: true}", set()),  # two slopes
+])
+def test_drop_curve_the_box_cannot_run_is_said(tmp_path: Path, platform: str, iface: str, port: str, profile: str,
+                                                exact: set[str]) -> None:
+    """interpolate and (on the PFC) max-probability were claimed and silently approximated by one WRED ramp:
+    QOS183 at the profile when the ramp the box runs differs from the policy's curve, none when it is the same."""
+    path = tmp_path / "p.yaml"
+    path.write_text(RAMP.format(profile=profile, platform=platform, iface=iface, port=port, aqm=""),
+                    encoding="utf-8")
+    result = api.validate(path)
+    assert result.ok, result.diagnostics
+    api.compile_policy(result)
+    found = [d for d in result.diagnostics if d.code == "QOS183"]
+    if platform in exact:
+        assert not found, found
+    else:
+        (d,) = found  # once per profile, though two services use it
+        assert d.location is not None and d.location.line == 4
+        assert f"ramp {platform} runs: 0% at 20% fill" in d.message
+        assert ("a step curve" in d.message) == ("interpolate" not in profile and "points" in profile)

@@ -66,6 +66,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS042", _CAP, "error", "strict priority without cap or policer"),
     _c("QOS043", _CAP, "error", "ceiling below share"),
     _c("QOS044", _CAP, "error", "rate cap below share"),
+    _c("QOS045", _CAP, "error", "rate cap or ceiling of 0: a queue that never drains"),
     _c("QOS050", _LBE, "error", "LBE priority not strictly below best effort"),
     _c("QOS051", _LBE, "error", "LBE share above best effort's"),
     _c("QOS052", _LBE, "error", "LBE in a shared queue"),

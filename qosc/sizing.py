@@ -237,7 +237,10 @@ class Bound:
 
 
 def delay_bound(c: ClassSizing, sigma: int | None) -> Bound | None:
-    """Per-hop delay bound of a priority class (module docstring); None when neither Q nor sigma bounds it."""
+    """Per-hop delay bound of a priority class (module docstring); None when neither Q nor sigma bounds it, or
+    when the class cannot drain (a rate of 0: QOS045 refuses the policy, the SLS check still runs)."""
+    if c.drain.rate <= 0:
+        return None
     terms: list[tuple[Fraction, str]] = []
     if c.queue is not None:
         terms.append((Fraction(c.queue.bytes * 8_000_000, c.drain.rate),

@@ -1,4 +1,4 @@
-"""QOS040-QOS044: what an interface guarantees must fit in the link."""
+"""QOS040-QOS045: what an interface guarantees must fit in the link, and every queue can drain."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
             yield error("QOS042", f"strict-priority service '{s.name}' has neither a rate cap nor a policer, "
                         "so it can starve every other queue", s.where.at("queue.strict", "queue"),
                         "add queue.rate-cap (e.g. 10%) and/or an edge policer")
+        for key, value in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling)):
+            if value is not None and (value.value if isinstance(value, Percent) else value) == 0:
+                yield error("QOS045", f"service '{s.name}' has a {key} of 0: its queue would never drain (no "
+                            "target can send at 0 bit/s, and every bound of its delay is infinite)",
+                            s.where.at(f"queue.{key}"), f"remove queue.{key}, or give the class a rate above 0; "
+                            "to carry no traffic, leave the service off the interface (services:)")
         for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or (None,):
             share = resolve_rate(q.share, iface_speed)
             ceiling = resolve_rate(q.ceiling, iface_speed)

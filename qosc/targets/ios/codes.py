@@ -32,6 +32,7 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
     Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),
+    Code("QOS184", "ios", "warning", "priority between bandwidth classes, which MQC does not have", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

@@ -117,6 +117,22 @@ class MqcLowering(Queueing, Shares, IosLowering):
             self.caps_supported(s)
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
+        self.priorities_unrendered(services)
+
+    def priorities_unrendered(self, services: tuple[Service, ...]) -> None:
+        """MQC has one priority, `priority` (the strict class, LLQ); between bandwidth classes there is none, so a
+        service whose priority is below another's is said (QOS184), never dropped silently."""
+        owners = [s for s in services if not s.queue.strict and not s.queue.shared_with]
+        top = max(owners, key=lambda s: s.queue.priority, default=None)
+        for s in owners:
+            if top is not None and s.queue.priority < top.queue.priority:
+                self.found.warning("QOS184", f"service '{s.name}' has priority {s.queue.priority.label}, below "
+                                   f"'{top.name}' ({top.queue.priority.label}), but {self.platform.name} has no "
+                                   "priority between bandwidth classes (its one priority is `priority`, the strict "
+                                   "class): the class is served for its bandwidth like the others and takes part in "
+                                   "what they leave over by the box's rule, not after them",
+                                   s.where.at("queue.priority"), "its bandwidth is all it is guaranteed: keep its "
+                                   "share small; JUNOS and Linux render the priority")
 
     def precedence_reach(self, services: tuple[Service, ...]) -> None:
         """`match ip precedence` catches every code point of the precedence, and IPv4 only: say what the class

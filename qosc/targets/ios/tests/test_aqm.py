@@ -107,3 +107,40 @@ def test_drop_curve_the_box_cannot_run_is_said(tmp_path: Path, platform: str, if
         assert d.location is not None and d.location.line == 4
         assert f"ramp {platform} runs: 0% at 20% fill" in d.message
         assert ("a step curve" in d.message) == ("interpolate" not in profile and "points" in profile)
+
+
+@pytest.mark.parametrize("platform", ["ios-xe", "ios-gsr"])
+def test_priority_between_bandwidth_classes_is_said(tmp_path: Path, platform: str) -> None:
+    """queue.priority was claimed by ios-mqc and dropped: CBWFQ has one priority, the strict class. A bandwidth
+    class below another's priority gets QOS184 at its priority; equal priorities and strict classes get none."""
+    iface = "POS0/0" if platform == "ios-gsr" else "GigabitEthernet0/0/1"
+    text = f"""\
+qosc: 1
+name: p
+services:
+  be: {{kind: best-effort, default: true, queue: {{share: 60%, priority: high}}}}
+  ef: {{kind: premium, dscp: [ef], queue: {{share: 10%, priority: low, strict: true, rate-cap: 10%}}}}
+  af: {{kind: assured, dscp: [af21], queue: {{share: 20%, priority: high}}}}
+  lbe: {{kind: lbe, dscp: [cs1], queue: {{share: 1%, priority: low}}}}
+devices:
+  r1:
+    platform: {platform}
+    interfaces:
+      {iface}: {{role: core, speed: 1G}}
+"""
+    path = tmp_path / "p.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = api.validate(path)
+    assert result.ok, result.diagnostics
+    api.compile_policy(result)
+    (d,) = [d for d in result.diagnostics if d.code == "QOS184"]
+    assert "'lbe' has priority low, below 'be' (high)" in d.message and platform in d.message
+    assert d.location is not None and d.location.line == 7
+    # without lbe: be and af alike, ef (low) strict
+    path.write_text("".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("  lbe:")),
+                    encoding="utf-8")
+    result = api.validate(path)
+    assert result.ok, result.diagnostics
+    api.compile_policy(result)
+    assert not [d for d in result.diagnostics if d.code == "QOS184"]
+    assert any(o.path.endswith("r1.cfg") for o in api.compile_policy(result))

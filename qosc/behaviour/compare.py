@@ -304,7 +304,27 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None)
         pair.rewrite()
         pair.edge()
         findings.extend(pair.found)
+    findings.extend(_host(expected, found, tol))
     return findings
+
+
+def _host(expected: Device, found: Device, tol: Tolerance) -> list[Finding]:
+    """Router-generated traffic in the class matched (by code points, on an interface with both) to the one
+    expected; only where both sides say (JUNOS host-outbound-traffic)."""
+    want, got = expected.host_class, found.host_class
+    if want is None or got is None:
+        return []
+    for a in expected.interfaces:
+        b = found.interface(a.name, a.unit)
+        if b is None or a.class_named(want) is None:
+            continue
+        pair = _Pair(expected.name, a, b, tol)
+        if pair.match.get(want) == got:
+            return []
+        where = next((w for kind, _, w in found.owned if kind == "host-outbound-traffic"), found.origin)
+        return [Finding(expected.name, "", "router-generated traffic", "queued in", want, pair.label(got),
+                        expected.origin, where)]
+    return []
 
 
 def stale(compiled: Device, running: Device) -> list[Finding]:

@@ -18,7 +18,7 @@ against, so it reads the policy's semantics, not any vendor's:
 from __future__ import annotations
 
 from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
-from qosc.model import Action, DropProfile, Policer, Policy, Role, Service, rate_percent
+from qosc.model import Action, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
 from qosc.model import Device as ModelDevice
 from qosc.model import Interface as ModelInterface
 from qosc.units import Percent
@@ -124,8 +124,14 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
 
 
 def device(policy: Policy, dev: ModelDevice) -> Device:
-    """The behaviour the policy asks of a device."""
-    return Device(dev.name, dev.platform, tuple(interface(policy, i) for i in dev.interfaces), origin=dev.where.loc)
+    """The behaviour the policy asks of a device: router-generated traffic in the network-control service's
+    class where the device carries one, else in the default service's."""
+    carried = {n for i in dev.interfaces for n in i.services}
+    nc = next((s for s in policy.services if s.kind is Kind.NETWORK_CONTROL and s.name in carried), None)
+    home = nc or policy.default_service
+    host = policy.queue_owner(home).name if home is not None else None
+    return Device(dev.name, dev.platform, tuple(interface(policy, i) for i in dev.interfaces), host_class=host,
+                  origin=dev.where.loc)
 
 
 __all__ = ["FAMILIES", "curve", "device", "envelope", "interface"]

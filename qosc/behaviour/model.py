@@ -159,6 +159,9 @@ class Device:
     owned: tuple[tuple[str, str, Location | None], ...] = ()
     """(kind, name, where) of every qosc-owned object found (for stale-object reports)."""
     origin: Location | None = field(default=None, compare=False)
+    host_class: str | None = None
+    """The class router-generated traffic (routing protocols) is queued in, where the configuration names one
+    (JUNOS host-outbound-traffic); None where the box classifies it like transit traffic, or does not say."""
 
     def interface(self, name: str, unit: int = 0) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name and i.unit == unit), None)

@@ -106,8 +106,9 @@ QOS113 values outside what JUNOS accepts, QOS114 classification or re-mark
 JUNOS cannot realise, QOS115/QOS116 warnings where a DSCP will be rewritten,
 QOS117 names that collide once made JUNOS-safe, QOS118 more queues on a
 device than the platform has, QOS119 logical units that need per-unit
-scheduling on M-series.  `ecn` and `aqm` are not rendered (the core reports
-QOS090 at the field).  Queue count per interface (QOS091), priority
+scheduling on M-series.  `aqm: red` is the scheduler's drop-profile-map,
+`none` a scheduler without one (tail drop), `codel` QOS113; `ecn` is not
+rendered (the core reports QOS090 at the field).  Queue count per interface (QOS091), priority
 levels (QOS092), strict count (QOS093) and policer ranges (QOS095) are the
 generic checks.
 """
@@ -149,15 +150,15 @@ CODES: tuple[Code, ...] = (
 )
 
 # The policy fields this target renders, listed (never derived from the schema: a field added to the schema is
-# refused here, QOS090 at its line, until the lowering renders it).  Not here: services.*.queue.ecn and .aqm
-# (JUNOS has ECN marking only on some line cards, MX Trio `explicit-congestion-notification`, and no per-queue
-# choice of AQM algorithm).  `port-type` is read: a JUNOS platform has one port structure, its own, so any
+# refused here, QOS090 at its line, until the lowering renders it).  Not here: services.*.queue.ecn (JUNOS has
+# ECN marking only on some line cards, MX Trio `explicit-congestion-notification`).  queue.aqm: red is the
+# scheduler's drop-profile-map, none a scheduler without one (tail drop), codel QOS113.  `port-type` is read: a JUNOS platform has one port structure, its own, so any
 # value means it.
 FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
     "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with",
-    "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description", "drop-profiles.*.points",
+    "services.*.queue.aqm", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description", "drop-profiles.*.points",
     "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability", "drop-profiles.*.interpolate",
     "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir", "policers.*.pbs",
     "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate", "policers.*.color-aware",

@@ -229,8 +229,15 @@ def _classify(plan: Plan) -> None:
 def _drop_maps(plan: Plan) -> None:
     prec_lp: Mapping[int, str] = plan.platform.precedence_loss_priority
     for fc in plan.classes:
+        for m in fc.members:
+            if m.queue.aqm == "codel":
+                plan.error("QOS113", f"service '{m.name}' asks for aqm: codel, which JUNOS does not have: its "
+                           "active queue management is RED drop profiles", m.where.at("queue.aqm"),
+                           "aqm: red (with a drop profile) or aqm: none")
         profiles = dict(fc.owner.drop_profiles)
-        if not profiles:
+        if not profiles or fc.owner.queue.aqm != "red":
+            # aqm: none is tail drop: a scheduler without drop-profile-map runs the default drop profile, 0% up to
+            # a full queue, then 100% (Junos OS CoS configuration guide, "Default Drop Profile")
             continue
         if len(set(profiles.values())) == 1 and set(profiles) == {1, 2, 3}:
             plan.drop_maps[fc.name] = [("any", jname(profiles[1]))]

@@ -34,6 +34,8 @@ class Config:
     bound: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     where: dict[tuple[str, str], Location | None] = field(default_factory=dict)
     aliases: dict[str, int] = field(default_factory=dict)
+    host_class: str | None = None
+    """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def at(self, kind: str, name: str, loc: Location | None) -> None:
@@ -95,6 +97,9 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
     elif head == "interfaces" and len(p) >= 3:
         c.ports.setdefault(p[1], {}).setdefault(p[2] if p[2] != "unit" else f"unit {p[3]}", []).append(p)
         c.at("interface", p[1], loc)
+    elif p[:2] == ("host-outbound-traffic", "forwarding-class") and len(p) == 3:
+        c.host_class = p[2]
+        c.at("host-outbound-traffic", "forwarding-class", loc)
     elif head != "code-point-aliases":
         c.diagnostics.append(warning("QOS172", f"class-of-service {' '.join(p)}: not read", loc))
 

@@ -124,7 +124,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                          key=lambda t: (t[0], t[1])))
     name = document.stem
     return Device(name, None, tuple(interfaces), owned, document.origin if isinstance(document.origin, Location)
-                  else None), list(dict.fromkeys(c.diagnostics))  # a map shared by interfaces is read once each
+                  else None, host_class=c.host_class), list(dict.fromkeys(c.diagnostics))  # a map shared by interfaces is read once each
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from qosc import api
+from qosc.behaviour import readback
 from qosc.targets.junos.grammar import YANG
 from qosc.targets.junos.plan import MAX_NAME, jname
 from qosc.targets.junos.tests.statements import parse_conf, parse_set
@@ -121,13 +122,26 @@ def test_jname_never_starts_a_name_with_two_underscores() -> None:
     assert jname("__x") == "q__x" and jname("a.b") == "a-b"
 
 
-def test_ecn_and_aqm_are_reported_not_dropped(tmp_path: Path) -> None:
-    text = GEANT.replace("queue: {share: 5%, buffer: 5%, priority: high}\n    drop-profile: be",
-                         "queue: {share: 5%, buffer: 5%, priority: high, ecn: true, aqm: codel}\n    drop-profile: be")
-    assert text != GEANT
-    result, _ = compile_text(tmp_path, text)
-    found = {d.message.split("'")[1] for d in result.diagnostics if d.code == "QOS090"}
-    assert {"ecn", "aqm"} <= found
+def test_ecn_is_reported_and_aqm_rendered_or_refused(tmp_path: Path) -> None:
+    """ecn: QOS090 at its line (not rendered). aqm: red is best-effort's drop-profile-map, none a scheduler without
+    one (Junos' default profile: tail drop), codel QOS113 at its line; none of them is dropped silently."""
+    be = "queue: {share: 5%, buffer: 5%, priority: high}\n    drop-profile: be"
+    assert GEANT.count(be) == 1
+    result, _ = compile_text(tmp_path, GEANT.replace(be, be.replace("high}", "high, ecn: true}")), "ecn.yaml")
+    assert {d.message.split("'")[1] for d in result.diagnostics if d.code == "QOS090"} == {"ecn"}
+    schedule = (COS, "schedulers", "best-effort", "drop-profile-map", "loss-priority", "any", "protocol", "any",
+                "drop-profile", "be")
+    for aqm, mapped in (("red", True), ("none", False)):
+        result, out = compile_text(tmp_path, GEANT.replace(be, be.replace("high}", f"high, aqm: {aqm}}}")),
+                                   f"{aqm}.yaml")
+        assert result.ok and not [d for d in result.diagnostics if d.code == "QOS090"], result.diagnostics
+        st = parse_conf(out["junos/de1.de.conf"])
+        assert (schedule in st) is mapped, aqm
+        assert ((COS, "drop-profiles", "be", "interpolate", "fill-level", "15") in st
+                or any(x[:3] == (COS, "drop-profiles", "be") for x in st)) is mapped  # defined only where used
+    result, _ = compile_text(tmp_path, GEANT.replace(be, be.replace("high}", "high, aqm: codel}")), "codel.yaml")
+    (d,) = [d for d in result.diagnostics if d.code == "QOS113"]
+    assert "codel" in d.message and d.location is not None and d.location.line == 18
 
 
 def test_router_traffic_goes_to_network_control_or_the_default_class(tmp_path: Path) -> None:
@@ -170,3 +184,24 @@ def test_mx_writes_the_policy_priority_as_guaranteed_and_excess_priority(tmp_pat
     assert (COS, "schedulers", "best-effort", "excess-priority", "high") in st
     _, out = compile_text(tmp_path, GEANT, "m.yaml")
     assert not any("excess-priority" in s for s in parse_conf(out["junos/de1.de.conf"]))
+
+
+def test_router_traffic_class_is_read_back_and_its_drift_found(tmp_path: Path) -> None:
+    """The reader warned QOS172 ('not read') on qosc's own host-outbound-traffic; now it reads the class, and
+    verify reports a box whose routing traffic went to another class (here the 0% scavenger queue)."""
+    path = tmp_path / "geant.yaml"
+    path.write_text(GEANT, encoding="utf-8")
+    _, out = compile_text(tmp_path, GEANT, "geant.yaml")
+    conf = tmp_path / "de1.de.conf"
+    conf.write_text(out["junos/de1.de.conf"], encoding="utf-8")
+    run = readback.verify(str(path), {"de1.de": str(conf)})
+    assert not [d for d in run.diagnostics if d.code == "QOS172"], run.diagnostics
+    assert not run.findings, run.findings
+    drifted = out["junos/de1.de.conf"].replace("forwarding-class network-control;\n    }",
+                                                 "forwarding-class lbe;\n    }", 1)
+    assert drifted != out["junos/de1.de.conf"]
+    conf.write_text(drifted, encoding="utf-8")
+    (finding,) = readback.verify(str(path), {"de1.de": str(conf)}).findings
+    assert (finding.subject, finding.expected, finding.found) == ("router-generated traffic", "network-control", "lbe")
+    assert finding.found_at is not None and drifted.splitlines()[finding.found_at.line - 1].strip() == \
+        "forwarding-class lbe;"

@@ -152,13 +152,14 @@ CODES: tuple[Code, ...] = (
 # The policy fields this target renders, listed (never derived from the schema: a field added to the schema is
 # refused here, QOS090 at its line, until the lowering renders it).  Not here: services.*.queue.ecn (JUNOS has
 # ECN marking only on some line cards, MX Trio `explicit-congestion-notification`).  queue.aqm: red is the
-# scheduler's drop-profile-map, none a scheduler without one (tail drop), codel QOS113.  `port-type` is read: a JUNOS platform has one port structure, its own, so any
-# value means it.
+# scheduler's drop-profile-map, none a scheduler without one (tail drop), codel QOS113.  `port-type` is read: a
+# JUNOS platform has one port structure, its own, so any value means it.
 FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
     "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with",
-    "services.*.queue.aqm", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description", "drop-profiles.*.points",
+    "services.*.queue.aqm", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description",
+    "drop-profiles.*.points",
     "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability", "drop-profiles.*.interpolate",
     "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir", "policers.*.pbs",
     "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate", "policers.*.color-aware",

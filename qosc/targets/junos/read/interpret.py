@@ -123,8 +123,10 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")),
                          key=lambda t: (t[0], t[1])))
     name = document.stem
-    return Device(name, None, tuple(interfaces), owned, document.origin if isinstance(document.origin, Location)
-                  else None, host_class=c.host_class), list(dict.fromkeys(c.diagnostics))  # a map shared by interfaces is read once each
+    origin = document.origin if isinstance(document.origin, Location) else None
+    # a map shared by interfaces is read once each: its diagnostics once
+    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class), list(
+        dict.fromkeys(c.diagnostics))
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:

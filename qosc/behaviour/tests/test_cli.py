@@ -80,3 +80,56 @@ def test_verify_reports_a_stale_qosc_object(tmp_path: Path) -> None:
     assert run.returncode == 0 and "warning[QOS178]" in out and "scheduler old-one: stale object" in out
     assert "edge-mx: matches the policy (1 finding(s), 1 of them stale object(s))" in out  # not "drift found"
     assert f"{conf}:" in out
+
+
+OPERATOR = """\
+firewall {
+    policer customer-x-10m {
+        if-exceeding {
+            bandwidth-limit 10m;
+            burst-size-limit 100k;
+        }
+        then discard;
+    }
+    family inet {
+        filter customer-x-in {
+            term all {
+                then {
+                    policer customer-x-10m;
+                    accept;
+                }
+            }
+        }
+    }
+}
+interfaces {
+    ge-9/9/9 {
+        unit 0 {
+            family inet {
+                filter {
+                    input customer-x-in;
+                }
+            }
+        }
+    }
+}
+"""
+
+
+def test_verify_leaves_operator_firewall_objects_alone(tmp_path: Path) -> None:
+    """JUNOS firewall filters and policers are qosc's only where it binds them (a unit of a port it schedules) or
+    uses them from such a filter: an operator's filter and policer on another port were reported stale; a policer
+    qosc's own filter still uses, and the policy no longer has, is."""
+    conf = write(tmp_path, "edge-mx", ".conf")
+    conf.write_text(conf.read_text() + OPERATOR)
+    run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
+    out = run.stdout + run.stderr
+    assert run.returncode == 0 and "customer-x" not in out and "edge-mx: matches the policy (0 finding(s))" in out
+    text = conf.read_text()
+    used = "                    policer premium-in;\n"
+    assert used in text
+    conf.write_text(text.replace(used, "                    policer old-premium;\n", 1).replace(
+        "    policer premium-in {", "    policer old-premium {\n        if-exceeding {\n            bandwidth-limit "
+        "10m;\n            burst-size-limit 64k;\n        }\n        then discard;\n    }\n    policer premium-in {", 1))
+    out = (lambda r: r.stdout + r.stderr)(qosc("verify", POLICY, "--config", f"edge-mx={conf}"))
+    assert "policer old-premium: stale object" in out and "customer-x" not in out

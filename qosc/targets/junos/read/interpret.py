@@ -120,13 +120,28 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             units[(port, "0")] = {}
     for (port, unit), bound in units.items():
         interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
-    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")),
-                         key=lambda t: (t[0], t[1])))
+    mine = _firewall_owned(c)
+    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")
+                          and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
     return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class), list(
         dict.fromkeys(c.diagnostics))
+
+
+def _firewall_owned(c: Config) -> set[tuple[str, str]]:
+    """The firewall filters and policers qosc may own: those bound (filters) or used (policers, by a term of such
+    a filter) on a unit of a port qosc schedules (it has class-of-service interfaces statements: qosc replaces
+    class-of-service whole).  An operator's filter on another interface is left alone, never reported stale."""
+    ports = set(c.ports)
+    filters = {name for (port, _), bound in c.bound.items() if port in ports for name in bound.values() if name}
+    owned = {("filter", name) for name in filters}
+    for (_, name), terms in c.filters.items():
+        if name in filters:
+            owned |= {("policer", p[-1]) for lines in terms.values() for p in lines
+                      if len(p) >= 3 and p[0] == "then" and p[1] in ("policer", "three-color-policer")}
+    return owned
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:

@@ -128,8 +128,10 @@ def test_verify_leaves_operator_firewall_objects_alone(tmp_path: Path) -> None:
     text = conf.read_text()
     used = "                    policer premium-in;\n"
     assert used in text
+    old = ("    policer old-premium {\n        if-exceeding {\n            bandwidth-limit 10m;\n            "
+           "burst-size-limit 64k;\n        }\n        then discard;\n    }\n")
     conf.write_text(text.replace(used, "                    policer old-premium;\n", 1).replace(
-        "    policer premium-in {", "    policer old-premium {\n        if-exceeding {\n            bandwidth-limit "
-        "10m;\n            burst-size-limit 64k;\n        }\n        then discard;\n    }\n    policer premium-in {", 1))
-    out = (lambda r: r.stdout + r.stderr)(qosc("verify", POLICY, "--config", f"edge-mx={conf}"))
+        "    policer premium-in {", old + "    policer premium-in {", 1))
+    run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
+    out = run.stdout + run.stderr
     assert "policer old-premium: stale object" in out and "customer-x" not in out

@@ -1,7 +1,9 @@
 """The Cisco IOS targets: ios-mqc (GSR 12000, 7600, ASR, ISR) and catalyst6500 (PFC QoS), one package.
 
 Layout: platform.py (typed platform data, platforms/*.json), common.py (what
-both lowerings share: findings, ACLs, class-maps, policers), mqc.py +
+both lowerings share: findings, commands, policers, header notes, the WRED
+ramp check), lowering.py (their base: names, class-maps, input classes),
+acl.py (ACLs from classifier rules), mqc.py +
 queueing.py (ios-mqc decisions), catalyst.py + pfc.py (catalyst6500 decisions
 and port plan), lower.py (those decisions as the device's statement tree, one
 dialect per platform: ios-gsr, ios-xe, catalyst6500), table.py (each
@@ -9,7 +11,7 @@ dialect's command table, the one description of its grammar: every form and
 range with its command-reference or YANG source), grammar.py (the tree checked
 against it), serialize.py (the tree as IOS CLI text with its source map),
 target.py (the contract), sizing.py (the police burst of a priority class and
-the class sizing of the SLS bounds, qosc.sizing), codes.py (QOS120-QOS137, QOS180, QOS181), push.py
+the class sizing of the SLS bounds, qosc.sizing), codes.py (QOS120-QOS139, QOS180-QOS184, QOS191), push.py
 (the SSH push driver), read/ (running-config back into the tree), tests/.
 
 Dialect differences between platforms (precedence-only classification on

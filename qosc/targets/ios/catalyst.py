@@ -44,7 +44,6 @@ from qosc.names import Names
 from qosc.targets.ios.common import (
     Cmd,
     Command,
-    IosLowering,
     at,
     check_policer,
     chunks,
@@ -54,6 +53,7 @@ from qosc.targets.ios.common import (
     sanitize,
     unique_names,
 )
+from qosc.targets.ios.lowering import IosLowering
 from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
 from qosc.targets.ios.platform import CatalystPlatform
 from qosc.tree import At

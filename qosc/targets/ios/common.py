@@ -3,15 +3,12 @@
 A command is a list of words and numbers (``["bandwidth", "percent", 4]``),
 optionally naming its policy origin (``Cmd``); lower.py makes each a statement
 whose words the dialect's grammar types, so tests can compare rendered lines
-with it.  Edge classifier rules become
-extended ACLs (IPv4 ``ip access-list extended``, IPv6 ``ipv6 access-list``)
-matched from a class-map by name.
+with it.  The lowerings' base class is lowering.py, the ACLs of edge
+classifier rules acl.py.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -21,7 +18,6 @@ from qosc.behaviour.intent import curve
 from qosc.behaviour.model import Curve
 from qosc.diagnostics import Diagnostic, Location, error, warning
 from qosc.model import (
-    Classifier,
     Device,
     DropProfile,
     Interface,
@@ -32,9 +28,7 @@ from qosc.model import (
     Service,
     rate_percent,
 )
-from qosc.names import Names
 from qosc.render import quoted
-from qosc.targets.ios.platform import IosPlatform as Platform
 from qosc.tree import At, Origin
 from qosc.units import Percent
 
@@ -55,12 +49,6 @@ def at(command: Command, where: Any, *names: str) -> Cmd:
     """The command with its origin: field `names` of an entity's `where`."""
     return Cmd(command, At(where, *names))
 
-_PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
-           "ah": "ahp", "ospf": "ospf", "pim": "pim"}
-_PROTO6 = {"tcp": "tcp", "udp": "udp", "icmp6": "icmp", "sctp": "sctp", "esp": "esp", "ah": "ahp"}
-_NUMBERS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "ah": 51, "icmp6": 58, "ospf": 89,
-            "pim": 103, "sctp": 132}
-_PORTED = {"tcp", "udp", "sctp"}
 
 
 @dataclass
@@ -266,160 +254,5 @@ def policer_users(policy: Policy, iface: Interface, rules: Iterable[Rule], found
                           "give each rule its own policer with its share of the rate")
 
 
-# -- ACLs from classifier rules ---------------------------------------------
-
-def _address(prefix: str, family: str) -> Command:
-    net = ipaddress.ip_network(prefix)
-    if net.prefixlen == 0:
-        return ["any"]
-    if net.prefixlen == net.max_prefixlen:
-        return ["host", str(net.network_address)]
-    if family == "inet":
-        return [str(net.network_address), str(net.hostmask)]
-    return [str(net)]
-
-
-def _ports(ports: tuple[tuple[int, int], ...]) -> list[Command]:
-    return [["eq", lo] if lo == hi else ["range", lo, hi] for lo, hi in ports] or [[]]
-
-
-def _protocol(name: str, family: str) -> str:
-    table = _PROTO4 if family == "inet" else _PROTO6
-    return table.get(name) or str(_NUMBERS.get(name, name))
-
-
-def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
-    """The `permit` lines of one rule for one IP family (empty when the rule has no prefix of it)."""
-    def fam(prefix: str) -> bool:
-        return (":" in prefix) == (family == "inet6")
-
-    sources = [p for p in rule.sources if fam(p)]
-    dests = [p for p in rule.destinations if fam(p)]
-    if (rule.sources and not sources) or (rule.destinations and not dests) or family not in rule.families:
-        return []
-    ported = bool(rule.source_ports or rule.destination_ports)
-    protocols = list(rule.protocols) or (["tcp", "udp"] if ported else ["ip" if family == "inet" else "ipv6"])
-    if ported and any(p not in _PORTED for p in protocols):
-        found.error("QOS121", f"rule '{rule.name}' matches ports with protocol "
-                    f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",
-                    rule.where.at("match.protocol", "match"), "match ports only with tcp, udp or sctp")
-        return []
-    if ported and family == "inet" and "sctp" in protocols:
-        # An IPv4 extended ACL has no sctp keyword: SCTP is protocol 132, and port operators exist only after
-        # tcp and udp (Cisco IOS Security Command Reference, permit (IP extended); `permit 132 any any eq 2905`
-        # is refused).  IPv6 ACLs have the sctp keyword with ports.
-        found.error("QOS121", f"rule '{rule.name}' matches SCTP ports in IPv4, which an IOS IPv4 ACL cannot "
-                    "express (ports only after tcp or udp)", rule.where.at("match.protocol", "match"),
-                    "match SCTP without ports in IPv4, or restrict the rule to IPv6 prefixes")
-        return []
-    entries: list[Command] = []
-    for proto in protocols:
-        word = "ipv6" if proto == "ip" and family == "inet6" else _protocol(proto, family)
-        for src in sources or ["any"]:
-            for sport in _ports(rule.source_ports):
-                for dst in dests or ["any"]:
-                    for dport in _ports(rule.destination_ports):
-                        base = ["permit", word, *(_address(src, family) if src != "any" else ["any"]), *sport,
-                                *(_address(dst, family) if dst != "any" else ["any"]), *dport]
-                        if rule.match_dscp:
-                            entries.extend(base + ["dscp", ios_dscp(d)] for d in rule.match_dscp)
-                        else:
-                            entries.append(base)
-    return entries
-
-
-def rule_acls(classifier: str, rule: Rule, found: Findings, names: Names) -> list[dict[str, Any]]:
-    """One ACL per IP family the rule covers: {"kind", "name", "entries"}, named by the device's `names`."""
-    out = []
-    base = f"{classifier}-{rule.name}"
-    for family, kind, name in (("inet", "ip access-list extended", base), ("inet6", "ipv6 access-list", f"{base}-v6")):
-        entries = acl_entries(rule, family, found)
-        if entries:
-            given = names.name("acl", name, f"rule {classifier}/{rule.name} {family}")
-            out.append({"kind": kind, "name": given, "entries": entries, "origin": At(rule.where, "match")})
-    return out
-
-
 def percent_text(value: object) -> str:
     return f"{value.value:g}%" if isinstance(value, Percent) else str(value)
-
-
-# -- what both lowerings keep per device ----------------------------------------
-
-RESERVED = frozenset({"class-default"})
-"""The class IOS predefines in every policy-map (Cisco IOS QoS Command Reference, class-default)."""
-NAME_LIMIT = 1000
-"""No length limit is enforced here: the command tables' NAME token has none (a limit needs its source)."""
-
-IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]*")
-
-
-class IosLowering:
-    """One Cisco device on its way to IR: findings, ACLs and class-maps by name, input classes per settings."""
-
-    interface_example = "GigabitEthernet0/0/0"
-    """How this platform names an interface, for the hint of a name IOS would refuse."""
-
-    def __init__(self, policy: Policy, device: Device, platform: Platform) -> None:
-        self.policy, self.device, self.platform = policy, device, platform
-        self.found = Findings()
-        self.acls: dict[str, dict[str, Any]] = {}
-        self.class_maps: dict[str, dict[str, Any]] = {}
-        self.names = Names("ios", max_length=NAME_LIMIT, reserved=RESERVED)
-        """Every class-map and ACL name of the device, so a service named like a rule's class-map (c1-r1) or
-        like a reserved class (class-default) never shares a name with another object."""
-        self._ingress: dict[Any, Any] = {}  # interface settings -> (input classes, diagnostics)
-
-    def class_name(self, wanted: str, owner: str) -> str:
-        """The class-map name of `owner` (the same owner always gets the same name)."""
-        return self.names.name("class-map", wanted, owner)
-
-    def aqm_supported(self, s: Service) -> None:
-        """queue.aqm: red is the service's WRED (its drop profile), none tail drop (no WRED even with a drop
-        profile); IOS has no CoDel, so `codel` is QOS139 at the field."""
-        if s.queue.aqm == "codel":
-            self.found.error("QOS139", f"service '{s.name}' asks for CoDel, which {self.platform.name} does not "
-                             "have (WRED or tail drop only)", s.where.at("queue.aqm"),
-                             "aqm: red (with a drop profile) or aqm: none")
-
-    def caps_supported(self, s: Service) -> None:
-        """A rate cap or a ceiling below 100% on a class that is not strict: qosc caps only priority classes on
-        Cisco (`priority` + `police`); a bandwidth class would run uncapped, so QOS191 at the field."""
-        q = s.queue
-        if q.strict or s.name != self.policy.queue_owner(s).name:
-            return
-        field = "queue.rate-cap" if q.rate_cap is not None else "queue.ceiling" if (
-            q.ceiling is not None and q.ceiling != Percent(100.0)) else None
-        if field is not None:
-            self.found.error("QOS191", f"service '{s.name}' has a {field.split('.')[1]} but is not strict: "
-                             f"{self.platform.name} bandwidth classes are not capped by qosc (only priority "
-                             "classes, by police), so the cap would be dropped", s.where.at(field),
-                             "remove it, or make the service strict (priority + police at the cap)")
-
-    def check_interface_name(self, iface: Interface) -> None:
-        if not IFNAME.fullmatch(iface.name):
-            self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
-                             iface.where.loc, f"write it as IOS does, e.g. {self.interface_example}")
-
-    def ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        """The input classes of an edge interface, lowered once per settings.
-
-        Their side effects (ACLs, class-maps, policed-DSCP entries) are keyed by
-        name, so the first interface of given settings makes all of them.
-        """
-        return self.found.per_settings(self._ingress, iface, iface.settings(), lambda: self._lower_ingress(iface))
-
-    def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def rule_class(self, classifier: Classifier, rule: Rule) -> str | None:
-        """The class-map of a classifier rule, its ACLs and class-map kept by name; None if it has no ACL."""
-        acls = rule_acls(classifier.name, rule, self.found, self.names)
-        if not acls:
-            return None
-        for acl in acls:
-            self.acls.setdefault(acl["name"], acl)
-        name = self.class_name(f"{classifier.name}-{rule.name}", f"rule {classifier.name}/{rule.name}")
-        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "origin": At(rule.where),
-                                          "matches": [["match", "access-group", "name", a["name"]] for a in acls]})
-        return name

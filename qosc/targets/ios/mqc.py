@@ -36,7 +36,6 @@ from qosc.model import Device, Interface, Policer, Policy, Role, Service
 from qosc.targets.ios.common import (
     Command,
     Findings,
-    IosLowering,
     at,
     check_policer,
     chunks,
@@ -50,6 +49,7 @@ from qosc.targets.ios.common import (
     share_percent,
     unique_names,
 )
+from qosc.targets.ios.lowering import IosLowering
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.queueing import Queueing
 from qosc.targets.ios.shares import Shares

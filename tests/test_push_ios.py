@@ -119,3 +119,30 @@ def test_plan_is_empty_when_running_matches_and_removes_stale_owned_lines():
     assert plan(compiled, compiled) == []
     assert as_diff(plan("", compiled)).splitlines()[:3] == ["+ policy-map p", "+  class c",
                                                             "+   bandwidth percent 10"]
+
+
+def test_verify_from_device_reads_show_running_config(ios_lab, tmp_path):
+    """qosc verify --from-device over the IOS CLI (it was QOS170: the driver could not read): `show
+    running-config` in exec mode, nothing typed in config mode; after a push it matches, another hand's share is
+    drift located in the running text."""
+    lab = ios_lab()
+    dev = lab.devices["asr-1"]
+    policy = lab_policy(tmp_path)
+    env = env_for(lab, tmp_path)
+    proc = qosc("push", str(policy), "--device", "asr-1", "--commit", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    before, typed = dev.running_text(), len(dev.log)
+    ok = qosc("verify", str(policy), "--from-device", "asr-1", "--format", "json", env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    clean = json.loads(ok.stdout)
+    assert clean["devices"] == ["asr-1"] and clean["drift"] is False, clean
+    assert dev.running_text() == before
+    assert not [c for c in dev.log[typed:] if c.startswith(("conf", "no ", "bandwidth", "end"))], dev.log[typed:]
+    lbe = " class lbe\n  bandwidth percent "
+    assert lbe + "1\n" in before
+    dev.running = sim_parse(before.replace(lbe + "1\n", lbe + "4\n"))
+    bad = qosc("verify", str(policy), "--from-device", "asr-1", env=env)
+    out = bad.stdout + bad.stderr
+    assert bad.returncode == 1 and "lbe: share 1% expected, 4% found" in out, out
+    assert "(configuration: asr-1 (running):" in out, out
+    no_secrets(lab, ok.stdout, ok.stderr, out)

@@ -204,6 +204,13 @@ class IosDriver(Driver):
             self._dead(stage)
             raise PushError(stage, f"cannot read the running configuration: {redact(str(exc))}") from None
 
+    def running_config(self) -> str:
+        """Read-only (qosc verify --from-device): `show running-config` in exec mode, nothing locked or changed;
+        the IOS reader keeps what is not qosc's as unknown statements."""
+        if self.conn is None:
+            self.open()
+        return self._running("read")
+
     def load(self) -> None:
         files = [f for f in self.job.files if f.path.endswith((".cfg", ".ios", ".txt"))]
         if len(files) != 1:

@@ -92,6 +92,16 @@ class LinuxDriver(Driver):
             raise PushError("open", f"no tc batch generated for {self.job.device}")
         self._sh("open", "command -v tc >/dev/null || { echo 'tc (iproute2) not installed' >&2; exit 1; }")
 
+    def running_config(self) -> str:
+        """Read-only (qosc verify --from-device): `tc -j qdisc/class/filter show` of every interface the policy
+        gives the device, each after a `## dev NAME` line (the reader's multi-interface dump); nothing changes."""
+        if not self.ifaces:
+            raise PushError("read", f"no tc batch generated for {self.job.device}")
+        program = "".join(f"DEV={shlex.quote(iface)}\necho \"## dev $DEV\"\n"
+                          "for k in qdisc class filter; do tc -j $k show dev \"$DEV\" || exit 1; echo; done\n"
+                          for iface in self.ifaces)
+        return self._sh("read", program).stdout
+
     def _snapshot_program(self, iface: str) -> str:
         return f"DEV={shlex.quote(iface)}\n{SHOW}\n"
 

@@ -1,6 +1,7 @@
 """What a Linux tc tree does: HTB classes as classes, u32 dsfield filters as the classification.
 
-One dump is one interface.  The root HTB qdisc's classes: the root class's
+A dump is one interface (named after the dump's "dev" or its file), or
+several (`dev NAME` blocks, see parse).  The root HTB qdisc's classes: the root class's
 rate is the interface rate; each leaf is a class with share = rate, ceiling
 = ceil (None at the root rate), priority = 7 - prio (HTB serves lower prio
 first; the behaviour model ranks higher first), strict when rate = ceil
@@ -77,12 +78,31 @@ def _codes(match: dict[str, object], v6: bool) -> set[int]:
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
+    origin = document.origin if isinstance(document.origin, Location) else None
+    blocks = [s for s in document.statements if s.words[0].text == "dev" and s.children is not None]
+    parts = ([(b.words[1].text, b.children or (), b.origin if isinstance(b.origin, Location) else origin)
+              for b in blocks] if blocks else [(document.stem, document.statements, origin)])
+    interfaces: list[Interface] = []
+    owned: list[tuple[str, str, Location | None]] = []
+    diagnostics: list[Diagnostic] = []
+    for name, statements, where in parts:
+        iface, found = _interface(name, statements, where)
+        diagnostics += found
+        if iface is not None:
+            interfaces.append(iface[0])
+            owned += iface[1]
+    return Device(document.stem, None, tuple(interfaces), tuple(owned), origin), diagnostics
+
+
+def _interface(name: str, statements: tuple[Statement, ...], origin: Location | None) -> tuple[
+        tuple[Interface, list[tuple[str, str, Location | None]]] | None, list[Diagnostic]]:
+    """One interface's tree: its behaviour and its HTB classes (owned: "<dev> <classid>")."""
     diagnostics: list[Diagnostic] = []
     Entry = tuple[str, dict[str, Any], Location | None]
     qdiscs: list[Entry] = []
     classes: list[Entry] = []
     filters: list[Entry] = []
-    for s in document.statements:
+    for s in statements:
         where = s.origin if isinstance(s.origin, Location) else None
         fields = _fields(s)
         if len(s.words) >= 3 and s.words[0].text == "class":
@@ -91,8 +111,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         {"qdisc": qdiscs, "class": classes, "filter": filters}[s.words[0].text].append(entry)
     root = next(((k, f, w) for k, f, w in qdiscs if f.get("root") in (True, "true")), None)
     if root is None or root[0] != "htb":
-        return Device(document.stem), [warning("QOS172", "no root HTB qdisc: nothing qosc reads", document.origin
-                                               if isinstance(document.origin, Location) else None)]
+        return None, [warning("QOS172", f"{name}: no root HTB qdisc: nothing qosc reads", origin)]
     major = _handle(root[1]["handle"]).split(":")[0]
     opts = root[1].get("options", {})
     default = f"{major}:{int(str(opts.get('default', '0')), 16):x}" if isinstance(opts, dict) else None
@@ -148,8 +167,6 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     for fam in (0, 1):
         classify[fam] = [x if x is not None else (default if default in leaves else None) for x in classify[fam]]
     ident = tuple(range(64))
-    iface = Interface(document.stem, 0, None, link or None, None, tuple(out), (tuple(classify[0]),
+    iface = Interface(name, 0, None, link or None, None, tuple(out), (tuple(classify[0]),
                       tuple(classify[1])), (ident, ident), origin=root[2])
-    owned = tuple(("htb class", h, w) for h, (_, w) in htb.items())
-    return Device(document.stem, None, (iface,), owned, document.origin if isinstance(document.origin, Location)
-                  else None), diagnostics
+    return (iface, [("htb class", f"{name} {h}", w) for h, (_, w) in htb.items()]), diagnostics

@@ -3,7 +3,10 @@ tree.
 
 A dump is the three outputs one after the other (`for k in qdisc class
 filter; do tc -j $k show dev eth0; done > eth0.json`), or one JSON object
-{"dev": ..., "qdisc": [...], "class": [...], "filter": [...]}.  Each JSON
+{"dev": ..., "qdisc": [...], "class": [...], "filter": [...]}.  Several
+interfaces in one dump: a line `## dev NAME` before each interface's outputs
+(what `qosc verify --from-device` reads through the push driver), or one
+such JSON object per interface; each interface becomes a `dev NAME` block.  Each JSON
 object becomes one statement (`qdisc KIND HANDLE`, `class KIND CLASSID`,
 `filter PROTOCOL PREF KIND`) whose children are its fields (`key value`,
 nested objects as blocks), located at the line of its opening brace.
@@ -24,6 +27,7 @@ from qosc.errors import InputError
 from qosc.tree import Document, Kind, Statement, Word, kw
 
 _CLASS_LINE = re.compile(r"^class (\S+) (\S+) (.*)$", re.MULTILINE)
+_DEV_LINE = re.compile(r"^## dev (\S+)[ \t]*$", re.MULTILINE)
 
 
 def _w(value: object) -> Word:
@@ -67,6 +71,12 @@ def _line_of(text: str, offset: int, source: str) -> Location:
 def parse(text: str, source: str, platform: object = None, fmt: str | None = None) -> Document:
     decoder = json.JSONDecoder()
     statements: list[Statement] = []
+    groups: list[str | None] = []  # the interface of each statement (`## dev` line, or the JSON object's "dev")
+    marks = [(m.start(), m.group(1)) for m in _DEV_LINE.finditer(text)]
+
+    def marked(offset: int) -> str | None:
+        return next((name for at, name in reversed(marks) if at < offset), None)
+
     dev = None
     i = 0
     spans: list[tuple[int, int]] = []
@@ -83,8 +93,10 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
             raise InputError([error("QOS179", f"tc JSON: {exc.msg}", _line_of(text, exc.pos, source))]) from exc
         spans.append((start, end))
         items: list[tuple[str, dict[str, Any]]] = []
+        group = marked(start)
         if isinstance(value, dict):
             dev = value.get("dev", dev)
+            group = group or (str(value["dev"]) if "dev" in value else None)
             for section in ("qdisc", "class", "filter"):
                 items += [(section, o) for o in value.get(section, [])]
         else:
@@ -96,6 +108,7 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
                 cursor = decoder.raw_decode(text, at)[1] if isinstance(value, list) else at + 1
             where = _line_of(text, max(at, start), source)
             statements.append(Statement(_head(section, obj), _fields(obj, where), origin=where))
+            groups.append(group)
         i = end
     pieces, last = [], 0
     for a, b in spans:  # blank the JSON out, keeping offsets, and read the text lines left
@@ -115,10 +128,21 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
                 kids.append(Statement((kw(words[k]), _w(words[k + 1])), origin=where))
                 k += 2
         statements.append(Statement((kw("class"), _w(m.group(1)), _w(m.group(2))), tuple(kids), origin=where))
+        groups.append(marked(m.start()))
     if not statements:
         raise InputError([error("QOS179", "tc dump: no qdisc, class or filter found", Location(source, 1, 1))])
     base = source.rsplit("/", 1)[-1]  # a file named after its interface: eth0.json, eth0.100.dump, eth0.tc
     base = base.rsplit(".", 1)[0] if base.rsplit(".", 1)[-1] in ("json", "dump", "txt", "tc") else base
+    names = list(dict.fromkeys(g for g in groups if g is not None))
+    if len(names) > 1 or marks:  # interfaces named in the dump: one `dev NAME` block each, in dump order
+        first: dict[str, int] = {}
+        for at, name in marks:
+            first.setdefault(name, at)
+        blocks = []
+        for name in names:
+            members = tuple(st for st, g in zip(statements, groups, strict=True) if g == name)
+            blocks.append(Statement((kw("dev"), _w(name)), members, origin=_line_of(text, first.get(name, 0), source)))
+        return Document(base or "tc", "tc-json", tuple(blocks), origin=Location(source, 1, 1))
     stem = dev or base or "eth0"
     return Document(stem, "tc-json", tuple(statements), origin=Location(source, 1, 1))
 

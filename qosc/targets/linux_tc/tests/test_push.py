@@ -109,3 +109,36 @@ def test_ssh_push_into_the_namespace(netns, tmp_path):
         assert refused.returncode == 1 and "failed" in refused.stdout
     finally:
         peer.stop()
+
+
+def test_verify_from_device_reads_every_interface(netns, tmp_path):
+    """qosc verify --from-device on Linux (it was QOS170: the driver could not read): `tc -j ... show` of every
+    interface of the device, in one dump with `## dev` lines, read as one device; after a push both interfaces
+    match, a class another hand changed on eth1 is drift there, and nothing on the host changes by reading."""
+    r = ns_run(netns, "ip", "link", "add", "eth1", "type", "veth", "peer", "name", "peer1")
+    assert r.returncode == 0, r.stderr
+    for dev in ("eth1", "peer1"):
+        assert ns_run(netns, "ip", "link", "set", dev, "up").returncode == 0
+    env = {"HOME": str(tmp_path), "QOSC_LINUX_STATE_DIR": str(tmp_path / "state")}
+    wrap = ["ip", "netns", "exec", netns]
+    policy = local_policy(tmp_path, edit={"        description: 100 Mbit/s bottleneck\n":
+                                          "        description: 100 Mbit/s bottleneck\n"
+                                          "      eth1:\n        role: core\n        speed: 1G\n"})
+    done = qosc("push", str(policy), "--commit", env=env, wrap=wrap)
+    assert done.returncode == 0, done.stdout + done.stderr
+    before = [ns_run(netns, "tc", "class", "show", "dev", d).stdout for d in ("eth0", "eth1")]
+    ok = qosc("verify", str(policy), "--from-device", "lab-sender", "--format", "json", env=env, wrap=wrap)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "QOS170" not in ok.stderr and "QOS172" not in ok.stderr, ok.stderr
+    assert [ns_run(netns, "tc", "class", "show", "dev", d).stdout for d in ("eth0", "eth1")] == before
+    classes = ns_run(netns, "tc", "-j", "class", "show", "dev", "eth1").stdout
+    assert "1:11" in classes or "1:11" in before[1], before[1]
+    qbss = next(line for line in before[1].splitlines() if "prio 7" in line or " 1:11 " in line)
+    classid = qbss.split()[2]
+    changed = ns_run(netns, "tc", "class", "change", "dev", "eth1", "parent", "1:1", "classid", classid, "htb",
+                     "rate", "40mbit", "ceil", "1gbit")
+    assert changed.returncode == 0, changed.stderr
+    bad = qosc("verify", str(policy), "--from-device", "lab-sender", env=env, wrap=wrap)
+    out = bad.stdout + bad.stderr
+    assert bad.returncode == 1 and "lab-sender:eth1:" in out and "share 1% expected, 4% found" in out, out
+    assert "lab-sender:eth0:" not in out, out

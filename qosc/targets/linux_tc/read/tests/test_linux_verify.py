@@ -46,7 +46,7 @@ def test_verify_reads_the_compiled_batch_back_and_reports_stale_classes(tmp_path
     run = qosc("verify", POLICY, "--config", f"lab-router={dump}")
     out = run.stdout + run.stderr
     # an HTB class the policy's compile does not make: stale, a warning at its line of the dump
-    assert run.returncode == 0 and "warning[QOS178]" in out and "htb class 1:99: stale object" in out, out
+    assert run.returncode == 0 and "warning[QOS178]" in out and "htb class eth0 1:99: stale object" in out, out
     assert f"{dump}:2" in out, out
     assert "QOS182" not in out, out
 

@@ -106,12 +106,19 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
     configuration text already read (e.g. from the device by its push driver).
     """
     out = Verified()
-    result = pipeline.validate(policy_path)
+    # the policy's own checks, and the target checks of the verified devices only: another device's warnings
+    # (or errors) are not this verification's business
+    result, _, targets_ok = pipeline.validate_stages(policy_path)
+    wanted = {**{d: ("file", p) for d, p in configs.items()}, **{d: ("text", t) for d, t in (texts or {}).items()}}
+    if result.policy is not None and targets_ok:
+        for dev in (d for d in result.policy.devices if d.name in wanted):
+            for target in for_platform(dev.platform):
+                result.diagnostics.extend(pipeline.lower(target, result.policy, dev)[0])
+    result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
     out.diagnostics.extend(result.diagnostics)
     if not result.ok or result.policy is None:
         return out
     policy = result.policy
-    wanted = {**{d: ("file", p) for d, p in configs.items()}, **{d: ("text", t) for d, t in (texts or {}).items()}}
     for name, (kind, value) in wanted.items():
         dev = policy.device_map.get(name)
         if dev is None:

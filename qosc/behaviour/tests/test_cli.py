@@ -135,3 +135,14 @@ def test_verify_leaves_operator_firewall_objects_alone(tmp_path: Path) -> None:
     run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
     out = run.stdout + run.stderr
     assert "policer old-premium: stale object" in out and "customer-x" not in out
+
+
+def test_verify_reports_the_verified_devices_diagnostics_only(tmp_path: Path) -> None:
+    """verify printed every device's target warnings (gsr-2's precedence matching, the PFC's drop curves) when
+    one JUNOS box was verified: now the policy's own checks and the verified device's target's only."""
+    conf = write(tmp_path, "edge-mx", ".conf")
+    run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    assert "warning[QOS190]" in out and "edge-mx" in out  # edge-mx's own (JUNOS per-family policers)
+    assert not any(code in out for code in ("QOS180", "QOS181", "QOS183", "QOS184", "QOS137", "QOS143")), out

@@ -111,9 +111,9 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
     result, _, targets_ok = pipeline.validate_stages(policy_path)
     wanted = {**{d: ("file", p) for d, p in configs.items()}, **{d: ("text", t) for d, t in (texts or {}).items()}}
     if result.policy is not None and targets_ok:
-        for dev in (d for d in result.policy.devices if d.name in wanted):
-            for target in for_platform(dev.platform):
-                result.diagnostics.extend(pipeline.lower(target, result.policy, dev)[0])
+        for verified in (d for d in result.policy.devices if d.name in wanted):
+            for target in for_platform(verified.platform):
+                result.diagnostics.extend(pipeline.lower(target, result.policy, verified)[0])
     result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
     out.diagnostics.extend(result.diagnostics)
     if not result.ok or result.policy is None:

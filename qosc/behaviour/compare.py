@@ -8,7 +8,7 @@ other side classifies most of that service's code points into.  Then:
 - every one of the 64 code points, IPv4 and IPv6: classified into the matched class;
 - per class: guaranteed share (within rounding), strictness, cap, ceiling, the order of priorities among
   the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
-  drop precedence (sampled every 5 % of fill), ECN, buffer;
+  drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
 - how declared code points leave (rewrite); at edges: the rules in order (matches, marks, policer
   envelopes within rounding, which rules share one policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
@@ -69,6 +69,27 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+POLICY_UNITS = frozenset({"percent", "us"})
+"""The units a policy gives buffers in; a box's own (bytes, packets) are compared only when asked (verify
+against the policy's own compile: the same box's units on both sides)."""
+ALL_UNITS = frozenset({"percent", "us", "bytes", "packets"})
+
+
+def _size(buffer: tuple[str, float]) -> str:
+    unit, value = buffer
+    return {"percent": f"{value:g}%", "us": f"{value:g} us", "bytes": f"{value:.0f} B"}.get(
+        unit, f"{value:.0f} {unit}")
+
+
+def _same_size(unit: str, a: float, b: float, tol: Tolerance) -> bool:
+    """Buffers of one unit within rounding: percent points like shares, else a relative difference (or one
+    unit: whole packets, bytes, microseconds).  Buffers in different units are not compared: a queue in packets
+    or bytes says nothing of a percentage without the box's buffer pool."""
+    if unit == "percent":
+        return abs(a - b) <= tol.share
+    return abs(a - b) <= max(1.0, tol.rate * max(abs(a), abs(b)))
+
+
 def _off(want: float, around: list[float]) -> float:
     """How far a drop probability lies outside what the other curve reaches within the fill tolerance."""
     return max(0.0, min(around) - want, want - max(around))
@@ -77,8 +98,10 @@ def _off(want: float, around: list[float]) -> float:
 class _Pair:
     """One interface on both sides, with the class matching."""
 
-    def __init__(self, device: str, a: Interface, b: Interface, tol: Tolerance) -> None:
+    def __init__(self, device: str, a: Interface, b: Interface, tol: Tolerance,
+                 buffer_units: frozenset[str] = POLICY_UNITS) -> None:
         self.device, self.a, self.b, self.tol = device, a, b, tol
+        self.buffer_units = buffer_units
         self.found: list[Finding] = []
         self.match = self._matching()
         self.back = {v: k for k, v in self.match.items() if v is not None}
@@ -182,6 +205,10 @@ class _Pair:
                 None in (x.cap_rate, y.cap_rate) or abs((x.cap_rate or 0) - (y.cap_rate or 0)) >
                 tol.rate * max(x.cap_rate or 0, y.cap_rate or 0)):
             self.add(x.name, "rate cap (bit/s)", x.cap_rate, y.cap_rate, x.origin, y.origin)
+        bx, by = x.buffer, y.buffer
+        if (bx is not None and by is not None and bx[0] == by[0] and bx[0] in self.buffer_units
+                and not _same_size(bx[0], bx[1], by[1], tol)):
+            self.add(x.name, "buffer", _size(bx), _size(by), x.origin, y.origin)
         if x.strict != y.strict:
             self.add(x.name, "strict priority", x.strict, y.strict, x.origin, y.origin)
         if x.ecn != y.ecn:
@@ -288,7 +315,8 @@ def _one_rate(env: Envelope) -> Envelope:
     return dataclasses.replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
-def compare(expected: Device, found: Device, tolerance: Tolerance | None = None) -> list[Finding]:
+def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
+            buffer_units: frozenset[str] = POLICY_UNITS) -> list[Finding]:
     """Every way `found` behaves differently from `expected` (empty when they are equivalent)."""
     tol = tolerance or Tolerance()
     findings: list[Finding] = []
@@ -298,7 +326,7 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None)
             findings.append(Finding(expected.name, a.name, "interface", "QoS", "configured", "none", a.origin,
                                     found.origin))
             continue
-        pair = _Pair(expected.name, a, b, tol)
+        pair = _Pair(expected.name, a, b, tol, buffer_units)
         pair.classification()
         pair.classes()
         pair.rewrite()

@@ -198,6 +198,11 @@ class _Lifter:
             queue["ceiling"] = _pct(cls.ceiling)
         if cls.buffer is not None and cls.buffer[0] in ("percent", "us"):
             queue["buffer"] = _pct(cls.buffer[1]) if cls.buffer[0] == "percent" else f"{int(cls.buffer[1])}us"
+        elif cls.buffer is not None:
+            self.diagnostics.append(warning("QOS172", f"class {cls.name}: a queue of {cls.buffer[1]:g} "
+                                            f"{cls.buffer[0]} is not imported: a policy gives buffers in percent "
+                                            "or time, and qosc sizes the queue from the class's rate",
+                                            cls.origin, "set queue.buffer in the policy if the default does not do"))
         if cls.ecn:
             queue["ecn"] = True
         if queue:

@@ -16,7 +16,7 @@ from pathlib import Path
 from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
-from qosc.behaviour.compare import Finding, Tolerance, compare, stale
+from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, stale
 from qosc.behaviour.model import Device, Interface
 from qosc.diagnostics import Diagnostic, Severity, error
 from qosc.errors import InputError, VerificationUnavailable
@@ -145,7 +145,13 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
         # what the target itself renders differently (warned at compile time: a WRED curve that cannot start
         # above 0 %, precedence matching) is not drift: drift is what the device does beyond its own compile
         known = {_key(f) for f in compare(expected, compiled, tolerance)} if compiled else set()
-        out.findings.extend(f for f in compare(expected, found.behaviour, tolerance) if _key(f) not in known)
+        drift = [f for f in compare(expected, found.behaviour, tolerance) if _key(f) not in known]
+        # a buffer the policy gives in its units (percent, time) and the box in its own (bytes, packets) is
+        # compared with the policy's own compile as the box shows it
+        seen = {(f.interface, f.subject, f.what) for f in drift}
+        drift += [f for f in (compare(compiled, found.behaviour, tolerance, ALL_UNITS) if compiled else [])
+                  if f.what == "buffer" and (f.interface, f.subject, f.what) not in seen]
+        out.findings.extend(drift)
         out.findings.extend(stale(compiled, found.behaviour) if compiled else [])
     return out
 

@@ -146,3 +146,14 @@ def test_verify_reports_the_verified_devices_diagnostics_only(tmp_path: Path) ->
     assert run.returncode == 0, out
     assert "warning[QOS190]" in out and "edge-mx" in out  # edge-mx's own (JUNOS per-family policers)
     assert not any(code in out for code in ("QOS180", "QOS181", "QOS183", "QOS184", "QOS137", "QOS143")), out
+
+
+def test_verify_reports_a_buffer_another_hand_changed(tmp_path: Path) -> None:
+    """Buffers were not compared at all; JUNOS gives them in the policy's units (percent), compared as shares."""
+    conf = write(tmp_path, "edge-mx", ".conf")
+    text = conf.read_text()
+    assert text.count("buffer-size percent 40;") >= 1
+    conf.write_text(text.replace("buffer-size percent 40;", "buffer-size percent 30;", 1))
+    run = qosc("verify", POLICY, "--config", f"edge-mx={conf}")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "buffer 40% expected, 30% found" in out, out

@@ -84,3 +84,17 @@ def test_verify_where_this_kernel_refuses_the_batch_says_so(tmp_path: Path) -> N
     note = ("info[QOS182]: linux-gw: the policy's own compile cannot be read back here (tc refused the batch at "
             "batch line 4 (qdisc add dev eth0 parent 1:10 handle 10: red limit")
     assert note in out, out
+
+
+@needs_kernel
+def test_verify_reports_a_queue_another_hand_resized(tmp_path: Path) -> None:
+    """Buffers were not compared: EF's bfifo back at its pre-issue-17 25,000 bytes (the link rate's 2 ms) passed.
+    The policy gives EF's buffer in time, the box in bytes: verify compares them with its own compile's dump."""
+    dump = device_dump(tmp_path)
+    text = dump.read_text()
+    ef = '"parent":"1:10","options":{"limit":'
+    assert ef + "3028}" in text
+    dump.write_text(text.replace(ef + "3028}", ef + "25000}"))
+    run = qosc("verify", POLICY, "--config", f"lab-router={dump}")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "1:10: buffer 3028 B expected, 25000 B found" in out, out

@@ -227,6 +227,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
             notes += ["no guaranteed share"] if pct is None else []
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
+            implied = self.default_queue(s, iface, pct) if limit is None else None
+            if implied is not None:
+                limit = implied[0]
+                notes.append(implied[1])
             if limit is not None and pct is None and s is not default and self.d.queue.limit_needs_rate:
                 self.found.error("QOS134", f"service '{s.name}' has a buffer but no share; {self.platform.name} takes "
                                  "a queue-limit only in a class with bandwidth, shape or priority",
@@ -234,6 +238,8 @@ class MqcLowering(Queueing, Shares, IosLowering):
                 limit = None
             visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
             size, why = self.queue_size(iface, limit)
+            if implied is not None:
+                why = f"WRED thresholds are fill % of the class's {limit}-packet queue-limit"
             wred = self.wred(s, iface, visible, size)
             if limit is not None and (not wred or self.d.queue.limit_with_wred):
                 cmds.append(at(["queue-limit", limit], s.where, "queue.buffer"))
@@ -370,7 +376,8 @@ class MqcLowering(Queueing, Shares, IosLowering):
         police = ("police <bit/s> <burst-normal bytes> <burst-max bytes>" if self.d.police == "positional"
                   else "police cir/pir bit/s, bc/be bytes")
         queue = (f"the class's queue (buffer, else {q.default_delay_us / 1000:g} ms at the link rate in MTU packets)"
-                 if q.default_delay_us is not None else f"queue-limit (default {q.default_limit} packets)")
+                 if q.default_delay_us is not None else "queue-limit (buffer, else one BDP at the class's guarantee)"
+                 if q.default_bdp else f"queue-limit (default {q.default_limit} packets)")
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target ios-mqc",
                   f"units: bandwidth and priority kbit/s, {police}, queue-limit and WRED thresholds packets",
                   f"WRED thresholds = drop-profile fill % x {queue}; "

@@ -32,6 +32,9 @@ class QueueData:
     default_delay_us: int | None = None
     """Where set, a class without a buffer has the queue this long at the link rate, in interface-MTU packets
     (the reference of its WRED thresholds); None: the platform default queue-limit (default_limit)."""
+    default_bdp: bool = False
+    """Where the dialect takes a queue-limit in every bandwidth class (IOS XE), a class without a buffer gets one
+    written: one bandwidth-delay product at its guarantee (qosc.sizing), instead of the box's default_limit."""
     note: str = ""
 
 

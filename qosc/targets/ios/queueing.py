@@ -2,7 +2,8 @@
 and `random-detect` lines (precedence- or DSCP-based) per class.
 
 Thresholds in packets = drop-profile fill level x the class's queue: its queue-limit where the service has a
-buffer; else, where the platform has a default queue time (ios-gsr: 50 ms), that time at the link rate in
+buffer, or (IOS XE, default_bdp) the queue-limit qosc writes for a bandwidth class without one, one BDP at its
+guarantee; else, where the platform has a default queue time (ios-gsr: 50 ms), that time at the link rate in
 interface-MTU packets; else the IOS default queue-limit of 64 packets.  Mark-probability denominator =
 100 / drop % at max.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 
 from qosc import dscp as dscp_mod
+from qosc import sizing
 from qosc.model import Device, Interface, Policy, Service
 from qosc.targets.ios.common import Command, Findings, at, ios_dscp, members, ramp_differs
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
@@ -47,6 +49,20 @@ class Queueing:
                              "give the service a smaller buffer")
             return None
         return packets
+
+    def default_queue(self, s: Service, iface: Interface, pct: float | None) -> tuple[int, str] | None:
+        """A bandwidth class without a buffer, where the dialect takes a queue-limit there (IOS XE, default_bdp):
+        one BDP at its guarantee (qosc.sizing), at most the port pool and limit_max; None elsewhere (the box's
+        default queue stays)."""
+        q = self.d.queue
+        if not q.default_bdp or s.queue.buffer is not None or not iface.rate or not pct:
+            return None
+        drain = sizing.Drain(max(1, round(iface.rate * pct / 100)), "")
+        size = sizing.queue_size(drain.rate, iface.rate, iface.mtu,
+                                 rtt_us=s.rtt_us if s.rtt_us is not None else self.policy.rtt_us)
+        packets = min(size.packets, q.port_buffer_packets, q.limit_max)
+        formula = size.formula + (f", at most the {packets}-packet pool" if packets < size.packets else "")
+        return packets, f"queue-limit {packets} packets: {formula}"
 
     def queue_size(self, iface: Interface, limit: int | None) -> tuple[int, str]:
         """The queue the WRED thresholds of a class are fill % of, and a note saying where it comes from.

@@ -249,8 +249,9 @@ def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path:
     assert result.policy is not None
     text = compile_device(result.policy, "r1")
     got = classes(text, "x-out")
-    assert got["af"] == ["bandwidth remaining ratio 3250"]
-    assert got["network-control"] == ["bandwidth remaining ratio 600"]
+    # no buffer: one BDP at the guarantee (32.5 Gbit/s x 100 ms), at most the 4,096-packet pool
+    assert got["af"] == ["bandwidth remaining ratio 3250", "queue-limit 4096"]
+    assert got["network-control"] == ["bandwidth remaining ratio 600", "queue-limit 4096"]
     assert got["class-default"][0] == "bandwidth remaining ratio 5150"
     assert got["premium"][0] == "priority"
     bandwidth = [ln for cmds in got.values() for ln in cmds if ln.startswith("bandwidth")]

@@ -137,3 +137,45 @@ def test_a_bandwidth_class_keeps_the_generic_formula_and_says_why(tmp_path: Path
     assert hop.delay_formula == ("(64KB + 1500B) × 8 / 1 Gbit/s = 524 µs (generic formula; ios-mqc: a class without "
                                  "priority is a CBWFQ bandwidth class served by weight, whose delay IOS does not "
                                  "bound)")
+
+
+XE_DEFAULT = """\
+qosc: 1
+name: x
+defaults: {{rtt: 20ms}}
+drop-profiles:
+  be: {{min: 20, max: 80, max-probability: 10%}}
+services:
+  be: {{kind: best-effort, default: true, queue: {{share: 60%, priority: high}}, drop-profile: be}}
+  af: {{kind: assured, dscp: [af21], queue: {{share: 30%, priority: high}}, rtt: 80ms}}
+  lbe: {{kind: lbe, dscp: [cs1], queue: {{share: {lbe}, priority: low}}}}
+devices:
+  r1:
+    platform: {platform}
+    interfaces:
+      {iface}: {{role: core, speed: 1G}}
+"""
+
+
+def test_xe_class_without_buffer_gets_one_bdp_at_its_guarantee(tmp_path: Path) -> None:
+    """Issue 17 for IOS XE: a bandwidth class without a buffer kept the box's 64 packets whatever its rate (77 us
+    of a 40% class at 10G, 10 ms of a 1% class at 1G); it now gets queue-limit = one BDP at its guarantee, the
+    service's rtt else defaults.rtt, at least 10 packets, at most the 4,096-packet pool, and WRED thresholds
+    are fill % of it.  ios-gsr takes no queue-limit beside WRED and keeps its 50 ms reference."""
+    def compiled(platform: str, iface: str, lbe: str = "1%") -> str:
+        path = tmp_path / f"{platform}.yaml"
+        path.write_text(XE_DEFAULT.format(platform=platform, iface=iface, lbe=lbe), encoding="utf-8")
+        result = api.validate(path)
+        assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+        return next(o.text for o in api.compile_policy(result) if o.path.endswith("r1.cfg"))
+
+    text = compiled("ios-xe", "GigabitEthernet0/0/1")
+    assert "  bandwidth percent 30\n  queue-limit 2000\n" in text  # 300 Mbit/s x 80 ms / 8 / 1500 B
+    assert "  bandwidth percent 1\n  queue-limit 17\n" in text  # 10 Mbit/s x 20 ms: 25,000 B
+    assert "  bandwidth percent 60\n  queue-limit 1000\n" in text  # 600 Mbit/s x 20 ms
+    assert "  random-detect precedence 0 200 800 10\n" in text  # 20% / 80% of the 1000-packet queue-limit
+    assert "one BDP, 10 Mbit/s x rtt 20 ms / 8 = 25000 B" in text  # the formula beside it
+    tiny = compiled("ios-xe", "GigabitEthernet0/0/1", lbe="0.1%")
+    assert "  queue-limit 10\n" in tiny  # 1 Mbit/s x 20 ms is 2 packets: the floor is 10
+    gsr = compiled("ios-gsr", "POS0/0")
+    assert not [ln for ln in gsr.splitlines() if ln.strip().startswith("queue-limit")]  # the box's default stays

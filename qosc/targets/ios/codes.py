@@ -27,8 +27,8 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS134", "ios", "error", "queue buffer on an IOS XE class without a share (no bandwidth, shape or priority)",
          _M),
     Code("QOS139", "ios", "error", "queue.aqm the platform does not have (codel: IOS has WRED or tail drop)", _M),
-    Code("QOS191", "ios", "error", "rate cap or ceiling on a class that is not strict (Cisco caps priority classes "
-         "only)", _M),
+    Code("QOS191", "ios", "error", "rate cap or ceiling on a class that is not strict (classic IOS and the PFC "
+         "cap priority classes only)", _M),
     Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
     Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),

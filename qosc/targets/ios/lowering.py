@@ -52,10 +52,10 @@ class IosLowering:
                              "aqm: red (with a drop profile) or aqm: none")
 
     def caps_supported(self, s: Service) -> None:
-        """A rate cap or a ceiling below 100% on a class that is not strict: qosc caps only priority classes on
-        Cisco (`priority` + `police`); a bandwidth class would run uncapped, so QOS191 at the field."""
+        """A rate cap or a ceiling below 100% on a class that is not strict: IOS XE shapes the bandwidth class
+        (`shape average`, shares.py); elsewhere (classic IOS, the PFC) it would run uncapped: QOS191 at the field."""
         q = s.queue
-        if q.strict or s.name != self.policy.queue_owner(s).name:
+        if q.strict or s.name != self.policy.queue_owner(s).name or getattr(self.platform, "shaping", False):
             return
         field = "queue.rate-cap" if q.rate_cap is not None else "queue.ceiling" if (
             q.ceiling is not None and q.ceiling != Percent(100.0)) else None

@@ -225,6 +225,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
             share = self.bandwidth(s, pct, form, iface) if pct is not None else None
             cmds += [share] if share is not None else []
             notes += ["no guaranteed share"] if pct is None else []
+            capped = self.class_cap(s, iface)
+            if capped is not None:
+                cmds.append(capped[0])
+                notes.append(capped[1])
             total += pct or 0.0
             limit = self.queue_limit(s, iface)
             implied = self.default_queue(s, iface, pct) if limit is None else None

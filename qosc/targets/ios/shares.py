@@ -11,6 +11,10 @@
 
 One form per policy-map: IOS refuses mixed forms (Cisco-IOS-XE-policy 17.6.1: "Mixed bandwidth types are not
 supported").
+
+A bandwidth class's rate-cap or ceiling (below 100%) is ``shape average <bit/s>`` in the class, beside its
+``bandwidth`` (a minimum and a maximum; Cisco-IOS-XE-policy `shape average` in a policy-map class), where the
+dialect shapes (IOS XE: `shaping`); classic IOS refuses it at the field (QOS191, lowering.py).
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from qosc.model import Device, Interface, Service
+from qosc.model import Device, Interface, Service, resolve_rate
 from qosc.targets.ios.common import Command, Findings, at, is_integral
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
+from qosc.units import Percent, format_rate
 
 Form = Literal["percent", "kbps", "ratio"]
 
@@ -79,3 +84,21 @@ class Shares:
                            f"leave by ratio, so the shares ({given:g}% together) are each guaranteed "
                            f"{left / given:.4g} times over", first.where.at("queue.share"),
                            f"let the shares of the interface add up to {left:g}%, or use whole percentages")
+
+    def class_cap(self, s: Service, iface: Interface) -> tuple[Command, str] | None:
+        """`shape average` of a bandwidth class with a rate cap or a ceiling below 100% (module docstring), and its
+        note; None when it has neither, or the dialect does not shape (QOS191 was said)."""
+        q = s.queue
+        key, value = next(((k, v) for k, v in (("queue.rate-cap", q.rate_cap), ("queue.ceiling", q.ceiling))
+                           if v is not None and v != Percent(100.0)), ("", None))
+        if value is None or not self.d.shaping:
+            return None
+        bps = resolve_rate(value, iface.rate)
+        if bps is None:
+            self.found.error("QOS121", f"service '{s.name}' {key.split('.')[1]} is a percentage, but "
+                             f"{self.device.name}:{iface.name} has no speed to make it the bit/s of `shape average`",
+                             s.where.at(key), "set the interface speed, or give the cap in bit/s")
+            return None
+        bps = min(bps, iface.rate) if iface.rate else bps
+        return (at(["shape", "average", bps], s.where, key),
+                f"may borrow up to {key.split('.')[1]} {format_rate(bps)} (shape average)")

@@ -113,7 +113,7 @@ def _reference(limit: int | None, share: float | None, wred: list[tuple[str, int
 
 
 def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: Any = None, ratios: int = 0) -> Class:
-    share = cap = cap_rate = None
+    share = cap = cap_rate = ceiling = None
     strict = False
     limit: int | None = None
     red: dict[int, Curve] = {}
@@ -135,6 +135,8 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: An
                 cap = share = _pct(int(w[1]) * 1000, rate)
         elif w[:1] == ("queue-limit",) and len(w) >= 2:
             limit = int(w[1])
+        elif w[:2] == ("shape", "average") and len(w) >= 3 and w[2].isdigit() and not strict:
+            ceiling = _pct(int(w[2]), rate)  # a bandwidth class's maximum (shares.py): its ceiling
         elif w[:1] == ("random-detect",) and len(w) >= 6 and w[1] in ("dscp", "precedence"):
             wred.append((w[1], code(w[2]) if w[1] == "dscp" else int(w[2]), int(w[3]), int(w[4]), int(w[5])))
     reference = _reference(limit, share, wred, queue)
@@ -151,7 +153,7 @@ def _class(c: Config, pc: PolicyClass, rate: int | None, fixed: float, queue: An
     if strict and share is None and police is not None:  # `priority` with no rate: its policer is its rate
         cap = share = _pct(envelope(police, None, {}).cir, rate)
         cap_rate = envelope(police, None, {}).cir if cap is None else None
-    return Class(pc.name, share=share, strict=strict, cap=cap, cap_rate=cap_rate,
+    return Class(pc.name, share=share, strict=strict, cap=cap, cap_rate=cap_rate, ceiling=ceiling,
                  buffer=_buffer(limit if limit is not None or not wred else reference, queue),
                  drop=tuple(sorted(red.items())), origin=pc.origin)
 

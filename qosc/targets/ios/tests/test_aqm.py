@@ -64,16 +64,27 @@ def test_aqm_codel_is_refused_at_its_line(tmp_path: Path, platform: str, iface: 
 
 
 @pytest.mark.parametrize(("platform", "iface", "port"), CASES)
-@pytest.mark.parametrize(("cap", "refused"), [(", rate-cap: 20%", True), (", ceiling: 50%", True),
+@pytest.mark.parametrize(("cap", "refused"), [(", rate-cap: 40%", True), (", ceiling: 50%", True),
                                                (", ceiling: 100%", False)])
-def test_a_cap_on_a_bandwidth_class_is_refused_not_dropped(tmp_path: Path, platform: str, iface: str, port: str,
-                                                           cap: str, refused: bool) -> None:
-    """Cisco targets cap only priority classes (priority + police); a rate-cap or a ceiling below 100% on a
-    bandwidth class used to be dropped without a word: QOS191 at the field."""
-    _, result, text = _compile(tmp_path, platform, iface, port, cap)
+def test_a_cap_on_a_bandwidth_class_is_shaped_or_refused_not_dropped(tmp_path: Path, platform: str, iface: str,
+                                                                     port: str, cap: str, refused: bool) -> None:
+    """A rate-cap or a ceiling below 100% on a bandwidth class used to be dropped without a word.  IOS XE shapes
+    the class (`shape average` beside `bandwidth`), read back as its ceiling and verified; classic IOS and the
+    PFC cap only priority classes: QOS191 at the field."""
+    path, result, text = _compile(tmp_path, platform, iface, port, cap)
     errors = [d for d in result.diagnostics if d.code == "QOS191"]
     if not refused:
-        assert not errors and text
+        assert not errors and text and "shape average" not in text
+        return
+    if platform == "ios-xe":
+        bps = 400_000_000 if "rate-cap" in cap else 500_000_000  # of the 1G link
+        assert not errors and " class af\n" in text and f"  shape average {bps}\n" in text, text
+        (tmp_path / "r1.cfg").write_text(text, encoding="utf-8")
+        assert not readback.verify(str(path), {"r1": str(tmp_path / "r1.cfg")}).findings
+        drifted = text.replace(f"shape average {bps}", f"shape average {bps + 100_000_000}")
+        (tmp_path / "r1.cfg").write_text(drifted, encoding="utf-8")
+        (finding,) = readback.verify(str(path), {"r1": str(tmp_path / "r1.cfg")}).findings
+        assert finding.subject == "af" and finding.what in ("ceiling", "rate cap"), finding
         return
     assert errors and not text and errors[0].location is not None and errors[0].location.line == 7
 

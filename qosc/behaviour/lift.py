@@ -28,9 +28,10 @@ from typing import Any
 import yaml
 
 from qosc import dscp as dscp_mod
+from qosc.behaviour.bodies import envelope_body, port_value, profile_body
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.units import format_rate, format_size
+from qosc.units import format_rate
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -264,8 +265,8 @@ class _Lifter:
             item: dict[str, Any] = {"name": _ident(r.name, "rule")}
             match = {key: value for key, value in (
                 ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
-                ("source-port", [_port(p) for p in r.source_ports]),
-                ("destination-port", [_port(p) for p in r.destination_ports]),
+                ("source-port", [port_value(p) for p in r.source_ports]),
+                ("destination-port", [port_value(p) for p in r.destination_ports]),
                 ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
             if match:
                 item["match"] = match
@@ -311,33 +312,6 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
         "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration and "
         f"{'no edge policer marks into it' if not used else 'its edge rules use different policers'}: the policy "
         "language needs one (QOS042)", cls.origin, "give the service a queue.rate-cap or a policer by hand"))
-
-
-def _profile(curve: Curve) -> dict[str, Any]:
-    """A RED ramp (0 at min, p at max, everything dropped above) as min/max/max-probability, else points."""
-    pts = curve.points
-    if curve.beyond == 100.0 and len(pts) == 2 and pts[0][1] == 0 and curve.interpolate:
-        return {"min": pts[0][0], "max": pts[1][0], "max-probability": pts[1][1]}
-    body: dict[str, Any] = {"points": [list(p) for p in pts]}
-    if curve.interpolate:
-        body["interpolate"] = True
-    return body
-
-
-def _port(p: tuple[int, int]) -> int | str:
-    return p[0] if p[0] == p[1] else f"{p[0]}-{p[1]}"
-
-
-def _envelope(env: Envelope) -> dict[str, Any]:
-    body: dict[str, Any] = {"cir": format_rate(env.cir), "cbs": format_size(env.cbs)}
-    for key, value in (("pir", env.pir), ("pbs", env.pbs), ("ebs", env.ebs)):
-        if value is not None:
-            body[key] = format_rate(value) if key == "pir" else format_size(value)
-    for key, action in (("conform", env.conform), ("exceed", env.exceed), ("violate", env.violate)):
-        if action is None:
-            continue
-        body[key] = dscp_mod.name(int(action.split()[1])) if action.startswith("dscp ") else action
-    return body
 
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
@@ -396,9 +370,9 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 del body["services"]
     policy: dict[str, Any] = {"qosc": 1, "name": name, "services": services}
     if lifter.curves:
-        policy["drop-profiles"] = {n: _profile(c) for c, n in lifter.curves.items()}
+        policy["drop-profiles"] = {n: profile_body(c) for c, n in lifter.curves.items()}
     if lifter.policers:
-        policy["policers"] = {n: _envelope(e) for e, n in lifter.policers.items()}
+        policy["policers"] = {n: envelope_body(e) for e, n in lifter.policers.items()}
     if lifter.classifier_bodies:
         policy["classifiers"] = lifter.classifier_bodies
     policy["devices"] = out_devices

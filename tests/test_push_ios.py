@@ -12,7 +12,9 @@ import json
 from push.fixtures import (
     INITIAL_IOS,
     ios_lab_fixture,  # noqa: F401  (provides the `ios_lab` fixture)
+    push_commit,
     qosc,
+    verify_clean,
 )
 from push.ios_sim import parse as sim_parse
 from push.ios_sim import render as sim_render
@@ -129,13 +131,9 @@ def test_verify_from_device_reads_show_running_config(ios_lab, tmp_path):
     dev = lab.devices["asr-1"]
     policy = lab_policy(tmp_path)
     env = env_for(lab, tmp_path)
-    proc = qosc("push", str(policy), "--device", "asr-1", "--commit", env=env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    push_commit(policy, "asr-1", env)
     before, typed = dev.running_text(), len(dev.log)
-    ok = qosc("verify", str(policy), "--from-device", "asr-1", "--format", "json", env=env)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    clean = json.loads(ok.stdout)
-    assert clean["devices"] == ["asr-1"] and clean["drift"] is False, clean
+    ok = verify_clean(policy, "asr-1", env)
     assert dev.running_text() == before
     assert not [c for c in dev.log[typed:] if c.startswith(("conf", "no ", "bandwidth", "end"))], dev.log[typed:]
     lbe = " class lbe\n  bandwidth percent "

@@ -15,7 +15,9 @@ import pytest
 from push.fixtures import (
     INITIAL_JUNOS,
     junos_sim_fixture,  # noqa: F401  (provides the `junos_sim` fixture)
+    push_commit,
     qosc,
+    verify_clean,
 )
 from push.lab import lab_policy
 from push.peers import FaultProxy
@@ -151,13 +153,9 @@ def test_verify_from_device_reads_the_committed_xml(junos_sim, tmp_path, monkeyp
     sim = junos_sim.sim
     policy = lab_policy(tmp_path)
     env = env_for(junos_sim, tmp_path)
-    proc = qosc("push", str(policy), "--device", "edge-mx", "--commit", env=env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    push_commit(policy, "edge-mx", env)
     before, events = sim.running_text(), len(sim.events)
-    ok = qosc("verify", str(policy), "--from-device", "edge-mx", "--format", "json", env=env)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    clean = json.loads(ok.stdout)
-    assert clean["devices"] == ["edge-mx"] and clean["drift"] is False, clean
+    ok = verify_clean(policy, "edge-mx", env)
     assert sim.running_text() == before and sim.locked_by() == 0 and len(sim.events) == events  # read-only
     for key, value in env.items():
         monkeypatch.setenv(key, value)

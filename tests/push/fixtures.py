@@ -6,6 +6,7 @@ fails loudly under CI=true when the peer cannot start (skips elsewhere).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -129,3 +130,18 @@ def qosc(*args: str, env: dict | None = None, timeout: float = 300, cwd: Path = 
     base.update(env or {})
     return subprocess.run([*(wrap or []), sys.executable, "-m", "qosc", *args], env=base, capture_output=True,
                           text=True, timeout=timeout, cwd=cwd, check=False)
+
+
+def push_commit(policy: Path, device: str, env: dict) -> None:
+    """qosc push --commit of one device, which must succeed."""
+    proc = qosc("push", str(policy), "--device", device, "--commit", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def verify_clean(policy: Path, device: str, env: dict) -> subprocess.CompletedProcess:
+    """qosc verify --from-device of one device, which must find no drift (JSON output)."""
+    ok = qosc("verify", str(policy), "--from-device", device, "--format", "json", env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    clean = json.loads(ok.stdout)
+    assert clean["devices"] == [device] and clean["drift"] is False, clean
+    return ok

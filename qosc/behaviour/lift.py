@@ -199,6 +199,10 @@ class _Lifter:
             queue["ceiling"] = _pct(cls.ceiling)
         if cls.buffer is not None and cls.buffer[0] in ("percent", "us"):
             queue["buffer"] = _pct(cls.buffer[1]) if cls.buffer[0] == "percent" else f"{int(cls.buffer[1])}us"
+        elif cls.buffer is not None and cls.buffer[0] == "bytes" and iface.rate:
+            # a queue of bytes (Linux bfifo) is a time at the rate it drains at: its guarantee (qosc.sizing)
+            drain = iface.rate * (cls.share or 100.0) / 100
+            queue["buffer"] = f"{max(1, round(cls.buffer[1] * 8_000_000 / drain))}us"
         elif cls.buffer is not None:
             self.diagnostics.append(warning("QOS172", f"class {cls.name}: a queue of {cls.buffer[1]:g} "
                                             f"{cls.buffer[0]} is not imported: a policy gives buffers in percent "

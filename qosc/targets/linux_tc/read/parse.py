@@ -6,8 +6,8 @@ filter; do tc -j $k show dev eth0; done > eth0.json`), or one JSON object
 {"dev": ..., "qdisc": [...], "class": [...], "filter": [...]}.  Several
 interfaces in one dump: a line `## dev NAME` before each interface's outputs
 (what `qosc verify --from-device` reads through the push driver), or one
-such JSON object per interface; each interface becomes a `dev NAME` block.  Each JSON
-object becomes one statement (`qdisc KIND HANDLE`, `class KIND CLASSID`,
+such JSON object per interface; each interface becomes a `dev NAME` block.
+Each JSON object becomes one statement (`qdisc KIND HANDLE`, `class KIND CLASSID`,
 `filter PROTOCOL PREF KIND`) whose children are its fields (`key value`,
 nested objects as blocks), located at the line of its opening brace.
 iproute2 6.1 prints HTB classes as text even with -j (q_htb.c has no JSON
@@ -148,7 +148,7 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
 
 
 def sniff(text: str) -> str | None:
-    head = text.lstrip()[:2000]
+    head = _DEV_LINE.sub("", text[:4000], count=1).lstrip()[:2000]  # a multi-interface dump starts `## dev NAME`
     if head.startswith(("[", "{")) and '"kind"' in head and ('"handle"' in head or '"protocol"' in head):
         return "json"
     return None

@@ -125,3 +125,25 @@ def test_hand_written_tree_imports_recompiles_and_loads_as_the_same_tree(tmp_pat
     assert not [f.message for f in compare(first.behaviour, second.behaviour, None, ALL_UNITS)]
     sizes = {c.buffer for c in first.behaviour.interfaces[0].classes}
     assert any(b is not None and b[0] == "bytes" for b in sizes), sizes
+
+
+def test_one_dump_of_several_interfaces() -> None:
+    """What verify --from-device reads from a Linux device: `## dev NAME` before each interface's tc -j output.
+    One device with both interfaces (stale HTB classes named with theirs), located lines, and sniffed as Linux
+    tc for `qosc import` without --platform."""
+    from qosc.behaviour import readback
+    from qosc.targets.linux_tc.read import sniff
+
+    one = (Path(__file__).parent / "data" / "four-service-eth0.dump").read_text(encoding="utf-8")
+    text = f"## dev eth0\n{one}\n## dev eth1\n{one}"
+    assert sniff(text) == "json"
+    read = readback.read(text, "lab-router (running)", "linux", "lab-router")
+    assert read.behaviour is not None, read.diagnostics
+    assert [i.name for i in read.behaviour.interfaces] == ["eth0", "eth1"]
+    eth0, eth1 = read.behaviour.interfaces
+    assert eth0.classes == eth1.classes and eth0.classify == eth1.classify and eth0.rate == 100_000_000
+    owned = {name for kind, name, _ in read.behaviour.owned if kind == "htb class"}
+    assert {"eth0 1:10", "eth1 1:10"} <= owned
+    lines = text.splitlines()
+    assert eth1.origin is not None and lines[eth1.origin.line - 1].startswith("[{\"kind\":\"htb\"")
+    assert eth1.origin.line > len(one.splitlines())

@@ -209,7 +209,10 @@ class Statement:
 
     def texts(self) -> tuple[str, ...]:
         """The words as text, groups spelled out."""
-        return tuple(w.text for word in self.words for w in word.words)
+        words = self.words
+        if not any(w.kind is Kind.GROUP for w in words):  # the common case, on every serializer's hot path
+            return tuple([w.text for w in words])
+        return tuple(w.text for word in words for w in word.words)
 
     def find(self, *words: str) -> Statement | None:
         """The first child whose leading words are `words`."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
@@ -102,13 +103,21 @@ class Findings:
         return any(d.is_error for d in self.items)
 
 
+@lru_cache(maxsize=256)
+def _ramp_gap(points: tuple[tuple[float, float], ...], interpolate: bool, red: tuple[float, float, float] | None,
+              ramp: tuple[float, float, float]) -> tuple[float, float]:
+    """(largest gap in drop %, the fill % where) between a profile's curve and a WRED ramp, every 0.5% of fill;
+    cached: each class of each interface asks again for the same profile."""
+    wanted = curve(DropProfile("", points, interpolate, red))
+    runs = Curve(((ramp[0], 0.0), (ramp[1], ramp[2])), interpolate=True, beyond=100.0)
+    return max((abs(wanted.at(f / 2) - runs.at(f / 2)), f / 2) for f in range(201))
+
+
 def ramp_differs(found: Findings, platform: str, dp: DropProfile, ramp: tuple[float, float, float], hint: str) -> None:
     """QOS183 when the one WRED ramp the box runs (0% at min % fill rising to p % at max %, all dropped above it)
     is not the policy's drop curve: a point list, a step curve, or a probability the platform cannot set."""
     low, high, prob = ramp
-    wanted = curve(dp)
-    runs = Curve(((low, 0.0), (high, prob)), interpolate=True, beyond=100.0)
-    gap, fill = max((abs(wanted.at(f / 2) - runs.at(f / 2)), f / 2) for f in range(201))
+    gap, fill = _ramp_gap(dp.points, dp.interpolate, dp.red, ramp)
     if gap < 0.5:
         return
     shape = ("min/max/max-probability" if dp.red is not None

@@ -80,6 +80,28 @@ def _matches(matcher: tuple[frozenset[str] | None, ...], words: tuple[str, ...],
 
 _DEFINES = [(_matcher(p), at, kind) for p, at, kind in DEFINES]
 _REFERS = [(_matcher(p), at, kind) for p, at, kind in REFERS]
+Rule = tuple[tuple[frozenset[str] | None, ...], int, str]
+
+
+def _index(rules: list[Rule]) -> dict[tuple[str, str | None], list[Rule]]:
+    """Rules by their first word and second word (None where the second is a wildcard): a command is matched
+    against the few rules of its own hierarchy only."""
+    index: dict[tuple[str, str | None], list[Rule]] = {}
+    for rule in rules:
+        first, second = rule[0][0], rule[0][1]
+        for w0 in first or ():
+            for w1 in second if second is not None else (None,):
+                index.setdefault((w0, w1), []).append(rule)
+    return index
+
+
+_DEFINES_BY, _REFERS_BY = _index(_DEFINES), _index(_REFERS)
+
+
+def _candidates(index: dict[tuple[str, str | None], list[Rule]], words: tuple[str, ...]) -> list[Rule]:
+    if len(words) < 2:
+        return []
+    return index.get((words[0], words[1]), []) + index.get((words[0], None), [])
 
 
 def dangling(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]],
@@ -88,12 +110,12 @@ def dangling(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]],
     commands = list(commands)
     defined: dict[str, set[str]] = {"code point": set(builtin_aliases)}
     for _, words in commands:
-        for matcher, at, kind in _DEFINES:
+        for matcher, at, kind in _candidates(_DEFINES_BY, words):
             if _matches(matcher, words, prefix=True):
                 defined.setdefault(kind, set()).add(words[at])
     found = []
     for path, words in commands:
-        for matcher, at, kind in _REFERS:
+        for matcher, at, kind in _candidates(_REFERS_BY, words):
             if not _matches(matcher, words, prefix=False):
                 continue
             value = words[at]

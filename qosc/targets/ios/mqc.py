@@ -230,50 +230,14 @@ class MqcLowering(Queueing, Shares, IosLowering):
                 cmds.append(capped[0])
                 notes.append(capped[1])
             total += pct or 0.0
-            limit = self.queue_limit(s, iface)
-            implied = self.default_queue(s, iface, pct) if limit is None else None
-            if implied is not None:
-                limit = implied[0]
-                notes.append(implied[1])
-            if limit is not None and pct is None and s is not default and self.d.queue.limit_needs_rate:
-                self.found.error("QOS134", f"service '{s.name}' has a buffer but no share; {self.platform.name} takes "
-                                 "a queue-limit only in a class with bandwidth, shape or priority",
-                                 s.where.at("queue.buffer"), "give the service a share, or remove its buffer")
-                limit = None
             visible = (set(range(64)) - matched) if s is default else self.covered(self.class_dscps(s))
-            size, why = self.queue_size(iface, limit)
-            if implied is not None:
-                why = f"WRED thresholds are fill % of the class's {limit}-packet queue-limit"
-            wred = self.wred(s, iface, visible, size)
-            if limit is not None and (not wred or self.d.queue.limit_with_wred):
-                cmds.append(at(["queue-limit", limit], s.where, "queue.buffer"))
-            if wred and not (limit is not None and self.d.queue.limit_with_wred):
-                notes.append(why + ("" if self.d.queue.limit_with_wred else "; no queue-limit with WRED here"))
-            if wred and not self.d.queue.limit_with_wred:
-                self.queue_unstated(s, limit, size, why)
-            cmds += wred
-            if not wred:
-                self.ecn_without_wred(s, iface)
+            queue_cmds, queue_notes = self.queue_commands(s, iface, pct, s is default, visible)
+            cmds += queue_cmds
+            notes += queue_notes
             classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
         if form == "ratio":
             self.ratio_surplus(own, shares, total - sum(pct or 0.0 for pct in shares.values()), iface)
         return classes, total
-
-    def queue_unstated(self, s: Service, limit: int | None, size: int, why: str) -> None:
-        """QOS181: classic IOS takes no queue-limit beside random-detect, so the queue the WRED thresholds are
-        fill % of is not in the configuration: a reader (and verify) can only infer it."""
-        what = (f"service '{s.name}' buffer ({limit} packets) is not configured on {self.device.name}" if limit
-                is not None else f"the {size}-packet queue service '{s.name}' WRED thresholds are fill % of is an "
-                f"assumption ({why.split('(', 1)[-1].rstrip(')')}), not configured on {self.device.name}")
-        self.found.warning("QOS181", f"{self.platform.name} takes no queue-limit beside random-detect, so {what}: "
-                           "only the WRED thresholds are, in packets; read back, they are a fill level of the "
-                           "queue the reader infers",
-                           s.where.at("queue.buffer" if limit is not None else "drop-profile"),
-                           "leave the buffer out, or give it equal to the share (the queue read back then is the "
-                           "share of the packet pool)" if limit is not None else
-                           "give the service a buffer whose queue makes the thresholds the packets you want "
-                           "(examples/datagrid-gsr-seed.yaml), or accept that verify compares fill levels of an "
-                           "inferred queue")
 
     # -- ingress (see IosLowering.ingress) ----------------------------------------
     def police(self, p: Policer, mark: int | None = None) -> Command:

@@ -33,8 +33,9 @@ class QueueData:
     """Where set, a class without a buffer has the queue this long at the link rate, in interface-MTU packets
     (the reference of its WRED thresholds); None: the platform default queue-limit (default_limit)."""
     default_bdp: bool = False
-    """Where the dialect takes a queue-limit in every bandwidth class (IOS XE), a class without a buffer gets one
-    written: one bandwidth-delay product at its guarantee (qosc.sizing), instead of the box's default_limit."""
+    """A bandwidth class without a buffer gets a queue-limit written: one bandwidth-delay product at its guarantee
+    (qosc.sizing), instead of the box's default (IOS XE always; classic IOS only without WRED, beside which it
+    takes no queue-limit)."""
     note: str = ""
 
 

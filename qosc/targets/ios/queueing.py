@@ -50,6 +50,59 @@ class Queueing:
             return None
         return packets
 
+    def queue_commands(self, s: Service, iface: Interface, pct: float | None, default: bool,
+                       visible: set[int]) -> tuple[list[Command], list[str]]:
+        """The queue-limit and WRED lines of a bandwidth class, and their notes.  A class without a buffer gets
+        default_queue's BDP as queue-limit where the dialect takes one: on IOS XE always (the WRED thresholds are
+        fill % of it), on classic IOS only without WRED (beside WRED it takes none, and the thresholds keep
+        the platform's default queue as reference)."""
+        q = self.d.queue
+        cmds: list[Command] = []
+        notes: list[str] = []
+        limit = self.queue_limit(s, iface)
+        implied = self.default_queue(s, iface, pct) if limit is None else None
+        if implied is not None and q.limit_with_wred:
+            limit = implied[0]
+            notes.append(implied[1])
+        if limit is not None and pct is None and not default and q.limit_needs_rate:
+            self.found.error("QOS134", f"service '{s.name}' has a buffer but no share; {self.platform.name} takes "
+                             "a queue-limit only in a class with bandwidth, shape or priority",
+                             s.where.at("queue.buffer"), "give the service a share, or remove its buffer")
+            limit = None
+        size, why = self.queue_size(iface, limit)
+        if implied is not None and limit == implied[0]:
+            why = f"WRED thresholds are fill % of the class's {limit}-packet queue-limit"
+        wred = self.wred(s, iface, visible, size)
+        if implied is not None and not q.limit_with_wred and not wred:
+            limit = implied[0]
+            notes.append(implied[1])
+        if limit is not None and (not wred or q.limit_with_wred):
+            cmds.append(at(["queue-limit", limit], s.where, "queue.buffer"))
+        if wred and not (limit is not None and q.limit_with_wred):
+            notes.append(why + ("" if q.limit_with_wred else "; no queue-limit with WRED here"))
+        if wred and not q.limit_with_wred:
+            self.queue_unstated(s, limit, size, why)
+        cmds += wred
+        if not wred:
+            self.ecn_without_wred(s, iface)
+        return cmds, notes
+
+    def queue_unstated(self, s: Service, limit: int | None, size: int, why: str) -> None:
+        """QOS181: classic IOS takes no queue-limit beside random-detect, so the queue the WRED thresholds are
+        fill % of is not in the configuration: a reader (and verify) can only infer it."""
+        what = (f"service '{s.name}' buffer ({limit} packets) is not configured on {self.device.name}" if limit
+                is not None else f"the {size}-packet queue service '{s.name}' WRED thresholds are fill % of is an "
+                f"assumption ({why.split('(', 1)[-1].rstrip(')')}), not configured on {self.device.name}")
+        self.found.warning("QOS181", f"{self.platform.name} takes no queue-limit beside random-detect, so {what}: "
+                           "only the WRED thresholds are, in packets; read back, they are a fill level of the "
+                           "queue the reader infers",
+                           s.where.at("queue.buffer" if limit is not None else "drop-profile"),
+                           "leave the buffer out, or give it equal to the share (the queue read back then is the "
+                           "share of the packet pool)" if limit is not None else
+                           "give the service a buffer whose queue makes the thresholds the packets you want "
+                           "(examples/datagrid-gsr-seed.yaml), or accept that verify compares fill levels of an "
+                           "inferred queue")
+
     def default_queue(self, s: Service, iface: Interface, pct: float | None) -> tuple[int, str] | None:
         """A bandwidth class without a buffer, where the dialect takes a queue-limit there (IOS XE, default_bdp):
         one BDP at its guarantee (qosc.sizing), at most the port pool and limit_max; None elsewhere (the box's

@@ -161,7 +161,8 @@ def test_xe_class_without_buffer_gets_one_bdp_at_its_guarantee(tmp_path: Path) -
     """Issue 17 for IOS XE: a bandwidth class without a buffer kept the box's 64 packets whatever its rate (77 us
     of a 40% class at 10G, 10 ms of a 1% class at 1G); it now gets queue-limit = one BDP at its guarantee, the
     service's rtt else defaults.rtt, at least 10 packets, at most the 4,096-packet pool, and WRED thresholds
-    are fill % of it.  ios-gsr takes no queue-limit beside WRED and keeps its 50 ms reference."""
+    are fill % of it.  ios-gsr takes no queue-limit beside WRED: its classes without WRED get the same BDP, the
+    WRED class keeps its 50 ms reference."""
     def compiled(platform: str, iface: str, lbe: str = "1%") -> str:
         path = tmp_path / f"{platform}.yaml"
         path.write_text(XE_DEFAULT.format(platform=platform, iface=iface, lbe=lbe), encoding="utf-8")
@@ -178,4 +179,7 @@ def test_xe_class_without_buffer_gets_one_bdp_at_its_guarantee(tmp_path: Path) -
     tiny = compiled("ios-xe", "GigabitEthernet0/0/1", lbe="0.1%")
     assert "  queue-limit 10\n" in tiny  # 1 Mbit/s x 20 ms is 2 packets: the floor is 10
     gsr = compiled("ios-gsr", "POS0/0")
-    assert not [ln for ln in gsr.splitlines() if ln.strip().startswith("queue-limit")]  # the box's default stays
+    assert "  bandwidth percent 30\n  queue-limit 2000\n" in gsr and "  bandwidth percent 1\n  queue-limit 17\n" in gsr
+    default = gsr[gsr.index(" class class-default"):]
+    assert "queue-limit" not in default.replace("no queue-limit with WRED here", "")
+    assert "  random-detect precedence 0 819 3277 10\n" in default  # 20% / 80% of the 50 ms reference (4,096)

@@ -3,7 +3,7 @@ and `random-detect` lines (precedence- or DSCP-based) per class.
 
 Thresholds in packets = drop-profile fill level x the class's queue: its queue-limit where the service has a
 buffer, or (IOS XE, default_bdp) the queue-limit qosc writes for a bandwidth class without one, one BDP at its
-guarantee; else, where the platform has a default queue time (ios-gsr: 50 ms), that time at the link rate in
+guarantee (classic IOS writes that only in classes without WRED); else, where the platform has a default queue time (ios-gsr: 50 ms), that time at the link rate in
 interface-MTU packets; else the IOS default queue-limit of 64 packets.  Mark-probability denominator =
 100 / drop % at max.
 """
@@ -104,14 +104,14 @@ class Queueing:
                            "inferred queue")
 
     def default_queue(self, s: Service, iface: Interface, pct: float | None) -> tuple[int, str] | None:
-        """A bandwidth class without a buffer, where the dialect takes a queue-limit there (IOS XE, default_bdp):
-        one BDP at its guarantee (qosc.sizing), at most the port pool and limit_max; None elsewhere (the box's
-        default queue stays)."""
+        """The queue-limit of a bandwidth class without a buffer where the platform sizes one (default_bdp; see
+        queue_commands for where it is written): one BDP at its guarantee (qosc.sizing), at most the port pool
+        and limit_max, and its note; None elsewhere (the box's default queue stays)."""
         q = self.d.queue
         if not q.default_bdp or s.queue.buffer is not None or not iface.rate or not pct:
             return None
-        drain = sizing.Drain(max(1, round(iface.rate * pct / 100)), "")
-        size = sizing.queue_size(drain.rate, iface.rate, iface.mtu,
+        guarantee = max(1, round(iface.rate * pct / 100))
+        size = sizing.queue_size(guarantee, iface.rate, iface.mtu,
                                  rtt_us=s.rtt_us if s.rtt_us is not None else self.policy.rtt_us)
         packets = min(size.packets, q.port_buffer_packets, q.limit_max)
         formula = size.formula + (f", at most the {packets}-packet pool" if packets < size.packets else "")

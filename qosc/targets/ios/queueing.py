@@ -3,9 +3,9 @@ and `random-detect` lines (precedence- or DSCP-based) per class.
 
 Thresholds in packets = drop-profile fill level x the class's queue: its queue-limit where the service has a
 buffer, or (IOS XE, default_bdp) the queue-limit qosc writes for a bandwidth class without one, one BDP at its
-guarantee (classic IOS writes that only in classes without WRED); else, where the platform has a default queue time (ios-gsr: 50 ms), that time at the link rate in
-interface-MTU packets; else the IOS default queue-limit of 64 packets.  Mark-probability denominator =
-100 / drop % at max.
+guarantee (classic IOS writes that only in classes without WRED); else, where the platform has a default
+queue time (ios-gsr: 50 ms), that time at the link rate in interface-MTU packets; else the IOS default
+queue-limit of 64 packets.  Mark-probability denominator = 100 / drop % at max.
 """
 
 from __future__ import annotations

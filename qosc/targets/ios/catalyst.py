@@ -306,9 +306,10 @@ class CatalystLowering(IosLowering):
             else:
                 notes.append("untrusted: the input policy marks every packet")
             if spec is not None:
+                wred_max = self.platform.wred_max_probability
                 queue_cmds, plan = self.found.per_settings(
                     self._ports, iface, iface.settings(),
-                    lambda: PortPlan(policy, iface, spec, self.found).commands(claimants))  # noqa: B023 - called now
+                    lambda: PortPlan(policy, iface, spec, self.found, wred_max).commands(claimants))  # noqa: B023 - now
                 cmds += queue_cmds
                 notes += describe(plan, spec["name"])
             ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])

@@ -117,6 +117,8 @@ class MqcLowering(Queueing, Shares, IosLowering):
             self.caps_supported(s)
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
+            if iface.shape is not None and self.d.shaping:
+                self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"))
         self.priorities_unrendered(services)
 
     def priorities_unrendered(self, services: tuple[Service, ...]) -> None:

@@ -128,8 +128,11 @@ def _normalise(values: list[float], total: int) -> list[int]:
 class PortPlan:
     """The egress queue plan of one interface: lowering of rules 2-6."""
 
-    def __init__(self, policy: Policy, iface: Interface, spec: Mapping[str, Any], found: Findings):
+    def __init__(self, policy: Policy, iface: Interface, spec: Mapping[str, Any], found: Findings,
+                 wred_max: float):
         self.policy, self.iface, self.spec, self.found = policy, iface, spec, found
+        self.wred_max = wred_max
+        """The drop probability port WRED reaches at the max threshold (CatalystPlatform.wred_max_probability)."""
         default = policy.default_service
         own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
         self.pq: Service | None = None
@@ -190,10 +193,10 @@ class PortPlan:
                 continue
             profiled.append(m)
             lo, hi, _ = dp.thresholds()
-            ramp_differs(self.found, "catalyst6500", dp, (lo, hi, 100.0),
-                         "PFC port WRED has min and max thresholds only, no drop-probability parameter: drops rise "
-                         "to every packet at the max threshold (Cisco, Catalyst 6500 QoS white paper, 2009, 7.9); "
-                         "write min/max with max-probability: 100%")
+            ramp_differs(self.found, "catalyst6500", dp, (lo, hi, self.wred_max),
+                         "PFC port WRED has min and max thresholds only, no drop-probability parameter "
+                         "(catalyst6500 platform data, wred_source); write min/max with max-probability: "
+                         f"{self.wred_max:g}%")
             low = min(100, max(1, round(lo)))
             levels.append((low, min(100, max(low, round(hi)))))
         modes = self.spec["drop"]

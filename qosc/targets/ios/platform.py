@@ -102,6 +102,9 @@ class CatalystPlatform(IosPlatform):
     ipv6_qos: bool
     """Whether the PFC generation classifies and marks IPv6 (PFC3); without it IPv6 rules warn (QOS137)."""
     ipv6_qos_source: str
+    wred_max_probability: float
+    """The drop probability port WRED reaches at its max threshold (the PFC has no parameter for it)."""
+    wred_source: str
     aggregate_policer_name_max: int
     """The longest name of a named aggregate policer (`mls qos aggregate-policer NAME`)."""
     aggregate_policer_source: str

@@ -22,9 +22,11 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Service, resolve_rate
 from qosc.targets.ios.common import Command, Findings, at, is_integral
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
+from qosc.targets.ios.table import arg_range
 from qosc.units import Percent, format_rate
 
 Form = Literal["percent", "kbps", "ratio"]
@@ -100,5 +102,18 @@ class Shares:
                              s.where.at(key), "set the interface speed, or give the cap in bit/s")
             return None
         bps = min(bps, iface.rate) if iface.rate else bps
+        if not self.shape_fits(bps, f"service '{s.name}' {key.split('.')[1]} on {iface.name}", s.where.at(key)):
+            return None
         return (at(["shape", "average", bps], s.where, key),
                 f"may borrow up to {key.split('.')[1]} {format_rate(bps)} (shape average)")
+
+    def shape_fits(self, bps: int, what: str, loc: Location | None) -> bool:
+        """Whether `shape average <bps>` is within the dialect's range (its command table: Cisco-IOS-XE-policy
+        YANG); QOS121 at `loc` when not."""
+        found = arg_range(self.platform.name, "policy-map-class", "shape average", "rate")
+        if found is None or found[0] <= bps <= found[1]:
+            return True
+        self.found.error("QOS121", f"{what} is shaped at {bps} bit/s, outside the `shape average` range "
+                         f"{found[0]}..{found[1]} bit/s of {self.platform.name}", loc,
+                         f"give a rate of at least {found[0]} bit/s")
+        return False

@@ -21,7 +21,7 @@ from __future__ import annotations
 from qosc import sizing
 from qosc.model import Interface, Policy, Role, Service, resolve_rate
 from qosc.targets.ios.platform import MqcPlatform
-from qosc.targets.ios.table import table_for
+from qosc.targets.ios.table import arg_range
 from qosc.targets.platform import Range
 
 CORE_BURST_US = 10_000
@@ -31,12 +31,8 @@ CORE_BURST_US = 10_000
 def police_burst_range(platform: MqcPlatform) -> Range:
     """The bytes range of the burst in the dialect's own `police` form (its command table)."""
     form = "police cir" if platform.police == "keywords" else "police bps"
-    for command in table_for(platform.name).modes["policy-map-class"]:
-        if command.syntax.startswith(form):
-            arg = next(a for a in command.args if a.word_kind == "size" and a.low is not None)
-            assert arg.low is not None and arg.high is not None
-            return Range(arg.low, arg.high)
-    return platform.policer_burst
+    found = arg_range(platform.name, "policy-map-class", form, "size")
+    return Range(*found) if found is not None else platform.policer_burst
 
 
 def strict_cap(policy: Policy, s: Service, iface: Interface) -> int | None:

@@ -164,6 +164,17 @@ def table_for(platform: str) -> Table:
     return compile_table(table_data(platform), platform)
 
 
+def arg_range(platform: str, mode: str, syntax: str, word_kind: str) -> tuple[int, int] | None:
+    """The (low, high) of the first `word_kind` argument of the first command of `mode` whose syntax starts with
+    `syntax`, as the dialect's table gives it (lowerings check values against it before the grammar does)."""
+    for command in table_for(platform).modes.get(mode, ()):
+        if command.syntax.startswith(syntax):
+            for arg in command.args:
+                if arg.word_kind == word_kind and arg.low is not None and arg.high is not None:
+                    return arg.low, arg.high
+    return None
+
+
 def args_ok(command: Command, m: re.Match[str]) -> str | None:
     """None when every argument is within its range and count; else why not."""
     for arg in command.args:

@@ -81,6 +81,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS070", _DROP, "error", "drop profile value outside 0..100"),
     _c("QOS071", _DROP, "error", "drop profile not monotonic"),
     _c("QOS072", _DROP, "warning", "drop profile unused"),
+    _c("QOS073", _DROP, "warning", "aqm: red without a drop profile (tail drop)"),
     _c("QOS080", _ROLES, "error", "transparent interface that would remark"),
     _c("QOS081", _ROLES, "warning", "edge interface without classifier that trusts nothing"),
     _c("QOS082", _ROLES, "error", "classifier on a core interface"),

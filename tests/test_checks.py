@@ -188,6 +188,16 @@ def test_drop_profile_range_and_monotonic(tmp_path: Path) -> None:
     assert only(diags, "QOS072")[0].message == "drop profile 'c' is not used by any service"
 
 
+def test_qos073_red_without_a_drop_profile_is_tail_drop(tmp_path: Path) -> None:
+    """aqm: red with no drop profile ran tail drop on every target without a word."""
+    text = BASE.replace("queue: {share: 40%, priority: high}", "queue: {share: 40%, priority: high, aqm: red}", 1)
+    assert text != BASE
+    (diag,) = only(validate_text(tmp_path, text), "QOS073")
+    line = next(n for n, ln in enumerate(text.splitlines(), 1) if "aqm: red" in ln)
+    assert "'best-effort' asks for aqm: red but has no drop profile" in diag.message and diag.location.line == line
+    assert "QOS073" not in codes(validate_text(tmp_path, BASE))  # red by default only with a profile: never said
+
+
 # 8. roles -----------------------------------------------------------------------------
 def test_qos080_transparent_must_not_remark(tmp_path: Path) -> None:
     text = BASE.replace("{role: core, speed: 1G}", "{role: transparent, speed: 1G, trust: none}")

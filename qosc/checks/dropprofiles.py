@@ -1,4 +1,4 @@
-"""QOS070-QOS072: drop profiles must be curves RED can run."""
+"""QOS070-QOS073: drop profiles must be curves RED can run, and RED needs one."""
 
 from __future__ import annotations
 
@@ -32,4 +32,12 @@ def check_unused(policy: Policy) -> Iterator[Diagnostic]:
                           "reference it with drop-profile: or remove it")
 
 
-RULES = (check_curves, check_unused)
+def check_red_without_curve(policy: Policy) -> Iterator[Diagnostic]:
+    for s in policy.services:
+        if s.queue.aqm == "red" and not s.drop_profiles:  # only when written: build defaults red with a profile
+            yield warning("QOS073", f"service '{s.name}' asks for aqm: red but has no drop profile: RED needs a "
+                          "curve, so every target runs tail drop for it", s.where.at("queue.aqm"),
+                          "give the service a drop-profile:, or write aqm: none")
+
+
+RULES = (check_curves, check_unused, check_red_without_curve)

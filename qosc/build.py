@@ -35,13 +35,12 @@ from qosc.model import (
     Where,
     free_text,
 )
+from qosc.protocols import PROTOCOLS
 
 T = TypeVar("T")
 
 DEFAULT_DSCP = {Kind.PREMIUM: (46,), Kind.LBE: (8,), Kind.BEST_EFFORT: (0,), Kind.NETWORK_CONTROL: (48, 56)}
 DEFAULT_TRANSPORT = {Kind.ASSURED: "tcp", Kind.LBE: "tcp", Kind.PREMIUM: "udp"}
-PROTOCOLS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "ah": 51, "icmp6": 58, "ospf": 89,
-             "pim": 103, "sctp": 132}
 _PRIORITY = {p.label: p for p in Priority}
 _ASCII_DIGITS = re.compile(r"[0-9]{1,5}", re.ASCII)
 _LEVEL = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,6})? ?%?", re.ASCII)

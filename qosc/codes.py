@@ -61,6 +61,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS033", _DSCP, "error", "two default services"),
     _c("QOS034", _DSCP, "error", "service without DSCP"),
     _c("QOS035", _DSCP, "error", "rule marking a DSCP that is not its service's"),
+    _c("QOS036", _DSCP, "error", "rule whose prefixes and protocols leave no IP family (icmp6 with IPv4 prefixes)"),
     _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
     _c("QOS041", _CAP, "error", "absolute rate on an interface without speed"),
     _c("QOS042", _CAP, "error", "strict priority without cap or policer"),

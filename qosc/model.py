@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from qosc.diagnostics import Location
+from qosc.protocols import FAMILIES, families_of
 from qosc.units import Percent
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -267,12 +268,20 @@ class Rule:
 
     @property
     def families(self) -> tuple[str, ...]:
-        """IP families the rule applies to: from its prefixes, else both."""
-        prefixes = self.sources + self.destinations
-        if not prefixes:
-            return ("inet", "inet6")
-        fams = {"inet6" if ":" in p else "inet" for p in prefixes}
-        return tuple(f for f in ("inet", "inet6") if f in fams)
+        """IP families the rule can match: those its sources, its destinations (each list, when given, must
+        hold a prefix of the family) and its protocols (qosc.protocols: icmp IPv4 only, icmp6 IPv6 only)
+        all allow.  Empty: the rule matches nothing (QOS036)."""
+        fams = set(FAMILIES)
+        for prefixes in (self.sources, self.destinations):
+            if prefixes:
+                fams &= {"inet6" if ":" in p else "inet" for p in prefixes}
+        if self.protocols:
+            fams &= {f for p in self.protocols for f in families_of(p)}
+        return tuple(f for f in FAMILIES if f in fams)
+
+    def protocols_in(self, family: str) -> tuple[str, ...]:
+        """The rule's protocols that exist in `family` (all of them for the protocols of both families)."""
+        return tuple(p for p in self.protocols if family in families_of(p))
 
 
 @dataclass(frozen=True)

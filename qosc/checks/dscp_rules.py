@@ -1,4 +1,5 @@
-"""QOS031-QOS035: code points are unambiguous and exactly one service is the default."""
+"""QOS031-QOS036: code points are unambiguous, exactly one service is the default, and every classifier rule
+marks its service's code points and can match some IP family."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from qosc import dscp
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Kind, Policy
+from qosc.protocols import FAMILIES, families_of
 
 
 def check_claims(policy: Policy) -> Iterator[Diagnostic]:
@@ -53,4 +55,35 @@ def check_rule_marks(policy: Policy) -> Iterator[Diagnostic]:
                           "add `kind: lbe` (DSCP 8 is the GÉANT/QBone scavenger code point)")
 
 
-RULES = (check_claims, check_default, check_has_dscp, check_rule_marks)
+def _family_names(families: set[str]) -> str:
+    return " and ".join({"inet": "IPv4", "inet6": "IPv6"}[f] for f in FAMILIES if f in families) or "none"
+
+
+def check_rule_families(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS036: a rule matches only the IP families its sources, its destinations and its protocols all allow
+    (Rule.families); none left, and every target would write it nowhere (or, before issue 26, as a dead term)."""
+    for c in policy.classifiers:
+        for r in c.rules:
+            if r.families:
+                continue
+            lists = [(key, {"inet6" if ":" in p else "inet" for p in prefixes})
+                     for key, prefixes in (("source", r.sources), ("destination", r.destinations)) if prefixes]
+            if len(lists) == 2 and not lists[0][1] & lists[1][1]:
+                yield error("QOS036", f"rule '{r.name}' of classifier '{c.name}' matches no IP family: its sources "
+                            f"are {_family_names(lists[0][1])}, its destinations {_family_names(lists[1][1])}",
+                            r.where.at("match.destination", "match"),
+                            "give the sources and destinations prefixes of one family, or make two rules")
+                continue
+            prefixed: set[str] = set(FAMILIES)
+            for _, fams in lists:
+                prefixed &= fams
+            protocols = {f for p in r.protocols for f in families_of(p)}
+            many = len(r.protocols) > 1
+            yield error("QOS036", f"rule '{r.name}' of classifier '{c.name}' matches no IP family: protocol"
+                        f"{'s' if many else ''} {', '.join(r.protocols)} exist{'' if many else 's'} in "
+                        f"{_family_names(protocols)} only, and its prefixes are "
+                        f"{_family_names(prefixed)}", r.where.at("match.protocol", "match"),
+                        "use icmp6 with IPv6 prefixes and icmp with IPv4 ones, or make a rule per family")
+
+
+RULES = (check_claims, check_default, check_has_dscp, check_rule_marks, check_rule_families)

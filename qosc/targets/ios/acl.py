@@ -8,14 +8,13 @@ from typing import Any
 
 from qosc.model import Rule
 from qosc.names import Names
+from qosc.protocols import PROTOCOLS
 from qosc.targets.ios.common import Command, Findings, ios_dscp
 from qosc.tree import At
 
-_PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
+PROTO4 = {"ip": "ip", "tcp": "tcp", "udp": "udp", "icmp": "icmp", "igmp": "igmp", "gre": "gre", "esp": "esp",
            "ah": "ahp", "ospf": "ospf", "pim": "pim"}
-_PROTO6 = {"tcp": "tcp", "udp": "udp", "icmp6": "icmp", "sctp": "sctp", "esp": "esp", "ah": "ahp"}
-_NUMBERS = {"icmp": 1, "igmp": 2, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "ah": 51, "icmp6": 58, "ospf": 89,
-            "pim": 103, "sctp": 132}
+PROTO6 = {"tcp": "tcp", "udp": "udp", "icmp6": "icmp", "sctp": "sctp", "esp": "esp", "ah": "ahp"}
 _PORTED = {"tcp", "udp", "sctp"}
 
 
@@ -35,21 +34,23 @@ def _ports(ports: tuple[tuple[int, int], ...]) -> list[Command]:
 
 
 def _protocol(name: str, family: str) -> str:
-    table = _PROTO4 if family == "inet" else _PROTO6
-    return table.get(name) or str(_NUMBERS.get(name, name))
+    table = PROTO4 if family == "inet" else PROTO6
+    return table.get(name) or str(PROTOCOLS.get(name, name))
 
 
 def acl_entries(rule: Rule, family: str, found: Findings) -> list[Command]:
-    """The `permit` lines of one rule for one IP family (empty when the rule has no prefix of it)."""
+    """The `permit` lines of one rule for one IP family (empty when the rule cannot match that family: no prefix
+    of it, or protocols of the other family only, such as icmp6 in IPv4), with the protocols of that family."""
     def fam(prefix: str) -> bool:
         return (":" in prefix) == (family == "inet6")
 
     sources = [p for p in rule.sources if fam(p)]
     dests = [p for p in rule.destinations if fam(p)]
-    if (rule.sources and not sources) or (rule.destinations and not dests) or family not in rule.families:
+    if family not in rule.families:
         return []
     ported = bool(rule.source_ports or rule.destination_ports)
-    protocols = list(rule.protocols) or (["tcp", "udp"] if ported else ["ip" if family == "inet" else "ipv6"])
+    protocols = list(rule.protocols_in(family)) or (["tcp", "udp"] if ported else
+                                                     ["ip" if family == "inet" else "ipv6"])
     if ported and any(p not in _PORTED for p in protocols):
         found.error("QOS121", f"rule '{rule.name}' matches ports with protocol "
                     f"{', '.join(p for p in protocols if p not in _PORTED)}, which has no ports in an IOS ACL",

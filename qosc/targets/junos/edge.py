@@ -161,7 +161,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
 def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str) -> Term | None:
     sources = tuple(p for p in rule.sources if _family(p) == family)
     destinations = tuple(p for p in rule.destinations if _family(p) == family)
-    if (rule.sources and not sources) or (rule.destinations and not destinations):
+    if family not in rule.families:  # no prefix of the family, or protocols of the other one only (icmp6)
         return None
     service = plan.policy.service_map.get(rule.service)
     if service is None:
@@ -177,7 +177,7 @@ def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str)
     addresses = tuple((k, v) for k, v in (("source-address", sources), ("destination-address", destinations)) if v)
     proto, dscp_kw = ("protocol", "dscp") if family == "inet" else ("next-header", "traffic-class")
     matches = tuple((k, v) for k, v in (
-        (proto, rule.protocols),
+        (proto, rule.protocols_in(family)),
         ("source-port", tuple(_port(p) for p in rule.source_ports)),
         ("destination-port", tuple(_port(p) for p in rule.destination_ports)),
         (dscp_kw, tuple(filter_code(plan, c) for c in rule.match_dscp)),

@@ -30,8 +30,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from qosc.build import PROTOCOLS
 from qosc.model import Action, Device, Interface, Policer, Policy, Role, Rule, Service
+from qosc.protocols import PROTOCOLS
 from qosc.targets.linux_tc.plan import GSO_MAX
 from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, text_of, tos
 from qosc.tree import At, Kind, Word, integer, port, prefix
@@ -88,7 +88,7 @@ def rule_matches(rule: Rule, family: str) -> list[Words]:
     ip = "ip6" if v6 else "ip"
     srcs: list[str | None] = [p for p in rule.sources if (":" in p) == v6] or [None]
     dsts: list[str | None] = [p for p in rule.destinations if (":" in p) == v6] or [None]
-    protos: list[str | None] = list(rule.protocols) or [None]
+    protos: list[str | None] = list(rule.protocols_in(family)) or [None]
     if (rule.source_ports or rule.destination_ports) and not rule.protocols:
         protos = list(PORT_PROTOCOLS)
     sports: list[tuple[int, int] | None] = [m for lo, hi in rule.source_ports for m in port_masks(lo, hi)] or [None]

@@ -12,7 +12,11 @@ import ipaddress
 from dataclasses import dataclass, field
 
 from qosc.diagnostics import Location
+from qosc.targets.ios.acl import PROTO4, PROTO6
 
+# the policy's protocol name of an ACL keyword, per family: an IPv6 ACL's `icmp` is ICMPv6 (icmp6), `ahp` is ah
+_NAMES = {family: {word: name for name, word in table.items() if name != "ip"}
+          for family, table in (("inet", PROTO4), ("inet6", PROTO6))}
 _PORT_NAMES = {"www": 80, "ftp": 21, "ftp-data": 20, "ssh": 22, "telnet": 23, "smtp": 25, "domain": 53,
                "bgp": 179, "https": 443}
 
@@ -71,7 +75,7 @@ def entry(words: list[str], v6: bool, origin: Location | None) -> Match | None:
     m = Match(families=["inet6" if v6 else "inet"], origin=origin)
     proto = words[1]
     if proto not in ("ip", "ipv6"):
-        m.protocols.append(proto)
+        m.protocols.append(_NAMES[m.families[0]].get(proto, proto))
     rest = words[2:]
     src, rest = _address(rest, v6)
     sport, rest = _port(rest)

@@ -105,10 +105,15 @@ def _named(lines: list[Path]) -> str | None:
 
 def rules(c: Config, port: str, unit: str, bound: dict[str, str],
           marks: dict[tuple[str, str], int]) -> tuple[list[Rule], int | None]:
-    """The edge rules of a unit's input filters (IPv4 and IPv6 terms of one name merged) and the unmatched mark."""
+    """The edge rules of a unit's input filters (IPv4 and IPv6 terms of one name merged) and the unmatched mark.
+
+    A term of one family only (an icmp6 rule: issue 26) keeps its place among the terms of its own filter: it is
+    put after the last term of that filter already merged, so the policy's rule order reads back for both."""
     merged: dict[str, Rule] = {}
+    order: list[str] = []
     unmatched = None
     for family in FAMILIES:
+        cursor = -1
         fname = bound.get(f"filter-input-{family}")
         if fname is None:
             continue
@@ -130,9 +135,12 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
             old = merged.get(term)
             if old is None:
                 merged[term] = rule
+                order.insert(cursor + 1, term)
+                cursor += 1
             else:
+                cursor = order.index(term)
                 merged[term] = Rule(term, old.sources + rule.sources, old.destinations + rule.destinations,
                                     tuple(dict.fromkeys(old.protocols + rule.protocols)), old.source_ports,
                                     old.destination_ports, old.match_dscp, old.mark, old.policer,
                                     old.families + rule.families, old.origin)
-    return list(merged.values()), unmatched
+    return [merged[term] for term in order], unmatched

@@ -104,9 +104,12 @@ class CatalystLowering(IosLowering):
 
         A policer whose PIR equals its CIR is one-rate (`police <cir> <bc> [<max-burst>]`, no `pir`); one that
         drops on exceed has no maximum burst (12.2SX refuses `exceed-action drop` with one, and a policer that
-        drops above CIR never uses it).  Without PIR the PFC marks exceeding traffic down through the max-burst
-        policed-DSCP map (Catalyst 6500 Release 12.2SX Software Configuration Guide, PFC QoS policing), so the
-        map written is the one the PFC reads."""
+        drops above CIR never uses it).  Violating traffic is marked down through the max-burst policed-DSCP map,
+        exceeding traffic through the normal-burst map, except where the policer has no `pir` and its maximum
+        burst equals its normal burst (or is not entered): then exceed uses the max-burst map too (Catalyst 6500
+        IOS Configuration Guide 12.1E, 78-14099-04, Configuring PFC QoS, p. 31-69; the same note in the 12.2SX
+        guide's PFC QoS chapter, Cisco 7600 Release 12.2SX OL-4266-08 p. 42-63), so the map written is the one the
+        PFC reads (an srTCM with two bursts remarks exceed and violate through two maps)."""
         self.check_buckets(p)
         pir = p.pir if p.pir is not None and p.pir != p.cir else None
         exceed, violate = p.exceed, p.violate if p.colours == 3 else None
@@ -117,6 +120,7 @@ class CatalystLowering(IosLowering):
             cmd += [p.pbs, "pir", pir]
         elif p.pbs is not None or p.ebs is not None:
             cmd += [p.pbs if p.pbs is not None else p.ebs]
+        one_bucket = "pir" not in cmd and (len(cmd) == 3 or cmd[3] == p.cbs)  # no pir, max burst = normal
         conform = p.conform
         if conform.kind == "remark" and conform.dscp is not None:
             cmd += ["conform-action", "set-dscp-transmit", ios_dscp(conform.dscp)]
@@ -133,15 +137,23 @@ class CatalystLowering(IosLowering):
                 cmd += [f"{label}-action", action.kind]
                 continue
             cmd += [f"{label}-action", "policed-dscp-transmit"]
-            kind = "normal-burst" if label == "exceed" and pir is not None else "max-burst"
+            kind = "normal-burst" if label == "exceed" and not one_bucket else "max-burst"
             for code in internal:
                 key = (kind, code)
                 prior = self.policed.setdefault(key, (action.dscp, p))
-                if prior[0] != action.dscp:
-                    self.found.error("QOS129", f"policer '{p.name}' {label} remarks DSCP {code} to {action.dscp}, "
-                                     f"but policer '{prior[1].name}' remarks it to {prior[0]}; the PFC has one "
-                                     f"policed-DSCP map ({key[0]}) per switch", p.where.at(label),
-                                     "let both policers remark the same code point alike")
+                if prior[0] == action.dscp:
+                    continue
+                if prior[1] is p:  # its own exceed, through the max-burst map too
+                    self.found.error("QOS129", f"policer '{p.name}' remarks DSCP {code} to {prior[0]} on exceed "
+                                     f"and to {action.dscp} on violate, but without pir and with a maximum burst "
+                                     "equal to its normal burst the PFC marks both down through one map "
+                                     "(max-burst)", p.where.at(label),
+                                     "give the policer a larger maximum burst (ebs) or a pir, or one remark")
+                    continue
+                self.found.error("QOS129", f"policer '{p.name}' {label} remarks DSCP {code} to {action.dscp}, "
+                                 f"but policer '{prior[1].name}' remarks it to {prior[0]}; the PFC has one "
+                                 f"policed-DSCP map ({key[0]}) per switch", p.where.at(label),
+                                 "let both policers remark the same code point alike")
         return at(cmd, p.where)
 
     def check_sharers(self, services: tuple[Service, ...], cos: Mapping[str, Mapping[int, int]]) -> None:

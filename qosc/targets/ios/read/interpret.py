@@ -80,10 +80,14 @@ def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, 
     be = values.get("be", plain[2] if len(plain) > 2 else None)
     acts = {w[j]: _action(w, j) for j in range(len(w)) if w[j].endswith("-action")}
 
+    # the PFC marks violating traffic down through the max-burst map, exceeding traffic through the normal-burst
+    # map, except without pir and with a maximum burst equal to the normal one (or none): then through the
+    # max-burst map too (Catalyst 6500 IOS Configuration Guide 12.1E, 78-14099-04, p. 31-69; 12.2SX PFC QoS)
+    one_bucket = pir is None and (be is None or be == bc)
+
     def norm(a: str | None, which: str) -> str | None:
         if a == "policed-dscp-transmit" and mark is not None:
-            # without PIR the PFC marks exceeding traffic down through the max-burst map too (12.2SX guide)
-            got = policed.get("max-burst" if which == "violate" or pir is None else "normal-burst", {}).get(mark)
+            got = policed.get("max-burst" if which == "violate" or one_bucket else "normal-burst", {}).get(mark)
             return f"dscp {got}" if got is not None else "transmit"
         return "transmit" if mark is not None and a == f"dscp {mark}" else a
     return Envelope(cir, bc, pir, be if pir else None, None if pir else be,

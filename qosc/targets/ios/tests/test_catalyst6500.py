@@ -240,3 +240,77 @@ def test_qos128_wred_on_a_tail_drop_only_port(tmp_path) -> None:
     diags = api.validate(path).diagnostics
     assert [d.code for d in diags if d.code.startswith("QOS12")] == ["QOS128"]
     assert next(d for d in diags if d.code == "QOS128").severity.value == "warning"
+
+
+MARKDOWN = """\
+  af: {kind: assured, dscp: [af21, af22, af23], queue: {share: 20%, priority: high}}
+policers:
+  p: $policer
+classifiers:
+  c:
+    rules:
+      - {name: r1, match: {source: [198.18.1.0/24]}, service: af, policer: p}"""
+
+
+def markdown(tmp_path: Path, policer: str) -> tuple[api.Result, str]:
+    path = tmp_path / "p.yaml"
+    text = POLICY.substitute(lbe="cs1", strict="true", port="1p3q8t",
+                             extra=string.Template(MARKDOWN).substitute(policer=policer))
+    path.write_text(text.replace("{role: core, speed: 1G", "{role: edge, classifier: c, speed: 1G"), "utf-8")
+    result = api.validate(path)
+    return result, compile_device(result.policy, "c1") if result.ok else ""
+
+
+@pytest.mark.parametrize(("policer", "police", "maps"), [
+    # srTCM (RFC 2697) with a maximum burst above the normal one: exceed (above CBS) through the normal-burst map,
+    # violate (above EBS) through the max-burst map, so AF21 -> AF22 and AF21 -> AF23 are two maps, no clash
+    ("{cir: 10M, cbs: 64KB, ebs: 128KB, conform: af21, exceed: af22, violate: af23}",
+     "police 10000000 64000 128000 conform-action set-dscp-transmit af21 exceed-action policed-dscp-transmit "
+     "violate-action policed-dscp-transmit",
+     ["mls qos map policed-dscp normal-burst 18 to 20", "mls qos map policed-dscp max-burst 18 to 22"]),
+    # trTCM: likewise
+    ("{cir: 10M, cbs: 64KB, pir: 20M, pbs: 128KB, conform: af21, exceed: af22, violate: af23}",
+     "police 10000000 64000 128000 pir 20000000 conform-action set-dscp-transmit af21 exceed-action "
+     "policed-dscp-transmit violate-action policed-dscp-transmit",
+     ["mls qos map policed-dscp normal-burst 18 to 20", "mls qos map policed-dscp max-burst 18 to 22"]),
+    # no pir and no maximum burst (it equals the normal burst): exceed through the max-burst map
+    ("{cir: 10M, cbs: 64KB, conform: af21, exceed: af22}",
+     "police 10000000 64000 conform-action set-dscp-transmit af21 exceed-action policed-dscp-transmit",
+     ["mls qos map policed-dscp max-burst 18 to 20"]),
+    # no pir, a maximum burst equal to the normal one: the max-burst map too
+    ("{cir: 10M, cbs: 64KB, ebs: 64KB, conform: af21, exceed: af22, violate: drop}",
+     "police 10000000 64000 64000 conform-action set-dscp-transmit af21 exceed-action policed-dscp-transmit "
+     "violate-action drop",
+     ["mls qos map policed-dscp max-burst 18 to 20"]),
+])
+def test_markdown_map_of_exceed_follows_pir_and_the_bursts(tmp_path: Path, policer: str, police: str,
+                                                          maps: list[str]) -> None:
+    """Issue 26, Cisco's PFC QoS chapter (Catalyst 6500 IOS Configuration Guide 12.1E, 78-14099-04, p. 31-69; the
+    same note in the 12.2SX guide's PFC QoS chapter, Cisco 7600 12.2SX OL-4266-08 p. 42-63): only a policer
+    without `pir` whose maximum burst equals its normal burst (or is not entered) marks exceeding traffic down
+    through the max-burst map; otherwise exceed uses the normal-burst map and violate the max-burst map.  An srTCM
+    with two bursts was written into the max-burst map for exceed, and one that remarks violate differently was
+    refused with QOS129."""
+    from qosc.behaviour.roundtrip import drift
+    from qosc.targets.ios import read as reader
+
+    result, text = markdown(tmp_path, policer)
+    assert result.ok, [d.message for d in result.diagnostics if d.is_error]
+    assert not [d for d in result.diagnostics if d.code == "QOS129"]
+    assert block(text, " class c-r1") == ["set ip dscp af21", police]
+    assert sorted(ln for ln in text.splitlines() if ln.startswith("mls qos map policed-dscp")) == sorted(maps)
+    # read back, exceed and violate remark as the policy says (the reader takes the map the PFC takes)
+    assert result.policy is not None
+    found = reader.interpret(reader.parse(text, "c1.cfg", None), None)[0]
+    (rule,) = found.interfaces[0].rules
+    assert rule.policer is not None and rule.policer.exceed == "dscp 20"
+    assert [f.message for f in drift(result.policy, "c1", found) if f.subject.startswith("rule")] == []
+
+
+def test_one_bucket_policer_cannot_remark_exceed_and_violate_apart(tmp_path: Path) -> None:
+    """Without pir and with a maximum burst equal to the normal burst, exceed and violate both go through the
+    max-burst map: two remarks of one code point are QOS129, which says why (not 'another policer')."""
+    result, _ = markdown(tmp_path, "{cir: 10M, cbs: 64KB, ebs: 64KB, conform: af21, exceed: af22, violate: af23}")
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS129"]
+    assert "to 20 on exceed and to 22 on violate" in diag.message and "max-burst" in diag.message
+    assert diag.location is not None and diag.location.line == 9 and "ebs" in (diag.hint or "")

@@ -33,6 +33,8 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
     Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),
     Code("QOS184", "ios", "warning", "priority between bandwidth classes, which MQC does not have", _M),
+    Code("QOS185", "ios", "warning", "bandwidth remaining ratios (1..1000) that cannot keep a class's proportion "
+         "within 5%", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

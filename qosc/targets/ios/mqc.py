@@ -199,6 +199,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
             if s is not default:
                 matched |= self.covered(self.class_dscps(s))
         form = self.share_form(own, shares, iface)
+        ratio_of = self.ratios(own, shares, iface) if form == "ratio" else {}
         classes, total = [], 0.0
         for s in own:
             name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}",
@@ -224,9 +225,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
                 classes.append({"name": name, "service": s.name, "notes": notes, "commands": cmds})
                 continue
             pct = shares[s.name]
-            share = self.bandwidth(s, pct, form, iface) if pct is not None else None
+            ratio, ratio_note = ratio_of.get(s.name, (None, None))
+            share = self.bandwidth(s, pct, form, iface, ratio) if pct is not None else None
             cmds += [share] if share is not None else []
-            notes += ["no guaranteed share"] if pct is None else []
+            notes += ["no guaranteed share"] if pct is None else [ratio_note] if ratio_note else []
             capped = self.class_cap(s, iface)
             if capped is not None:
                 cmds.append(capped[0])

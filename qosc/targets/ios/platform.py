@@ -85,8 +85,9 @@ class MqcPlatform(IosPlatform):
     """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
     policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""
     remaining_ratio_max: int | None = None
-    """The largest `bandwidth remaining ratio` (IOS XE: 65535 in 16.11 and 17.6, Cisco-IOS-XE-policy YANG); None:
-    the release has no remaining forms (classic IOS 12.0S), so shares above kbps_max are QOS133."""
+    """The largest `bandwidth remaining ratio` (IOS XE: 1000, what Cisco's guides document; the
+    Cisco-IOS-XE-policy YANG of 16.11 and 17.6 takes up to 65535: the command table's 'ratio-range'); None: the
+    release has no remaining forms (classic IOS 12.0S), so shares above kbps_max are QOS133."""
     ecn: bool
     queue: QueueData
     reservable: Reservable

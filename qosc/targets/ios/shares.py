@@ -3,10 +3,12 @@
 - every share of the interface a whole percentage: ``bandwidth percent N``;
 - else ``bandwidth <kbit/s>`` of the interface rate, while every share fits the release's ``kbps_max``
   (2,000,000 on classic IOS and IOS XE 16.x);
-- else, where the release has ``bandwidth remaining ratio`` (IOS XE: ``remaining_ratio_max``, 1..65535 in the
-  Cisco-IOS-XE-policy YANG of 16.11.1 and 17.6.1), every share is a ratio in hundredths of a percent: a class
-  gets its ratio's part of the sum of the policy-map's ratios, of what the strict classes (capped by their
-  policers) leave.  Shares that add up to less than that are each guaranteed proportionally more (QOS138).
+- else, where the release has ``bandwidth remaining ratio`` (IOS XE: ``remaining_ratio_max``, 1..1000 as Cisco
+  documents it; the Cisco-IOS-XE-policy YANG takes up to 65535), every share is a ratio: a class gets its
+  ratio's part of the sum of the policy-map's ratios, of what the strict classes (capped by their policers)
+  leave.  The ratios are the integers that keep the shares' proportions best (ratios.py); each class's comment
+  states its rounding error, and an error above ratios.TOLERANCE is QOS185 at the share.  Shares that add up to
+  less than what the strict classes leave are each guaranteed proportionally more (QOS138).
   Classic IOS (12.0S) has no remaining forms: QOS133 at the share.
 
 One form per policy-map: IOS refuses mixed forms (Cisco-IOS-XE-policy 17.6.1: "Mixed bandwidth types are not
@@ -26,6 +28,7 @@ from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Service, resolve_rate
 from qosc.targets.ios.common import Command, Findings, at, is_integral
 from qosc.targets.ios.platform import IosPlatform, MqcPlatform
+from qosc.targets.ios.ratios import TOLERANCE, best_ratios, ratio_error
 from qosc.targets.ios.table import arg_range
 from qosc.units import Percent, format_rate
 
@@ -53,13 +56,45 @@ class Shares:
     def kbps(pct: float, iface: Interface) -> int:
         return max(8, math.floor(pct * (iface.rate or 0) / 100_000))
 
-    def bandwidth(self, s: Service, pct: float, form: Form, iface: Interface) -> Command | None:
-        """The class's `bandwidth` in the policy-map's form (None: no rate to give kbit/s of, QOS121 said so)."""
+    def ratios(self, own: list[Service], shares: dict[str, float | None], iface: Interface
+               ) -> dict[str, tuple[int, str]]:
+        """Each share's `bandwidth remaining ratio` and the comment that states its rounding error (ratios.py);
+        QOS185 at the share whose part is off by the most, where that passes ratios.TOLERANCE."""
+        named = [(s, pct) for s in own if (pct := shares.get(s.name)) is not None]
+        high = self.d.remaining_ratio_max or 1
+        got = best_ratios([pct for _, pct in named], high)
+        ratio_sum, share_sum = sum(got), sum(pct for _, pct in named)
+        out: dict[str, tuple[int, str]] = {}
+        worst: tuple[float, Service, float, int] | None = None
+        for (s, pct), r in zip(named, got, strict=True):
+            err = ratio_error(r, ratio_sum, pct, share_sum)
+            part, asked = 100 * r / ratio_sum, 100 * pct / share_sum if share_sum else 0.0
+            text = f"bandwidth remaining ratio {r} of {ratio_sum}: {part:.4g}% of what the strict classes leave, "
+            of = f"{pct:g}% of the shares' {share_sum:g}%"
+            text += (f"exactly the share's part ({of})" if abs(err) < 5e-7 else
+                     f"for the share's {asked:.4g}% ({of}): rounding error {_signed(err)}")
+            out[s.name] = (r, text)
+            if abs(err) > TOLERANCE and (worst is None or abs(err) > abs(worst[0])):
+                worst = (err, s, pct, r)
+        if worst is not None:
+            err, s, pct, r = worst
+            self.found.warning("QOS185", f"service '{s.name}' share {pct:g}% on {self.device.name}:{iface.name} "
+                               f"is written as `bandwidth remaining ratio {r}` of {ratio_sum} ({self.platform.name} "
+                               f"takes ratios 1..{high}): its part of what the strict classes leave is "
+                               f"{100 * r / ratio_sum:.4g}%, {1 + err:.3g} times the share's "
+                               f"{100 * pct / share_sum:.4g}%", s.where.at("queue.share"),
+                               f"keep the shares of one interface within 1:{high} of each other (raise the smallest), "
+                               "or give whole percentages (`bandwidth percent`)")
+        return out
+
+    def bandwidth(self, s: Service, pct: float, form: Form, iface: Interface, ratio: int | None = None
+                  ) -> Command | None:
+        """The class's `bandwidth` in the policy-map's form (None: no rate to give kbit/s of, QOS121 said so);
+        `ratio`: its `bandwidth remaining ratio` where the form is ratio (Shares.ratios)."""
         if form == "percent":
             return at(["bandwidth", "percent", round(pct)], s.where, "queue.share")
         if form == "ratio":
-            ratio = min(max(1, round(pct * 100)), self.d.remaining_ratio_max or 1)
-            return at(["bandwidth", "remaining", "ratio", ratio], s.where, "queue.share")
+            return at(["bandwidth", "remaining", "ratio", ratio or 1], s.where, "queue.share")
         if not iface.rate:
             return None
         kbps = self.kbps(pct, iface)
@@ -117,3 +152,9 @@ class Shares:
                          f"{found[0]}..{found[1]} bit/s of {self.platform.name}", loc,
                          f"give a rate of at least {found[0]} bit/s")
         return False
+
+
+def _signed(err: float) -> str:
+    """A relative error as a signed percentage: +0.2%, -6.0%, +2258%."""
+    pct = 100 * err
+    return f"{pct:+.0f}%" if abs(pct) >= 10 else f"{pct:+.1f}%"

@@ -17,7 +17,10 @@ differ) and, for IOS XE, ranges derived from Cisco's YANG
   of its sub-statements) and ``source``; a table that ``extends`` another
   replaces the base's entry of the same ``syntax`` (a release's own range) and
   adds the others.  ``yang`` (optional) names, per ranged placeholder, the fact
-  of the vendor YANG its range is derived from.
+  of the vendor YANG its range is derived from: the range every release's
+  YANG accepts, narrowed to the range Cisco's guides document where that is
+  narrower (the derived fact's ``documented``, with its source: what both
+  accept, e.g. ``bandwidth remaining ratio`` 1..1000 in a uint16 leaf).
 
 Placeholders in patterns:
 

@@ -20,7 +20,7 @@ from qosc.targets.ios import grammar
 from qosc.targets.ios import read as reader
 from qosc.targets.ios.read.interpret import envelope
 from qosc.targets.ios.tests.support import load
-from qosc.targets.ios.tests.test_ios_mqc import ROOT, classes, compile_device
+from qosc.targets.ios.tests.test_ios_mqc import ROOT, block, classes, compile_device
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -237,9 +237,11 @@ def xe_shares(tmp_path: Path, be: str, platform: str = "ios-xe") -> api.Result:
 
 def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path: Path) -> None:
     """32.5% of 100G is 32,500,000 kbit/s, far above the 2,000,000 of `bandwidth` on 16.x, and `bandwidth percent`
-    takes whole numbers: every share of the policy-map becomes `bandwidth remaining ratio` in hundredths of a
-    percent (XE takes one bandwidth form per policy-map), never QOS133 or QOS199; read back, a ratio is its part
-    of what the strict class leaves, so the shares are the policy's and verify finds no share to report."""
+    takes whole numbers: every share of the policy-map becomes `bandwidth remaining ratio` (XE takes one bandwidth
+    form per policy-map), never QOS133 or QOS199, in the smallest integers of the shares' proportions within the
+    documented 1..1000 (51.5 : 32.5 : 6 = 103 : 65 : 12, exact; issue 26: it was 5150 : 3250 : 600, hundredths of
+    a percent, above what Cisco documents); read back, a ratio is its part of what the strict class leaves, so
+    the shares are the policy's and verify finds no share to report."""
     from qosc.behaviour import intent
     from qosc.behaviour.compare import compare
 
@@ -250,15 +252,18 @@ def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path:
     text = compile_device(result.policy, "r1")
     got = classes(text, "x-out")
     # no buffer: one BDP at the guarantee (32.5 Gbit/s x 100 ms), at most the 4,096-packet pool
-    assert got["af"] == ["bandwidth remaining ratio 3250", "queue-limit 4096"]
-    assert got["network-control"] == ["bandwidth remaining ratio 600", "queue-limit 4096"]
-    assert got["class-default"][0] == "bandwidth remaining ratio 5150"
+    assert got["af"] == ["bandwidth remaining ratio 65", "queue-limit 4096"]
+    assert got["network-control"] == ["bandwidth remaining ratio 12", "queue-limit 4096"]
+    assert got["class-default"][0] == "bandwidth remaining ratio 103"
+    assert not [d for d in result.diagnostics if d.code == "QOS185"]
+    assert ("! bandwidth remaining ratio 65 of 180: 36.11% of what the strict classes leave, exactly the share's "
+            "part (32.5% of the shares' 90%)") in [ln.strip() for ln in block(text, "policy-map x-out")]
     assert got["premium"][0] == "priority"
     bandwidth = [ln for cmds in got.values() for ln in cmds if ln.startswith("bandwidth")]
     assert bandwidth and all(ln.startswith("bandwidth remaining ratio ") for ln in bandwidth)
     grammar.check_text(text, "ios-xe")
-    with pytest.raises(SelfCheckError, match=re.escape("outside 1..65535")):
-        grammar.check_text(text.replace("remaining ratio 3250", "remaining ratio 65536"), "ios-xe")
+    with pytest.raises(SelfCheckError, match=re.escape("outside 1..1000")):
+        grammar.check_text(text.replace("remaining ratio 65", "remaining ratio 1001"), "ios-xe")
     device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
     shares = {c.name: c.share for c in device.interfaces[0].classes}
     assert shares == {"premium": 10.0, "af": 32.5, "network-control": 6.0, "class-default": 51.5}
@@ -268,6 +273,69 @@ def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path:
     (diag,) = [d for d in xe_shares(tmp_path, "51.5%", "ios-gsr").diagnostics
                if d.code == "QOS133" and "'af'" in d.message]
     assert diag.location is not None and diag.location.line == 6
+
+
+XE_400G = """\
+qosc: 1
+name: x
+services:
+  best-effort: {kind: best-effort, default: true, queue: {share: $be, priority: high}}
+  premium: {kind: premium, queue: {strict: true, priority: high, rate-cap: 10%}}
+  lbe: {kind: lbe, dscp: [cs1], queue: {share: $lbe, priority: low}}
+  af: {kind: assured, dscp: [af21], queue: {share: 1G, priority: high}}
+  af3: {kind: assured, dscp: [af31], queue: {share: 30%, priority: high}}
+devices:
+  r1:
+    platform: ios-xe
+    interfaces:
+      HundredGigE0/0/0: {role: core, speed: 100G}
+"""
+
+
+def test_xe_remaining_ratios_keep_the_proportions_within_1_to_1000(tmp_path: Path) -> None:
+    """Issue 26: on a 400G port LBE 10 Mbit/s (0.0025%) and a 4 Gbit/s class (1%) were written as ratios 1 and 100
+    (LBE four times its share) beside 3000 and 5900, above the 1..1000 Cisco documents (here the same proportions
+    on a 100G port, 2.5 Mbit/s and 1 Gbit/s, whose speed the reader knows).  The ratios are now the
+    integers within 1..1000 whose largest relative error of a class's part is smallest: af 17 : af3 509 : best
+    effort 1000 (errors of 0.2% and less), LBE at the floor of 1 -- still 23.6 times its part, which no ratio in
+    1..1000 can help (its share is 1/23,599 of best effort's): each class's comment states its error, and QOS185
+    warns at LBE's share.  A 0.25% LBE (1/236 of best effort) fits: ratio 4, 6% over (QOS185 above 5%); 0.5%
+    fits exactly enough to stay silent."""
+    path = write(tmp_path, string.Template(XE_400G).substitute(be="58.9975%", lbe="2.5M"))
+    result = api.validate(path)
+    assert result.ok and result.policy is not None, [d.message for d in result.diagnostics if d.is_error]
+    text = compile_device(result.policy, "r1")
+    grammar.check_text(text, "ios-xe")
+    got = classes(text, "x-out")
+    ratios = {name: int(cmds[0].split()[-1]) for name, cmds in got.items() if cmds[0].startswith("bandwidth")}
+    assert ratios == {"lbe": 1, "af": 17, "af3": 509, "class-default": 1000}
+    assert max(ratios.values()) <= 1000
+    notes = [ln.strip() for ln in block(text, "policy-map x-out")]
+    assert ("! bandwidth remaining ratio 17 of 1527: 1.113% of what the strict classes leave, for the share's "
+            "1.111% (1% of the shares' 90%): rounding error +0.2%") in notes
+    assert any(ln.startswith("! bandwidth remaining ratio 1 of 1527: 0.06549% of what the strict classes leave, "
+                             "for the share's 0.002778%") and "rounding error +2258%" in ln for ln in notes)
+    (diag,) = [d for d in result.diagnostics if d.code == "QOS185"]
+    assert diag.severity == "warning" and "'lbe'" in diag.message and "1..1000" in diag.message
+    assert "23.6 times" in diag.message
+    assert diag.location is not None and diag.location.line == 6
+    # read back: each class gets its ratio's part of what the strict class leaves
+    device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
+    shares = {c.name: c.share for c in device.interfaces[0].classes}
+    assert shares["af3"] == pytest.approx(90 * 509 / 1527, abs=1e-4)
+    # the scale is searched, not fixed by the largest share: 0.25 : 1 : 30 : 58.75 is exactly 1 : 4 : 120 : 235;
+    # LBE 1/1100 of best effort must be 1 beside 1000 (+10%: warned); 1/982 is 1 : 17 : 505 : 992 (1% off: silent)
+    for lbe, be, want, warned in (("0.25%", "58.75%", [1, 4, 120, 235], False),
+                                  ("53.6M", "58.9464%", [1, 17, 509, 1000], True),
+                                  ("60M", "58.94%", [1, 17, 505, 992], False)):
+        result = api.validate(write(tmp_path, string.Template(XE_400G).substitute(be=be, lbe=lbe)))
+        assert result.policy is not None
+        got = classes(compile_device(result.policy, "r1"), "x-out")
+        assert [int(got[c][0].split()[-1]) for c in ("lbe", "af", "af3", "class-default")] == want, lbe
+        assert [d.message for d in result.diagnostics if d.code == "QOS185"] == (
+            ["service 'lbe' share 0.0536% on r1:HundredGigE0/0/0 is written as "
+             "`bandwidth remaining ratio 1` of 1527 (ios-xe takes ratios 1..1000): its part of what the strict "
+             "classes leave is 0.06549%, 1.1 times the share's 0.05956%"] if warned else []), lbe
 
 
 def test_xe_remaining_ratio_that_leaves_bandwidth_over_warns(tmp_path: Path) -> None:

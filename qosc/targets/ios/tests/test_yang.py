@@ -37,12 +37,15 @@ def derived(release: str) -> dict[str, Any]:
 
 
 def common(fact: str) -> tuple[int, int]:
-    """The range every release accepts (a fact is one integer range per release)."""
+    """The range every release accepts (a fact is one integer range per release), within the range Cisco's guides
+    document where the derived fact carries a narrower one (`documented`: what both accept)."""
     lows, highs = [], []
     for release in RELEASES:
-        ((low, high),) = derived(release)["facts"][fact]["type"]["int"]
-        lows.append(low)
-        highs.append(high)
+        found = derived(release)["facts"][fact]
+        for kind in ("type", "documented"):
+            for (low, high) in found.get(kind, {}).get("int", []):
+                lows.append(low)
+                highs.append(high)
     return max(lows), min(highs)
 
 
@@ -107,3 +110,35 @@ def test_xe_keeps_max_reserved_bandwidth_on_interfaces_and_subinterfaces() -> No
     (gsr,) = [e for e in table.table_data("ios-gsr")["modes"]["interface"] if e["syntax"].startswith("max-reserved")]
     assert gsr["source"] == "reserved"
     assert "Cisco-IOS-XE-interfaces" in XE.reservable.source
+
+
+def _script() -> Any:
+    import importlib.machinery
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[4] / "scripts" / "derive-ios-xe-ranges"
+    spec = importlib.util.spec_from_loader("derive_ios_xe_ranges", importlib.machinery.SourceFileLoader(
+        "derive_ios_xe_ranges", str(path)))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_documented_ranges_narrow_the_yang_with_their_source() -> None:
+    """Issue 26: `bandwidth remaining ratio` is uint16 (16.11.1) or 1..65536 (17.6.1) in Cisco-IOS-XE-policy, but
+    Cisco's guides document 1 to 1000: the derived facts carry that range and its source (the script's DOCUMENTED,
+    re-applied by `--documented`), the grammar takes what both accept, and so does the platform's ratio maximum."""
+    documented = _script().DOCUMENTED
+    assert set(documented) == {"bandwidth remaining ratio"}
+    for fact, (low, high, source) in documented.items():
+        for release in RELEASES:
+            found = derived(release)["facts"][fact]
+            assert found["documented"] == {"int": [[low, high]], "source": source}
+            ((ylow, yhigh),) = found["type"]["int"]
+            assert ylow <= low and high < yhigh  # narrower than the YANG
+        assert "1 to 1000" in source and "OL-7433-09" in source
+    assert common("bandwidth remaining ratio") == (1, 1000)
+    assert XE.remaining_ratio_max == 1000
+    assert table.arg_range("ios-xe", "policy-map-class", "bandwidth remaining ratio", "integer") == (1, 1000)

@@ -3,6 +3,7 @@ can keep them (qosc.targets.ios.ratios)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -17,7 +18,7 @@ def naive(values: list[float], high: int) -> tuple[float, float, int]:
     cuts = sorted({(k + 0.5) / v for v in values for k in range(high) if (k + 0.5) / v < limit})
     edges = [0.0, *cuts, limit]
     keys = []
-    for a, b in zip(edges, edges[1:], strict=False):
+    for a, b in itertools.pairwise(edges):
         r = [min(high, max(1, round(v * (a + b) / 2))) for v in values]
         errs = [ratio_error(x, sum(r), v, total) for x, v in zip(r, values, strict=True)]
         keys.append((round(max(abs(e) for e in errs), 9), round(sum(e * e for e in errs), 9), sum(r)))

@@ -18,7 +18,7 @@ against, so it reads the policy's semantics, not any vendor's:
 from __future__ import annotations
 
 from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
-from qosc.model import Action, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
+from qosc.model import Action, Domain, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
 from qosc.model import Device as ModelDevice
 from qosc.model import Interface as ModelInterface
 from qosc.units import Percent
@@ -95,7 +95,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     rewrite = tuple(code if transparent or code in declared else None for code in range(64))
     rules: list[Rule] = []
     unmatched = None
-    trust = iface.trust != "none"
+    trust = Domain.DSCP in iface.trust
     if iface.role is Role.EDGE:
         classifier = policy.classifier_map.get(iface.classifier or "")
         policers = []

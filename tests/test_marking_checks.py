@@ -104,8 +104,8 @@ def test_qos036_not_for_services_sharing_a_queue(tmp_path: Path) -> None:
 
 
 def test_qos037_more_queues_than_eight_values(tmp_path: Path) -> None:
-    extra = "".join(f"  s{i}:\n    dscp: [cs{i % 6 + 2}]\n    exp: [{i % 8}]\n    queue: {{share: 1%, priority: medium-low}}\n"
-                    for i in range(5))
+    extra = "".join(f"  s{i}:\n    dscp: [cs{i % 6 + 2}]\n    exp: [{i % 8}]\n"
+                    "    queue: {share: 1%, priority: medium-low}\n" for i in range(5))
     text = MPLS.replace("devices:\n", extra + "devices:\n")
     found = only(validate_text(tmp_path, text), "QOS037")
     assert found[0].message == "pe1:xe-0/0/0 classifies on EXP and schedules 10 queues, but EXP has eight values"

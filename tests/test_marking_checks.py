@@ -148,6 +148,18 @@ def test_qos083_core_rewrite_bleaches_a_service(tmp_path: Path) -> None:
                                 "default's (0): the next hop queues it as best effort")
 
 
+def test_qos083_core_rewrite_of_a_service_it_does_not_schedule(tmp_path: Path) -> None:
+    text = MPLS.replace("xe-0/0/1: {role: core, speed: 10G, encapsulation: [mpls, vlan]}",
+                        "xe-0/0/1: {role: core, speed: 10G, encapsulation: mpls, "
+                        "services: [best-effort, assured, lbe, network-control]}")
+    [d] = only(validate_text(tmp_path, text), "QOS083")
+    assert d.message == ("p1:xe-0/0/1 does not schedule 'ip-premium' but rewrites EXP: its EXP 5 leaves as the "
+                         "default's (0), and the next hop queues it as best effort")
+    kept = text.replace("encapsulation: mpls, services:", "encapsulation: mpls, role: transparent, services:")
+    kept = kept.replace("xe-0/0/1: {role: core, ", "xe-0/0/1: {")
+    assert "QOS083" not in codes(validate_text(tmp_path, kept))
+
+
 def test_qos087_classified_as_default_where_not_rewritten(tmp_path: Path) -> None:
     text = MPLS.replace("    exp: [5]\n", "").replace("encapsulation: mpls}", "encapsulation: mpls, rewrite: [dscp]}")
     text = text.replace("encapsulation: [mpls, vlan]}", "encapsulation: [mpls, vlan], rewrite: [pcp]}")
@@ -158,12 +170,15 @@ def test_qos087_classified_as_default_where_not_rewritten(tmp_path: Path) -> Non
 
 
 def test_qos084_edge_imposes_what_the_core_does_not_schedule(tmp_path: Path) -> None:
-    text = MPLS.replace("      xe-0/0/0: {role: core, speed: 10G, encapsulation: mpls}\n      xe-0/0/1",
-                        "      xe-0/0/0: {role: core, speed: 10G, encapsulation: mpls, "
-                        "services: [best-effort, ip-premium, lbe, network-control]}\n      xe-0/0/1")
+    four = "services: [best-effort, ip-premium, lbe, network-control]}"
+    text = MPLS.replace("encapsulation: mpls}", f"encapsulation: mpls, {four}").replace(
+        "encapsulation: [mpls, vlan]}", f"encapsulation: [mpls, vlan], {four}")
     [d] = only(validate_text(tmp_path, text), "QOS084")
-    assert d.message == ("pe1:ge-0/0/1 imposes EXP 2 for 'assured', which p1:xe-0/0/0 do not schedule: there it is "
-                         "queued as the default service")
+    assert d.message == ("pe1:ge-0/0/1 imposes EXP 2 for 'assured', which no MPLS core interface schedules "
+                         "(pe1:xe-0/0/0, p1:xe-0/0/0, p1:xe-0/0/1): in the core it is queued as the default service")
+    partly = MPLS.replace("      xe-0/0/0: {role: core, speed: 10G, encapsulation: mpls}\n      xe-0/0/1",
+                          f"      xe-0/0/0: {{role: core, speed: 10G, encapsulation: mpls, {four}\n      xe-0/0/1")
+    assert "QOS084" not in codes(validate_text(tmp_path, partly))
 
 
 def test_qos085_box_default_copies_precedence(tmp_path: Path) -> None:

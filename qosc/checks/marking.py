@@ -128,26 +128,40 @@ def check_eight(policy: Policy) -> Iterator[Diagnostic]:
 
 
 def check_undeclared(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS083: a rewrite that bleaches a service's marking; QOS087: a service a core classifies as default."""
-    seen: set[tuple[str, Domain, int]] = set()
+    """QOS083: a core or trunk rewrite that bleaches a service's marking (the service has no value there, or the
+    interface does not schedule it, so its packets are classified as the default's and leave with its value);
+    QOS087: a service without a value, classified as the default where it is only classified."""
+    seen: set[tuple[str, Domain, bool]] = set()
+    owners_all = _owners(policy, policy.services)
     for device, iface in _interfaces(policy):
         for domain in THREE_BIT:
             if not (domain in iface.rewrite or domain in iface.trust):
                 continue
-            for owner in _owners(policy, policy.services_on(iface)):
-                if owner.default or owner.kind is Kind.LBE or _queue_codes(policy, owner, domain):
+            rewrites = domain in iface.rewrite and iface.role is not Role.EDGE
+            scheduled = _owners(policy, policy.services_on(iface))
+            for owner in owners_all:
+                codes = _queue_codes(policy, owner, domain)
+                if owner.default or (owner.kind is Kind.LBE and not codes) or (owner in scheduled and codes):
                     continue
-                rewrites = domain in iface.rewrite and iface.role is not Role.EDGE
+                if owner not in scheduled and not (codes and rewrites):
+                    continue
                 key = (owner.name, domain, rewrites)
                 if key in seen:
                     continue
                 seen.add(key)
-                if rewrites:
+                if rewrites and owner in scheduled:
                     yield error("QOS083", f"service '{owner.name}' has no {domain.label} value, so "
                                 f"{device.name}:{iface.name} rewrites its {domain.label} to the default's (0): "
                                 f"the next hop queues it as best effort", owner.where.at(domain.value, "kind"),
                                 f"give '{owner.name}' {domain.value}: [N], or remove {domain.value} from the "
                                 "interface's rewrite")
+                elif rewrites:
+                    yield error("QOS083", f"{device.name}:{iface.name} does not schedule '{owner.name}' but rewrites "
+                                f"{domain.label}: its {domain.label} {', '.join(map(str, codes))} leaves as the "
+                                "default's (0), and the next hop queues it as best effort",
+                                iface.where.at("rewrite", "services", "encapsulation"),
+                                f"schedule '{owner.name}' here, or keep its marking: role: transparent or a "
+                                f"rewrite without {domain.value}")
                 else:
                     yield warning("QOS087", f"service '{owner.name}' has no {domain.label} value: "
                                   f"{device.name}:{iface.name} classifies its {WHERE[domain]} traffic into the "
@@ -156,7 +170,9 @@ def check_undeclared(policy: Policy) -> Iterator[Diagnostic]:
 
 
 def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS084: an edge imposes an EXP the core does not classify; QOS085: the box's default EXP merges services."""
+    """QOS084: an edge imposes an EXP that no core classifies into its service (the topology is not in the
+    policy: a core that schedules it somewhere is taken to be on its path); QOS085: the box's default EXP
+    merges services."""
     cores = [(d, i) for d, i in _interfaces(policy) if Domain.EXP in i.trust]
     for device, iface in _interfaces(policy):
         if iface.role is not Role.EDGE or not any(i.mpls for i in device.interfaces):
@@ -166,12 +182,12 @@ def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
             for s in entering:
                 if not _queue_codes(policy, s, Domain.EXP) or s.default:
                     continue
-                missing = [f"{d.name}:{i.name}" for d, i in cores if s.name not in i.services]
-                if missing:
+                if cores and not any(s.name in i.services for _, i in cores):
+                    missing = [f"{d.name}:{i.name}" for d, i in cores]
                     yield warning("QOS084", f"{device.name}:{iface.name} imposes EXP {s.mark_in(Domain.EXP)} for "
-                                  f"'{s.name}', which {_few(missing)} do not schedule: there it is queued as "
-                                  "the default service", iface.where.at("impose", "role"),
-                                  f"schedule '{s.name}' on those interfaces (services:)")
+                                  f"'{s.name}', which no MPLS core interface schedules ({_few(missing)}): in the "
+                                  "core it is queued as the default service", iface.where.at("impose", "role"),
+                                  f"schedule '{s.name}' on the core interfaces (services:)")
             continue
         data = platform(device.platform)
         if getattr(data, "exp_default", None) != "ip-precedence":

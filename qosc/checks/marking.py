@@ -1,4 +1,4 @@
-"""QOS036-QOS039, QOS083-QOS087: MPLS EXP and 802.1p PCP markings carry every service to its queue.
+"""QOS083-QOS089, QOS096-QOS097: MPLS EXP and 802.1p PCP markings carry every service to its queue.
 
 Three bits carry at most eight behaviours (RFC 3270 section 1.2, E-LSPs), so
 services may have to share a value; the checks make sure that what is shared
@@ -48,7 +48,7 @@ def _queue_codes(policy: Policy, owner: Service, domain: Domain) -> tuple[int, .
 
 
 def check_carriers(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS086: a marking domain on an interface that does not carry it."""
+    """QOS096: a marking domain on an interface that does not carry it."""
     for device, iface in _interfaces(policy):
         for domain in THREE_BIT:
             carrier = CARRIER[domain]
@@ -56,20 +56,20 @@ def check_carriers(policy: Policy) -> Iterator[Diagnostic]:
                 continue
             for what, given in (("trust", iface.trust), ("rewrite", iface.rewrite)):
                 if domain in given:
-                    yield error("QOS086", f"{device.name}:{iface.name} {what}s {domain.label} but carries no "
+                    yield error("QOS096", f"{device.name}:{iface.name} {what}s {domain.label} but carries no "
                                 f"{carrier}", iface.where.at(what),
                                 f"add encapsulation: {carrier}, or remove {domain.value} from {what}")
         if iface.impose and not any(i.mpls for i in device.interfaces):
-            yield error("QOS086", f"{device.name}:{iface.name} imposes EXP, but {device.name} has no mpls interface",
+            yield error("QOS096", f"{device.name}:{iface.name} imposes EXP, but {device.name} has no mpls interface",
                         iface.where.at("impose"), "give the uplinks encapsulation: mpls, or remove impose")
         if iface.impose and iface.role is not Role.EDGE:
-            yield error("QOS086", f"{device.name}:{iface.name} imposes EXP but is a {iface.role.value} interface: "
+            yield error("QOS096", f"{device.name}:{iface.name} imposes EXP but is a {iface.role.value} interface: "
                         "labels are imposed where IP traffic enters the MPLS network", iface.where.at("impose"),
                         "set impose on the edge interfaces")
 
 
 def check_values(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS036: one EXP or PCP value for two queues; QOS038: LBE on best effort's value."""
+    """QOS083: one EXP or PCP value for two queues; QOS085: LBE on best effort's value."""
     be = next((s for s in policy.services if s.kind is Kind.BEST_EFFORT), policy.default_service)
     for domain in THREE_BIT:
         owner_of: dict[int, Service] = {}
@@ -80,8 +80,8 @@ def check_values(policy: Policy) -> Iterator[Diagnostic]:
                 if other is queue:
                     continue
                 if Kind.LBE in (s.kind, other.kind) and be is not None and be in (other, queue):
-                    continue  # QOS038 says it
-                yield error("QOS036", f"{domain.label} {value} is claimed by services '{other.name}' and '{s.name}', "
+                    continue  # QOS085 says it
+                yield error("QOS083", f"{domain.label} {value} is claimed by services '{other.name}' and '{s.name}', "
                             "which do not share a queue", s.where.at(domain.value),
                             f"give one of them another {domain.label} value, or carry '{s.name}' in "
                             f"'{other.name}''s queue (queue.shared-with) if it may share it")
@@ -94,19 +94,19 @@ def check_values(policy: Policy) -> Iterator[Diagnostic]:
                 continue
             carried = [i for _, i in _interfaces(policy) if _uses(i, domain) and s.name in i.services]
             if s.codes(domain) and be_value in s.codes(domain):
-                yield error("QOS038", f"LBE service '{s.name}' is carried as {domain.label} {be_value}, the value of "
+                yield error("QOS085", f"LBE service '{s.name}' is carried as {domain.label} {be_value}, the value of "
                             f"best effort '{be.name}': in the {WHERE[domain]} core LBE would share best effort's "
                             "queue and hurt it (GÉANT's first trial)", s.where.at(domain.value),
                             f"give '{s.name}' an {domain.label} value of its own (LBE never shares a queue)")
             elif carried and not s.codes(domain):
-                yield error("QOS038", f"LBE service '{s.name}' has no {domain.label} value but is carried over "
+                yield error("QOS085", f"LBE service '{s.name}' has no {domain.label} value but is carried over "
                             f"{WHERE[domain]} interfaces: there it falls into best effort's class and is "
                             f"rewritten to best effort's {domain.label}", s.where.at(domain.value, "kind"),
                             f"add {domain.value}: [N] with a value of its own (e.g. 1)")
 
 
 def check_eight(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS037: more queues on a 3-bit interface than eight values can carry."""
+    """QOS084: more queues on a 3-bit interface than eight values can carry."""
     for device, iface in _interfaces(policy):
         for domain in THREE_BIT:
             if domain not in iface.trust:
@@ -120,7 +120,7 @@ def check_eight(policy: Policy) -> Iterator[Diagnostic]:
                     groups.setdefault((s.queue.strict, s.queue.priority.label), []).append(s.name)
             could = [" and ".join(names) + f" (priority {prio}{', strict' if strict else ''})"
                      for (strict, prio), names in groups.items() if len(names) > 1]
-            yield error("QOS037", f"{device.name}:{iface.name} classifies on {domain.label} and schedules "
+            yield error("QOS084", f"{device.name}:{iface.name} classifies on {domain.label} and schedules "
                         f"{len(owners)} queues, but {domain.label} has eight values", iface.where.at("trust",
                                                                                                     "services"),
                         "let services share a queue (queue.shared-with): " + ("; ".join(could) if could else
@@ -128,9 +128,9 @@ def check_eight(policy: Policy) -> Iterator[Diagnostic]:
 
 
 def check_undeclared(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS083: a core or trunk rewrite that bleaches a service's marking (the service has no value there, or the
+    """QOS087: a core or trunk rewrite that bleaches a service's marking (the service has no value there, or the
     interface does not schedule it, so its packets are classified as the default's and leave with its value);
-    QOS087: a service without a value, classified as the default where it is only classified."""
+    QOS097: a service without a value, classified as the default where it is only classified."""
     seen: set[tuple[str, Domain, bool]] = set()
     owners_all = _owners(policy, policy.services)
     for device, iface in _interfaces(policy):
@@ -150,28 +150,28 @@ def check_undeclared(policy: Policy) -> Iterator[Diagnostic]:
                     continue
                 seen.add(key)
                 if rewrites and owner in scheduled:
-                    yield error("QOS083", f"service '{owner.name}' has no {domain.label} value, so "
+                    yield error("QOS087", f"service '{owner.name}' has no {domain.label} value, so "
                                 f"{device.name}:{iface.name} rewrites its {domain.label} to the default's (0): "
                                 f"the next hop queues it as best effort", owner.where.at(domain.value, "kind"),
                                 f"give '{owner.name}' {domain.value}: [N], or remove {domain.value} from the "
                                 "interface's rewrite")
                 elif rewrites:
-                    yield error("QOS083", f"{device.name}:{iface.name} does not schedule '{owner.name}' but rewrites "
+                    yield error("QOS087", f"{device.name}:{iface.name} does not schedule '{owner.name}' but rewrites "
                                 f"{domain.label}: its {domain.label} {', '.join(map(str, codes))} leaves as the "
                                 "default's (0), and the next hop queues it as best effort",
                                 iface.where.at("rewrite", "services", "encapsulation"),
                                 f"schedule '{owner.name}' here, or keep its marking: role: transparent or a "
                                 f"rewrite without {domain.value}")
                 else:
-                    yield warning("QOS087", f"service '{owner.name}' has no {domain.label} value: "
+                    yield warning("QOS097", f"service '{owner.name}' has no {domain.label} value: "
                                   f"{device.name}:{iface.name} classifies its {WHERE[domain]} traffic into the "
                                   "default service", owner.where.at(domain.value, "kind"),
                                   f"give '{owner.name}' {domain.value}: [N]")
 
 
 def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS084: an edge imposes an EXP that no core classifies into its service (the topology is not in the
-    policy: a core that schedules it somewhere is taken to be on its path); QOS085: the box's default EXP
+    """QOS088: an edge imposes an EXP that no core classifies into its service (the topology is not in the
+    policy: a core that schedules it somewhere is taken to be on its path); QOS089: the box's default EXP
     merges services."""
     cores = [(d, i) for d, i in _interfaces(policy) if Domain.EXP in i.trust]
     for device, iface in _interfaces(policy):
@@ -184,7 +184,7 @@ def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
                     continue
                 if cores and not any(s.name in i.services for _, i in cores):
                     missing = [f"{d.name}:{i.name}" for d, i in cores]
-                    yield warning("QOS084", f"{device.name}:{iface.name} imposes EXP {s.mark_in(Domain.EXP)} for "
+                    yield warning("QOS088", f"{device.name}:{iface.name} imposes EXP {s.mark_in(Domain.EXP)} for "
                                   f"'{s.name}', which no MPLS core interface schedules ({_few(missing)}): in the "
                                   "core it is queued as the default service", iface.where.at("impose", "role"),
                                   f"schedule '{s.name}' on the core interfaces (services:)")
@@ -200,7 +200,7 @@ def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
                     names.append(s.name)
         for value, names in sorted(by_value.items()):
             if len(names) > 1:
-                yield warning("QOS085", f"{device.name}:{iface.name} leaves EXP to {device.platform}'s default, "
+                yield warning("QOS089", f"{device.name}:{iface.name} leaves EXP to {device.platform}'s default, "
                               f"which copies IP precedence: {' and '.join(repr(n) for n in names)} all enter the "
                               f"MPLS network as EXP {value} and share one class in the core",
                               iface.where.at("impose", "role"),
@@ -213,7 +213,7 @@ def _few(names: list[str]) -> str:
 
 
 def check_collapse(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS039: drop precedences a service's DSCPs tell apart that its EXP or PCP values do not."""
+    """QOS086: drop precedences a service's DSCPs tell apart that its EXP or PCP values do not."""
     for s in policy.services:
         levels = sorted({dscp.drop_precedence(c) for c in s.dscp})
         if len(levels) < 2:
@@ -226,7 +226,7 @@ def check_collapse(policy: Policy) -> Iterator[Diagnostic]:
                     and (domain is not Domain.PCP or lv not in marking.precedences())]
             if lost:
                 codes = [dscp.name(c) for c in s.dscp if dscp.drop_precedence(c) in lost]
-                yield warning("QOS039", f"service '{s.name}': {', '.join(codes)} travel as {domain.label} "
+                yield warning("QOS086", f"service '{s.name}': {', '.join(codes)} travel as {domain.label} "
                               f"{marking.mark(1)} with drop precedence low, like its in-contract traffic: in the "
                               f"{WHERE[domain]} core WRED cannot drop them first", s.where.at(domain.value),
                               f"give {domain.value} a value per drop precedence, e.g. {{low: [{marking.mark(1)}], "

@@ -10,12 +10,14 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
 from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
+from qosc.marking import ENCAPSULATIONS, default_rewrite, default_trust, domains, listed
 from qosc.model import (
     Action,
     Buffer,
@@ -24,6 +26,7 @@ from qosc.model import (
     DropProfile,
     Interface,
     Kind,
+    Marking,
     Policer,
     Policy,
     Priority,
@@ -142,6 +145,7 @@ class Builder:
             transport=raw.get("transport") or DEFAULT_TRANSPORT.get(kind, "mixed"),
             rtt_us=self.time(raw.get("rtt"), where.at("rtt")),
             sls=self.sls(raw["sls"], where) if "sls" in raw else None,
+            exp=Marking.parse(raw.get("exp")), pcp=Marking.parse(raw.get("pcp")),
             where=where,
         )
 
@@ -309,11 +313,15 @@ class Builder:
         """Everything of an interface but its name: shared by all interfaces written alike."""
         role = Role(merged.get("role", "core"))
         own_mtu = self.size(merged.get("mtu"), where.at("mtu")) if "mtu" in merged else None
+        encapsulation = listed(merged.get("encapsulation", "ip"), ENCAPSULATIONS)
         return {
             "role": role,
             "speed": self.rate(merged.get("speed"), where.at("speed"), allow_percent=False),
             "shape": self.rate(merged.get("shape"), where.at("shape"), allow_percent=False),
-            "trust": merged.get("trust") or ("none" if role is Role.EDGE else "dscp"),
+            "encapsulation": encapsulation,
+            "trust": domains(merged["trust"]) if "trust" in merged else default_trust(role, encapsulation),
+            "rewrite": domains(merged["rewrite"]) if "rewrite" in merged else default_rewrite(role, encapsulation),
+            "impose": merged.get("impose"),
             "classifier": merged.get("classifier"),
             "services": tuple(merged["services"]) if "services" in merged else service_names,
             "port_type": merged.get("port-type"), "unit": int(merged.get("unit", 0)),
@@ -338,6 +346,9 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
     devices = []
     for dname, draw in _section(tree, "devices"):
         ifaces = tuple(b.interface(i, r, profiles, names, mtu) for i, r in _section(draw, "interfaces"))
+        carries_mpls = any(i.mpls for i in ifaces)
+        ifaces = tuple(replace(i, impose=bool(i.impose) if i.impose is not None  # type: ignore[redundant-expr]
+                               else carries_mpls and i.role is Role.EDGE) for i in ifaces)
         devices.append(Device(dname, draw["platform"], ifaces, draw.get("address"), free_text(draw.get("description")),
                               b.where(draw)))
     policy = Policy(
@@ -347,6 +358,7 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
         classifiers=tuple(b.classifier(n, r) for n, r in _section(tree, "classifiers")),
         devices=tuple(devices), hosts=build_hosts(b, tree), profiles=tuple(profiles),
         description=free_text(tree.get("description")),
-        mtu=mtu, rtt_us=b.time(defaults.get("rtt"), dwhere.at("rtt")), source=source, where=b.where(tree),
+        mtu=mtu, rtt_us=b.time(defaults.get("rtt"), dwhere.at("rtt")), source=source,
+        tunnel_model=(tree.get("mpls") or {}).get("tunnel-model", "short-pipe"), where=b.where(tree),
     )
     return policy, b.diagnostics

@@ -28,6 +28,7 @@ def _c(code: str, stage: str, severity: str, summary: str, owner: str = "core") 
 _LOAD, _SCHEMA, _REFS, _DSCP, _CAP = "load", "schema", "references", "dscp", "capacity"
 _LBE, _POL, _DROP, _ROLES, _PLAT = "lbe", "policers", "drop profiles", "roles", "platform"
 _COMPILE, _HOSTS, _SLS, _READ = "compile", "hosts", "sls", "read back"
+_MARK = "marking"
 
 CORE: tuple[Code, ...] = (
     _c("QOS001", _LOAD, "error", "YAML syntax error, a non-string mapping key, or an undefined alias"),
@@ -59,7 +60,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS031", _DSCP, "error", "code point claimed by two services"),
     _c("QOS032", _DSCP, "error", "no default service"),
     _c("QOS033", _DSCP, "error", "two default services"),
-    _c("QOS034", _DSCP, "error", "service without DSCP"),
+    _c("QOS034", _DSCP, "error", "service without a code point (no DSCP, EXP or PCP)"),
     _c("QOS035", _DSCP, "error", "rule marking a DSCP that is not its service's"),
     _c("QOS036", _DSCP, "error", "rule whose prefixes and protocols leave no IP family (icmp6 with IPv4 prefixes)"),
     _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
@@ -86,12 +87,21 @@ CORE: tuple[Code, ...] = (
     _c("QOS080", _ROLES, "error", "transparent interface that would remark"),
     _c("QOS081", _ROLES, "warning", "edge interface without classifier that trusts nothing"),
     _c("QOS082", _ROLES, "error", "classifier on a core interface"),
+    _c("QOS083", _MARK, "error", "one EXP or PCP value claimed by services that do not share a queue"),
+    _c("QOS084", _MARK, "error", "more queues classified on EXP or PCP than its eight values can carry"),
+    _c("QOS085", _MARK, "error", "LBE on best effort's EXP or PCP, or without one where it is carried"),
+    _c("QOS086", _MARK, "warning", "AF drop precedences that collapse onto one EXP or PCP value"),
+    _c("QOS087", _MARK, "error", "a core or trunk rewrite that bleaches a service's EXP or PCP to the default's"),
+    _c("QOS088", _MARK, "warning", "an edge imposes an EXP that an MPLS core interface does not classify"),
+    _c("QOS089", _MARK, "warning", "an edge leaves EXP to the box's default, which puts two services on one value"),
     _c("QOS090", _PLAT, "error", "a policy field is set that the target of a device using it does not support"),
     _c("QOS091", _PLAT, "error", "more queues than the platform (or port type) has"),
     _c("QOS092", _PLAT, "error", "priority level the platform lacks"),
     _c("QOS093", _PLAT, "error", "more strict-priority queues than the platform allows"),
     _c("QOS094", _PLAT, "error", "zero share on a platform that cannot schedule it"),
     _c("QOS095", _PLAT, "error", "policer rate or burst outside the platform's range"),
+    _c("QOS096", _MARK, "error", "a marking domain (trust, rewrite, impose) on an interface that does not carry it"),
+    _c("QOS097", _MARK, "warning", "a service without an EXP or PCP value on an interface that classifies on it"),
     _c("QOS100", _COMPILE, "error", "a value that would inject a config line"),
     _c("QOS101", _COMPILE, "error", "unknown target"),
     _c("QOS102", _COMPILE, "error", "a selected device is not compiled (in no policy, or no selected target serves "

@@ -123,7 +123,8 @@ def _entity(where: Any, path: str, out: dict[str, Location | None], skip: tuple[
 def set_on_device(policy: Policy, device: Device) -> dict[str, Location | None]:
     """Field path -> the location of its key, for every field set on the device or on what it uses.
 
-    What a device uses: the policy's name, description and defaults; the
+    What a device uses: the policy's name, description and defaults (and its MPLS settings where the device
+    has an MPLS interface); the
     device and its interfaces (with their profiles); the services scheduled
     on them; the drop profiles and policers of those services; the
     classifiers of its interfaces with their rules and the rules' policers.
@@ -137,6 +138,8 @@ def set_on_device(policy: Policy, device: Device) -> dict[str, Location | None]:
                 out.setdefault(key, locs.get(key))
         if isinstance(top.get("defaults"), dict):
             _keys(top["defaults"], "defaults", out)
+        if isinstance(top.get("mpls"), dict) and any(i.mpls for i in device.interfaces):
+            _keys(top["mpls"], "mpls", out)
     _entity(device.where, "devices.*", out, skip=("interfaces",))
     services: dict[str, Any] = {}
     classifiers: dict[str, Any] = {}

@@ -15,50 +15,18 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from qosc.diagnostics import Location
-from qosc.protocols import FAMILIES, families_of
+from qosc.marking import DOMAINS, NO_MARKING, Domain, Marking, dscp_mark
+from qosc.protocols import families_of, match_families
 from qosc.units import Percent
+from qosc.where import NOWHERE, Where
 
 if TYPE_CHECKING:  # pragma: no cover
     from qosc.hosts import Host
 
+__all__ = ["DOMAINS", "NOWHERE", "Domain", "Marking", "Where"]  # re-exported: model users import them from here
+
 Rate = int | Percent
 """A rate in bit/s, or a percentage of the interface speed."""
-
-
-@dataclass(frozen=True, eq=False)
-class Where:
-    """Source locations of an entity and of its fields, looked up lazily.
-
-    `nodes` are the loader's marked mappings the entity was built from (a
-    profile, then the interface overriding it); `at("queue.priority")` finds
-    the field in the last node that has it.  Nothing is copied at build time,
-    which keeps a 160,000-interface policy cheap to build.
-    """
-
-    loc: Location | None = None
-    nodes: tuple[Any, ...] = ()
-
-    def field(self, name: str) -> Location | None:
-        for node in reversed(self.nodes):
-            parts = name.split(".")
-            for part in parts[:-1]:
-                node = node.get(part) if isinstance(node, dict) else None
-            locs = getattr(node, "value_locs", None)
-            if locs and parts[-1] in locs:
-                return locs[parts[-1]]
-        return None
-
-    def at(self, *names: str) -> Location | None:
-        """The location of the first named field that has one, else the entity's."""
-        for name in names:
-            found = self.field(name)
-            if found is not None:
-                return found
-        return self.loc
-
-
-NOWHERE = Where()
 
 
 class Kind(str, Enum):
@@ -170,12 +138,28 @@ class Service:
     transport: str = "mixed"
     rtt_us: int | None = None
     sls: Sls | None = None
+    exp: Marking = NO_MARKING
+    """MPLS traffic-class values (RFC 3270 EXP / RFC 5462 TC) with their drop precedences."""
+    pcp: Marking = NO_MARKING
+    """802.1p priority code points with their drop precedences."""
     where: Where = field(default=NOWHERE, compare=False, repr=False)
 
     @property
     def mark(self) -> int:
         """The code point used when traffic is classified into the service."""
         return self.dscp[0]
+
+    def codes(self, domain: Domain) -> tuple[int, ...]:
+        """The service's code points in a marking domain (empty: it is not carried in that domain)."""
+        return self.dscp if domain is Domain.DSCP else self.marking(domain).codes
+
+    def marking(self, domain: Domain) -> Marking:
+        """The service's values in a 3-bit domain (EXP or PCP) with their drop precedences."""
+        return self.exp if domain is Domain.EXP else self.pcp
+
+    def mark_in(self, domain: Domain, precedence: int = 1) -> int | None:
+        """What traffic of the service at a drop precedence is marked with in a domain (None: nothing)."""
+        return dscp_mark(self.dscp, precedence) if domain is Domain.DSCP else self.marking(domain).mark(precedence)
 
     @property
     def carries_tcp(self) -> bool:
@@ -268,16 +252,8 @@ class Rule:
 
     @property
     def families(self) -> tuple[str, ...]:
-        """IP families the rule can match: those its sources, its destinations (each list, when given, must
-        hold a prefix of the family) and its protocols (qosc.protocols: icmp IPv4 only, icmp6 IPv6 only)
-        all allow.  Empty: the rule matches nothing (QOS036)."""
-        fams = set(FAMILIES)
-        for prefixes in (self.sources, self.destinations):
-            if prefixes:
-                fams &= {"inet6" if ":" in p else "inet" for p in prefixes}
-        if self.protocols:
-            fams &= {f for p in self.protocols for f in families_of(p)}
-        return tuple(f for f in FAMILIES if f in fams)
+        """IP families the rule can match (qosc.protocols.match_families); empty: it matches nothing (QOS036)."""
+        return match_families(self.sources, self.destinations, self.protocols)
 
     def protocols_in(self, family: str) -> tuple[str, ...]:
         """The rule's protocols that exist in `family` (all of them for the protocols of both families)."""
@@ -298,7 +274,8 @@ class Interface:
     role: Role = Role.CORE
     speed: int | None = None
     shape: int | None = None
-    trust: str = "dscp"
+    trust: tuple[Domain, ...] = (Domain.DSCP,)
+    """The markings the interface classifies on, in the order dscp, exp, pcp; () trusts nothing (re-classify)."""
     classifier: str | None = None
     services: tuple[str, ...] = ()
     port_type: str | None = None
@@ -306,7 +283,21 @@ class Interface:
     mtu: int = 1500
     profile: str | None = None
     description: str | None = None
+    encapsulation: tuple[str, ...] = ("ip",)
+    """What it carries, in the order ip, mpls, vlan."""
+    rewrite: tuple[Domain, ...] = (Domain.DSCP,)
+    """The markings written on egress from each packet's service and drop precedence."""
+    impose: bool = False
+    """Imposes the service's EXP on traffic entering an LSP here (an IP edge of an MPLS network)."""
     where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def mpls(self) -> bool:
+        return "mpls" in self.encapsulation
+
+    @property
+    def vlan(self) -> bool:
+        return "vlan" in self.encapsulation
 
     @property
     def rate(self) -> int | None:
@@ -349,7 +340,13 @@ class Policy:
     mtu: int = 1500
     rtt_us: int | None = None
     source: str = ""
+    tunnel_model: str = "short-pipe"
+    """RFC 3270 section 2.6 tunnel model of the network's LSPs: uniform, pipe or short-pipe."""
     where: Where = field(default=NOWHERE, compare=False, repr=False)
+
+    @property
+    def has_mpls(self) -> bool:
+        return any(i.mpls for d in self.devices for i in d.interfaces)
 
     @cached_property
     def service_map(self) -> Mapping[str, Service]:

@@ -30,3 +30,16 @@ FAMILIES_OF: Mapping[str, tuple[str, ...]] = MappingProxyType({
 
 def families_of(protocol: str) -> tuple[str, ...]:
     return FAMILIES_OF.get(protocol, FAMILIES)
+
+
+def match_families(sources: tuple[str, ...], destinations: tuple[str, ...],
+                   protocols: tuple[str, ...]) -> tuple[str, ...]:
+    """IP families a rule can match: those its sources, its destinations (each list, when given, must hold a
+    prefix of the family) and its protocols (icmp IPv4 only, icmp6 IPv6 only) all allow."""
+    fams = set(FAMILIES)
+    for prefixes in (sources, destinations):
+        if prefixes:
+            fams &= {"inet6" if ":" in p else "inet" for p in prefixes}
+    if protocols:
+        fams &= {f for p in protocols for f in families_of(p)}
+    return tuple(f for f in FAMILIES if f in fams)

@@ -78,7 +78,7 @@ def test_qos034_service_without_dscp(tmp_path: Path) -> None:
     text = BASE + "  other:\n    queue: {share: 1%}\n"
     text = BASE.replace("  lbe:\n", "  bulk:\n    kind: assured\n    queue: {share: 5%}\n  lbe:\n")
     [d] = only(validate_text(tmp_path, text), "QOS034")
-    assert d.message == "service 'bulk' has no DSCP, so no traffic can reach it"
+    assert d.message == "service 'bulk' has no DSCP (nor EXP or PCP), so no traffic can reach it"
 
 
 def test_qos054_scavenger_code_point_not_declared_lbe(tmp_path: Path) -> None:

@@ -185,6 +185,12 @@ TABLE: dict[str, Change] = {
     "devices.*.interfaces.*.role": each_interface("role", "transparent", role="core"),
     "devices.*.interfaces.*.shape": each_interface("shape", "500M", role="edge"),
     "devices.*.interfaces.*.trust": each_interface("trust", "dscp", role="edge"),
+    "devices.*.interfaces.*.encapsulation": each_interface("encapsulation", "mpls", role="core"),
+    "devices.*.interfaces.*.rewrite": each_interface("rewrite", [], role="core"),
+    "devices.*.interfaces.*.impose": each_interface("impose", False, role="edge"),
+    "mpls.tunnel-model": both(each_interface("encapsulation", "mpls", role="core"), put("mpls.tunnel-model", "pipe")),
+    "services.*.exp": put("services.premium.exp", [5]),
+    "services.*.pcp": put("services.premium.pcp", [5]),
     "devices.*.interfaces.*.classifier": both(put("classifiers.other", {"rules": [
         {"name": "all-lbe", "service": "lbe", "match": {"destination": ["198.18.9.0/24"]}}]}),
         each_interface("classifier", "other", role="edge")),

@@ -5,11 +5,13 @@ Classes are matched by the code points they carry, never by their names
 the class the expected side gives a service is matched to the class the
 other side classifies most of that service's code points into.  Then:
 
-- every one of the 64 code points, IPv4 and IPv6: classified into the matched class;
+- every one of the 64 code points, IPv4 and IPv6: classified into the matched class; likewise the eight
+  MPLS EXP and eight 802.1p PCP values (and their drop precedence) where the interface classifies on them;
 - per class: guaranteed share (within rounding), strictness, cap, ceiling, the order of priorities among
   the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
-- how declared code points leave (rewrite); at edges: the rules in order (matches, marks, policer
+- how declared code points leave (rewrite), and what each class leaves with in EXP and PCP (rewrite, and the
+  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, policer
   envelopes within rounding, which rules share one policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
 """
@@ -21,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour.model import FAMILIES, Class, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Location
 
 
@@ -115,6 +117,10 @@ class _Pair:
                 x, y = self.a.classify[fam][code], self.b.classify[fam][code]
                 if x is not None and y is not None:
                     overlap[(x, y)] += 1
+        for domain in DOMAINS3:  # an MPLS core may classify on EXP alone: its classes match by their values
+            for u, v in zip(self.a.classified(domain), self.b.classified(domain), strict=True):
+                if u is not None and v is not None:
+                    overlap[(u[0], v[0])] += 1
         match: dict[str, str | None] = {}
         taken: set[str] = set()
         for (x, y), _ in sorted(overlap.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -239,6 +245,36 @@ class _Pair:
                     self.add(_name(code) + suffix, "leaves marked", _name(want), _name(got), self.a.origin,
                              self.b.origin)
 
+    def marking(self) -> None:
+        """The eight EXP and eight PCP values (class and drop precedence), and what each class leaves with in
+        those domains (rewrite, and the EXP an edge imposes), per drop precedence both sides give."""
+        for domain in DOMAINS3:
+            label = domain.upper()
+            want_all, got_all = self.a.classified(domain), self.b.classified(domain)
+            if any(want_all) and not any(got_all):
+                self.add(f"{label} classification", "is", "present", "absent", self.a.origin, self.b.origin)
+                continue
+            for value, (want, got) in enumerate(zip(want_all, got_all, strict=True)):
+                if want is None or got is None:
+                    continue
+                if self.match.get(want[0]) != got[0]:
+                    self.add(f"{label} {value}", "classified to", want[0], self.label(got[0]),
+                             self._at(self.a, want[0]), self._at(self.b, got[0]))
+                elif want[1] != got[1]:
+                    self.add(f"{label} {value}", "drop precedence", want[1], got[1], self._at(self.a, want[0]),
+                             self._at(self.b, got[0]))
+        for domain, what in (("exp", "EXP rewrite"), ("pcp", "PCP rewrite"), ("impose", "EXP imposition")):
+            want_marks, got_marks = self.a.marked(domain), self.b.marked(domain)
+            if bool(want_marks) != bool(got_marks):
+                self.add(what, "is", "present" if want_marks else "absent", "present" if got_marks else "absent",
+                         self.a.origin, self.b.origin)
+                continue
+            for (cls, precedence), value in sorted(want_marks.items()):
+                other = got_marks.get((self.match.get(cls) or cls, precedence))
+                if other is not None and other != value:
+                    self.add(f"{cls} (drop precedence {precedence})", f"{what} to", value, other,
+                             self._at(self.a, cls), self.b.origin)
+
     def edge(self) -> None:
         if self.a.unmatched_mark != self.b.unmatched_mark and None not in (self.a.trust, self.b.trust):
             self.add("unmatched traffic", "marked", self.a.unmatched_mark, self.b.unmatched_mark, self.a.origin,
@@ -330,6 +366,7 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
         pair.classification()
         pair.classes()
         pair.rewrite()
+        pair.marking()
         pair.edge()
         findings.extend(pair.found)
     findings.extend(_host(expected, found, tol))

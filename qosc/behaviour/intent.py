@@ -18,7 +18,7 @@ against, so it reads the policy's semantics, not any vendor's:
 from __future__ import annotations
 
 from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
-from qosc.model import Action, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
+from qosc.model import Action, Domain, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
 from qosc.model import Device as ModelDevice
 from qosc.model import Interface as ModelInterface
 from qosc.units import Percent
@@ -95,7 +95,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     rewrite = tuple(code if transparent or code in declared else None for code in range(64))
     rules: list[Rule] = []
     unmatched = None
-    trust = iface.trust != "none"
+    trust = Domain.DSCP in iface.trust
     if iface.role is Role.EDGE:
         classifier = policy.classifier_map.get(iface.classifier or "")
         policers = []
@@ -119,8 +119,42 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
                                       origin=s.where.at("policer")))
     both = tuple(classify)
     options = (("port-type", iface.port_type),) if iface.port_type else ()
+    exp, pcp = (_classify3(policy, iface, scheduled, d) for d in (Domain.EXP, Domain.PCP))
     return Interface(iface.name, iface.unit, iface.role.value, iface.rate, iface.shape, classes, (both, both),
-                     (rewrite, rewrite), trust, tuple(rules), unmatched, options, origin=iface.where.loc)
+                     (rewrite, rewrite), trust, tuple(rules), unmatched, options, exp, pcp,
+                     _marks(policy, iface, owners), origin=iface.where.loc)
+
+
+def _classify3(policy: Policy, iface: ModelInterface, scheduled: tuple[Service, ...],
+               domain: Domain) -> tuple[tuple[str, int] | None, ...]:
+    """Each EXP or PCP value to its service's class at its drop precedence; undeclared values to the default."""
+    if domain not in iface.trust:
+        return (None,) * 8
+    default = policy.default_service
+    fallback = (policy.queue_owner(default).name, 1) if default is not None and default in scheduled else None
+    table: list[tuple[str, int] | None] = [fallback] * 8
+    for s in scheduled:
+        for value, precedence in s.marking(domain).values:
+            if table[value] == fallback:  # the first precedence a value is listed at
+                table[value] = (policy.queue_owner(s).name, precedence)
+    return tuple(table)
+
+
+def _marks(policy: Policy, iface: ModelInterface, owners: list[Service]) -> tuple[tuple[str, str, int, int], ...]:
+    """What each class leaves with where the interface rewrites EXP or PCP, and the EXP an edge imposes: the
+    queue owner's value of each drop precedence (the default service's 0 when it declares none)."""
+    domains = [(d.value, d) for d in (Domain.EXP, Domain.PCP) if d in iface.rewrite]
+    if iface.impose:
+        domains.append(("impose", Domain.EXP))
+    out = []
+    for label, domain in domains:
+        for owner in owners:
+            for precedence in (1, 2, 3):
+                value = owner.mark_in(domain, precedence)
+                value = 0 if value is None and owner.default else value
+                if value is not None:
+                    out.append((label, owner.name, precedence, value))
+    return tuple(sorted(out))
 
 
 def device(policy: Policy, dev: ModelDevice) -> Device:

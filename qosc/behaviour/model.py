@@ -5,7 +5,10 @@ configuration read back says what it does (each target's interpreter, from
 the statement tree its parser builds).  Both become the same frozen data:
 
 - per interface: the classes (queues) with the code points classified into
-  each, for IPv4 and IPv6 separately and for all 64 code points; guaranteed
+  each, for IPv4 and IPv6 separately and for all 64 code points, and for
+  the eight MPLS EXP and eight 802.1p PCP values with their drop precedence
+  where the interface classifies on them; what each class leaves with in
+  those domains (rewrite) and the EXP an edge imposes; guaranteed
   share, strictness, priority rank, cap, ceiling, buffer, drop curves per
   drop precedence, ECN; how each declared code point leaves the interface
   (rewrite); and at edges, the classification rules with their marks and
@@ -25,6 +28,8 @@ from dataclasses import dataclass, field
 from qosc.diagnostics import Location
 
 FAMILIES = ("inet", "inet6")
+DOMAINS3 = ("exp", "pcp")
+"""The 3-bit marking domains: MPLS EXP/TC and 802.1p PCP."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,14 @@ class Interface:
     """At an untrusted edge: the code point unclassified traffic is marked with."""
     options: tuple[tuple[str, str], ...] = ()
     """Target-specific interface settings of the policy language (e.g. ('port-type', '1p7q8t'))."""
+    classify_exp: tuple[tuple[str, int] | None, ...] = (None,) * 8
+    """(class, drop precedence) of labelled packets per EXP value 0..7 (all None: not classified on EXP)."""
+    classify_pcp: tuple[tuple[str, int] | None, ...] = (None,) * 8
+    """(class, drop precedence) of tagged frames per 802.1p PCP value 0..7 (all None: not classified on PCP)."""
+    marks: tuple[tuple[str, str, int, int], ...] = ()
+    """(domain, class, drop precedence 1..3, value) in the 3-bit domains: 'exp' and 'pcp', the value written
+    on egress (rewrite); 'impose', the EXP of the label imposed on traffic entering an LSP through this
+    interface (edge).  Sorted; a domain without entries is not written."""
     origin: Location | None = field(default=None, compare=False)
 
     def class_named(self, name: str | None) -> Class | None:
@@ -149,6 +162,14 @@ class Interface:
 
     def class_of(self, dscp: int, family: str = "inet") -> Class | None:
         return self.class_named(self.classify[FAMILIES.index(family)][dscp])
+
+    def classified(self, domain: str) -> tuple[tuple[str, int] | None, ...]:
+        """The EXP ('exp') or PCP ('pcp') classification table."""
+        return self.classify_exp if domain == "exp" else self.classify_pcp
+
+    def marked(self, domain: str) -> dict[tuple[str, int], int]:
+        """(class, drop precedence) -> value written in a 3-bit domain ('exp', 'pcp', 'impose')."""
+        return {(cls, prec): value for d, cls, prec, value in self.marks if d == domain}
 
 
 @dataclass(frozen=True)

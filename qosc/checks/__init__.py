@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from qosc.checks import capacity, dropprofiles, dscp_rules, hosts, lbe, platform, policers, references, roles, sls
+from qosc.checks import (
+    capacity,
+    dropprofiles,
+    dscp_rules,
+    hosts,
+    lbe,
+    marking,
+    platform,
+    policers,
+    references,
+    roles,
+    sls,
+)
 from qosc.diagnostics import Diagnostic
 from qosc.model import Policy
 
@@ -17,6 +29,7 @@ Check = Callable[[Policy], Iterable[Diagnostic]]
 RULES: tuple[Check, ...] = (
     *references.RULES,
     *dscp_rules.RULES,
+    *marking.RULES,
     *capacity.RULES,
     *lbe.RULES,
     *policers.RULES,

@@ -35,9 +35,9 @@ def check_default(policy: Policy) -> Iterator[Diagnostic]:
 
 def check_has_dscp(policy: Policy) -> Iterator[Diagnostic]:
     for s in policy.services:
-        if not s.dscp and not s.default:
-            yield error("QOS034", f"service '{s.name}' has no DSCP, so no traffic can reach it", s.where.loc,
-                        f"add `dscp: [...]` (kind '{s.kind.value}' has no built-in code point)")
+        if not s.dscp and not s.exp and not s.pcp and not s.default:
+            yield error("QOS034", f"service '{s.name}' has no DSCP (nor EXP or PCP), so no traffic can reach it",
+                        s.where.loc, f"add `dscp: [...]` (kind '{s.kind.value}' has no built-in code point)")
 
 
 def check_rule_marks(policy: Policy) -> Iterator[Diagnostic]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from qosc.diagnostics import Diagnostic, error, warning
-from qosc.model import Policy, Role
+from qosc.model import Domain, Policy, Role
 
 
 def check_roles(policy: Policy) -> Iterator[Diagnostic]:
@@ -18,11 +18,11 @@ def check_roles(policy: Policy) -> Iterator[Diagnostic]:
                     yield error("QOS080", f"transparent interface {name} has classifier '{i.classifier}', which "
                                 "would remark DSCP", i.where.at("classifier"),
                                 "transparent interfaces must keep every DSCP (DSCP 8 included); use role: edge")
-                if i.trust == "none":
+                if Domain.DSCP not in i.trust:
                     yield error("QOS080", f"transparent interface {name} does not trust DSCP, so it would remark "
                                 "everything to the default service", i.where.at("trust"),
                                 "remove trust: none (a transparent interface preserves DSCP)")
-            elif i.role is Role.EDGE and i.trust == "none" and not i.classifier and default:
+            elif i.role is Role.EDGE and not i.trust and not i.classifier and default:
                 yield warning("QOS081", f"edge interface {name} trusts nothing and has no classifier: every packet "
                               f"is remarked to '{default.name}', including LBE's DSCP 8", i.where.at("trust", "role"),
                               "add a classifier, or trust: dscp")

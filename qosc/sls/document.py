@@ -20,7 +20,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.checks.sls import check_service
-from qosc.model import Kind, Policy, Service
+from qosc.model import Domain, Kind, Policy, Service
 from qosc.sls.bounds import carrying, derive, fmt_rate, fmt_share, fmt_size, fmt_time, is_parameterised
 from qosc.sls.charts import CHART_SCALE as CHART_SCALE
 from qosc.sls.charts import CHART_X0 as CHART_X0
@@ -30,11 +30,13 @@ from qosc.sls.rows import ALGORITHMS as ALGORITHMS
 from qosc.sls.rows import (
     MAX_ROWS,
     action_text,
+    carried_in,
     declared_rows,
     dscp_text,
     end_to_end_rows,
     hop_row,
     host_requirements,
+    marking_rows,
     policer_row,
     rule_rows,
 )
@@ -64,6 +66,8 @@ class Document:
     path: list[str]
     dscp: list[str]
     default: bool
+    markings: list[str] = field(default_factory=list)
+    """The service's values in each other marking domain the network carries (MPLS EXP, 802.1p PCP)."""
     rules: list[dict[str, Any]] = field(default_factory=list)
     policers: list[dict[str, Any]] = field(default_factory=list)
     envelope: dict[str, Any] = field(default_factory=dict)
@@ -99,8 +103,13 @@ def build_document(policy: Policy, service: Service) -> Document:
         egress=list(sls.egress) if sls else [], path=list(sls.path) if sls else [],
         dscp=[dscp_text(c) for c in service.dscp], default=service.default,
     )
+    doc.markings = marking_rows(policy, service)
     derived = derive(policy, service)
     if not doc.parameterised:
+        for domain in (Domain.EXP, Domain.PCP):
+            for value in service.codes(domain) if carried_in(policy, domain) else ():
+                doc.transparency.append(f"{domain.label} {value} must never be rewritten to best effort's value "
+                                        f"on the {'MPLS' if domain is Domain.EXP else 'VLAN'} path")
         for code in service.dscp:
             doc.transparency.append(
                 f"DSCP {code} ({dscp_mod.bits(code)}, TOS 0x{dscp_mod.tos(code):02x}) must never be rewritten, in "

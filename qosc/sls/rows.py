@@ -11,7 +11,7 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic
 from qosc.hosts import service_requirements
-from qosc.model import Action, Policer, Policy, Service
+from qosc.model import Action, Domain, Policer, Policy, Service
 from qosc.sls.bounds import Derived, Hop, fmt_rate, fmt_size, fmt_time, service_of_dscp
 
 MAX_ROWS = 64
@@ -182,3 +182,31 @@ def host_requirements(policy: Policy, service: Service) -> list[str]:
                      f"{rtt / 1000:g} ms / 8 = {window} B (socket buffers about twice that); declare hosts: to get "
                      "their sysctl settings from the linux-host target")
     return lines
+
+
+_DOMAIN_TEXT = {Domain.EXP: "MPLS EXP (traffic class, RFC 3270 / RFC 5462)", Domain.PCP: "802.1p PCP (VLAN priority)"}
+_PRECEDENCE = {1: "in contract", 2: "drop precedence medium", 3: "drop precedence high"}
+
+
+def carried_in(policy: Policy, domain: Domain) -> bool:
+    """Whether some interface of the network classifies, rewrites or imposes the domain."""
+    return any(domain in i.trust or domain in i.rewrite or (domain is Domain.EXP and i.impose)
+               for d in policy.devices for i in d.interfaces)
+
+
+def marking_rows(policy: Policy, service: Service) -> list[str]:
+    """The service's values in each 3-bit domain the network carries, with their drop precedence; a service
+    without one is said to travel as the default service there."""
+    out = []
+    for domain in (Domain.EXP, Domain.PCP):
+        if not carried_in(policy, domain):
+            continue
+        values = service.marking(domain).values
+        if values:
+            listed = ", ".join(f"{v} ({_PRECEDENCE[p]})" for v, p in values)
+            out.append(f"{_DOMAIN_TEXT[domain]}: {listed} (the first is imposed or rewritten)")
+        elif service.default:
+            out.append(f"{_DOMAIN_TEXT[domain]}: every value no other service claims (0 is written)")
+        else:
+            out.append(f"{_DOMAIN_TEXT[domain]}: none: on those interfaces it travels as the default service")
+    return out

@@ -55,6 +55,10 @@ class Platform(PlatformBase):
     policer_rate: Range
     policer_burst: Range
     queue_overflow: str = "reject"
+    exp_default: str | None = None
+    """What EXP the box imposes on a label when nothing configures it: 'ip-precedence' (copies the IP
+    precedence, DSCP >> 3), 'forwarding-class' (its default rewrite table), or None (not documented, or no
+    MPLS); the source is in the platform file's `sources`."""
 
 
 P = TypeVar("P", bound=PlatformBase)

@@ -39,7 +39,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from qosc.model import Classifier, Device, Interface, Policer, Policy, Role, Rule, Service
+from qosc.model import Classifier, Device, Domain, Interface, Policer, Policy, Role, Rule, Service
 from qosc.names import Names
 from qosc.targets.ios.common import (
     Cmd,
@@ -248,7 +248,7 @@ class CatalystLowering(IosLowering):
                 cmds.append(police)
             classes.append({"name": name, "service": service.name, "notes": notes, "commands": cmds})
         default = policy.default_service
-        trusted = iface.trust == "dscp"
+        trusted = Domain.DSCP in iface.trust
         if trusted:
             for s in policy.services_on(iface):
                 pol = policy.policer_map.get(s.policer or "")
@@ -313,7 +313,7 @@ class CatalystLowering(IosLowering):
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []
             plan: list[dict[str, Any]] = []
-            if iface.role is not Role.EDGE or iface.trust == "dscp":
+            if iface.role is not Role.EDGE or Domain.DSCP in iface.trust:
                 cmds.append(["mls", "qos", "trust", "dscp"])
             else:
                 notes.append("untrusted: the input policy marks every packet")

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Interface, Policer, Policy, Role, Service
+from qosc.model import Device, Domain, Interface, Policer, Policy, Role, Service
 from qosc.targets.ios.common import (
     Command,
     Findings,
@@ -274,7 +274,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
         default = policy.default_service
         for s in policy.services_on(iface):
             pol = policy.policer_map.get(s.policer or "")
-            if pol is None or s is default or iface.trust != "dscp":
+            if pol is None or s is default or Domain.DSCP not in iface.trust:
                 continue
             sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
             name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
@@ -282,7 +282,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
                             "commands": [self.police(pol)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
-        if iface.trust != "dscp":
+        if Domain.DSCP not in iface.trust:
             mark = default.mark if default and default.dscp else 0
             cmds = [self.police(dpol, mark)] if dpol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
             classes.append({"name": "class-default", "service": default.name if default else None,

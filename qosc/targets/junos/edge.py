@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
-from qosc.model import Action, Interface, Policer, Role, Rule, Service
+from qosc.marking import trust_label
+from qosc.model import Action, Domain, Interface, Policer, Role, Rule, Service
 from qosc.targets.junos.plan import Plan, jname
 
 
@@ -101,7 +102,7 @@ def plan_edge(plan: Plan) -> Edge:
     for iface in plan.device.interfaces:
         if iface.role is not Role.EDGE:
             continue
-        key = (iface.classifier, iface.trust)
+        key = (iface.classifier, trust_label(iface.trust))
         if key not in made:
             made[key] = _filters(plan, edge, iface)
         ifd, unit = split_unit(iface)
@@ -113,12 +114,12 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
     policy = plan.policy
     classifier = policy.classifier_map.get(iface.classifier or "")
     rules = classifier.rules if classifier else ()
-    trusted = iface.trust != "none"
+    trusted = Domain.DSCP in iface.trust
     if classifier:
         wanted = jname(classifier.name) + ("-dscp" if trusted else "")
     else:
         wanted = jname(policy.name) + ("-police" if trusted else "-edge")
-    name = plan.names.name("filter", wanted, f"{iface.classifier} {iface.trust}")
+    name = plan.names.name("filter", wanted, f"{iface.classifier} {trust_label(iface.trust)}")
     made = []
     named: dict[str, set[str]] = {}
     for family in ("inet", "inet6"):  # IPv6 is conditioned like IPv4 (issue 14)

@@ -11,7 +11,8 @@ qosc/targets/junos/__init__.py.
 from __future__ import annotations
 
 from qosc import dscp as dscp_mod
-from qosc.model import Device, Interface, Kind, Policy, Role
+from qosc.marking import trust_label
+from qosc.model import Device, Domain, Interface, Kind, Policy, Role
 from qosc.render import quoted
 from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
 from qosc.targets.junos.plan import Plan, jname, num
@@ -75,7 +76,7 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
         out.append(line(text + ":" if fc.owner.description else text, fc.owner.description))
     for iface in device.interfaces:
         speed = f", {format_rate(iface.speed)}" if iface.speed else ""
-        text = f"{iface.name} unit {iface.unit}: {iface.role.value}{speed}, trust {iface.trust}"
+        text = f"{iface.name} unit {iface.unit}: {iface.role.value}{speed}, trust {trust_label(iface.trust)}"
         out.append(line(text + ":" if iface.description else text, iface.description))
     used = {n for maps in plan.drop_maps.values() for _, n in maps}
     out += [line(f"drop profile {d.name}:", d.description) for d in policy.drop_profiles
@@ -203,7 +204,7 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
             body += _schedule(first, smap)
         for iface, unit, smap in members:
             unit_body = _schedule(iface, smap) if split else []
-            if iface.role is not Role.EDGE or iface.trust != "none":
+            if iface.role is not Role.EDGE or Domain.DSCP in iface.trust:
                 unit_body.append(stmt("classifiers", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
             if iface.role is not Role.TRANSPARENT and plan.rewrite:
                 unit_body.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from qosc.model import Action, Device, Interface, Policer, Policy, Role, Rule, Service
+from qosc.model import Action, Device, Domain, Interface, Policer, Policy, Role, Rule, Service
 from qosc.protocols import PROTOCOLS
 from qosc.targets.linux_tc.plan import GSO_MAX
 from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, text_of, tos
@@ -220,7 +220,7 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
             chain = action_chain(family, policer, mark, index)
             for match in rule_matches(rule, family)[:MAX_FILTERS_PER_RULE]:
                 ingress.filters.append(IngressFilter(protocol, prio, match, chain, rule.name, At(rule.where)))
-    if iface.trust == "dscp":
+    if Domain.DSCP in iface.trust:
         for service in policy.services:
             policer = policy.policer_map.get(service.policer or "")
             if policer is None or not service.dscp:

@@ -33,6 +33,8 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
     Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),
     Code("QOS184", "ios", "warning", "priority between bandwidth classes, which MQC does not have", _M),
+    Code("QOS185", "ios", "error", "sub-interface (unit:, or a dotted name) on a dialect that writes no shaper: IOS "
+         "queues on a sub-interface only under one", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

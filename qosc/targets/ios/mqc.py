@@ -117,8 +117,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
             self.caps_supported(s)
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
+            self.check_subinterface(iface)
             if iface.shape is not None and self.d.shaping:
-                self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"))
+                self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"),
+                                "no shape: to leave the interface unshaped")
         self.priorities_unrendered(services)
 
     def priorities_unrendered(self, services: tuple[Service, ...]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 class Code:
     code: str
     stage: str
-    severity: str  # "error", "warning", "info", or "error|warning" where the finding decides
+    severity: str  # "error", "warning", "info", or "error|warning" / "warning|info" where the finding decides
     summary: str
     owner: str = "core"
     """'core', or the target that reports it."""

@@ -150,7 +150,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
     for pname in sorted(named.get("inet", set()) & named.get("inet6", set()) - edge.per_family):
         edge.per_family.add(pname)
         p = next((x for x in policy.policers if jname(x.name) == pname), None)
-        plan.warn("QOS190", f"policer '{p.name if p else pname}' polices the IPv4 and the IPv6 traffic of "
+        plan.note("QOS190", f"policer '{p.name if p else pname}' polices the IPv4 and the IPv6 traffic of "
                   f"{plan.device.name} separately: JUNOS applies filters per family, with a policer instance in "
                   "each, so together the two families may reach twice its rate",
                   p.where.loc if p else None, "give IPv4 and IPv6 rules policers of their own with half the rate "

@@ -47,7 +47,7 @@ def num(value: float) -> str:
 @dataclass(frozen=True)
 class Problem:
     code: str
-    severity: str  # "error" | "warning"
+    severity: str  # "error" | "warning" | "info"
     message: str
     location: Location | None
     hint: str | None = None
@@ -89,6 +89,10 @@ class Plan:
 
     def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self.problems.append(Problem(code, "warning", message, loc, hint))
+
+    def note(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
+        self.problems.append(Problem(code, "info", message, loc, hint))
 
     @property
     def default_fc(self) -> str | None:
@@ -263,7 +267,7 @@ def _drop_maps(plan: Plan) -> None:
             lp = prec_lp[prec]
             if lp in chosen and chosen[lp] != profiles[prec]:
                 lps = ", ".join(plan.platform.loss_priorities)
-                plan.warn("QOS115", f"{plan.platform.name} has loss priorities {lps}"
+                plan.note("QOS115", f"{plan.platform.name} has loss priorities {lps}"
                           f" only: drop precedences of service '{fc.owner.name}' share loss priority {lp}, which "
                           f"uses drop profile '{chosen[lp]}' (not '{profiles[prec]}') on {plan.device.name}",
                           fc.owner.where.at("drop-profile"), "use the same drop profile for medium and high, or "

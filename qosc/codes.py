@@ -15,7 +15,7 @@ from dataclasses import dataclass
 class Code:
     code: str
     stage: str
-    severity: str  # "error", "warning", "info", or "error|warning" where the finding decides
+    severity: str  # "error", "warning", "info", or "error|warning" / "warning|info" where the finding decides
     summary: str
     owner: str = "core"
     """'core', or the target that reports it."""
@@ -80,10 +80,12 @@ CORE: tuple[Code, ...] = (
     _c("QOS063", _POL, "warning", "TCP burst below CIR x RTT"),
     _c("QOS064", _POL, "error", "violate action on a two-colour policer"),
     _c("QOS065", _POL, "warning", "remark to a DSCP no service claims"),
+    _c("QOS066", _POL, "warning", "markdown that lowers an AF drop precedence (RFC 2597 markdown raises it)"),
     _c("QOS070", _DROP, "error", "drop profile value outside 0..100"),
     _c("QOS071", _DROP, "error", "drop profile not monotonic"),
     _c("QOS072", _DROP, "warning", "drop profile unused"),
     _c("QOS073", _DROP, "warning", "aqm: red without a drop profile (tail drop)"),
+    _c("QOS074", _DROP, "warning", "drop profile beside aqm: none or codel, which no target runs"),
     _c("QOS080", _ROLES, "error", "transparent interface that would remark"),
     _c("QOS081", _ROLES, "warning", "edge interface without classifier that trusts nothing"),
     _c("QOS082", _ROLES, "error", "classifier on a core interface"),

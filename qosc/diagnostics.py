@@ -15,7 +15,8 @@ from enum import Enum
 
 
 class Severity(str, Enum):
-    """How bad a diagnostic is; only errors fail a run unless --strict."""
+    """How bad a diagnostic is; only errors fail a run unless --strict (then warnings too).  A warning asks for
+    action; info is a fact to know (a platform's limit the policy cannot change, what a verification found)."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -61,6 +62,12 @@ def error(code: str, message: str, location: Location | None = None, hint: str |
 
 def warning(code: str, message: str, location: Location | None = None, hint: str | None = None) -> Diagnostic:
     return Diagnostic(code, Severity.WARNING, message, location, hint)
+
+
+def info(code: str, message: str, location: Location | None = None, hint: str | None = None) -> Diagnostic:
+    """A fact the user can do nothing about in the policy (what a platform does differently from it): said once,
+    at the line it concerns, never failing a run (not even with --strict)."""
+    return Diagnostic(code, Severity.INFO, message, location, hint)
 
 
 

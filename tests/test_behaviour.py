@@ -112,3 +112,41 @@ def test_curves() -> None:
     red = Curve(((40, 0), (80, 20)), interpolate=True, beyond=100)
     assert (red.at(39), red.at(60), red.at(80), red.at(81)) == (0, 10, 20, 100)
     assert Envelope(10_000_000, 64_000).conform == "transmit"
+
+
+def test_qos173_names_the_disagreement_in_policy_terms() -> None:
+    """Two devices whose class of one service differs: QOS173 printed Python reprs (`Curve(points=...)`)."""
+    policy = _policy("assured-rate.yaml")
+    first = intent.device(policy, policy.device_map["edge-mx"])
+    iface = first.interfaces[0]
+    red = Curve(((30.0, 0.0), (70.0, 15.0)), interpolate=True, beyond=100.0)
+    steps = Curve(((15.0, 30.0), (30.0, 100.0)), interpolate=False)
+
+    def changed(cls):  # type: ignore[no-untyped-def]
+        if cls.name == "best-effort":
+            return dataclasses.replace(cls, drop=((0, steps),), share=35.0)
+        if cls.name == "assured":
+            return dataclasses.replace(cls, drop=((1, red), (2, steps)), priority=0)
+        if cls.name == "ip-premium":
+            return dataclasses.replace(cls, strict=False, cap=20.0)
+        return cls
+
+    other = dataclasses.replace(first, name="other", interfaces=(dataclasses.replace(
+        iface, classes=tuple(changed(c) for c in iface.classes)),))
+    messages = sorted(d.message for d in lift([first, other], "x").diagnostics if d.code == "QOS173")
+    assert messages == [
+        "service 'assured': drop-profile of class assured is {low: {min: 30, max: 70, max-probability: 15%}, medium: "
+        "{points: [[15, 30], [30, 100]]}} here but {low: {min: 60, max: 95, max-probability: 5%}, medium: {min: 40, "
+        "max: 80, max-probability: 10%}, high: {min: 20, max: 60, max-probability: 20%}} where the service was first "
+        "met; the policy keeps the first",
+        "service 'assured': queue.priority of class assured is low here but high where the service was first met; "
+        "the policy keeps the first",
+        "service 'best-effort': drop-profile of class best-effort is {points: [[15, 30], [30, 100]]} here but "
+        "{points: [[50, 10], [90, 100]], interpolate: true} where the service was first met; the policy keeps the "
+        "first",
+        "service 'best-effort': queue.share of class best-effort is 35% here but 40% where the service was first "
+        "met; the policy keeps the first",
+        "service 'ip-premium': queue.rate-cap of class ip-premium is 20% here but 10% where the service was first "
+        "met; the policy keeps the first",
+        "service 'ip-premium': queue.strict of class ip-premium is false here but true where the service was first "
+        "met; the policy keeps the first"]

@@ -279,3 +279,56 @@ def test_qos095_policer_outside_platform_range(tmp_path: Path) -> None:
     assert [d.message for d in diags] == [
         "policer 'p' cir 10k is outside catalyst6500's range 32k..4G (device r1)",
         "policer 'p' cbs 40MB is outside catalyst6500's range 1KB..31250KB (device r1)"]
+
+
+# issue 26 ---------------------------------------------------------------------------------
+DROPPED = BASE.replace("queue: {share: 40%, priority: high}", "queue: {share: 40%, priority: high, aqm: AQM}\n"
+                       "    drop-profile: be", 1) + "drop-profiles:\n  be: {points: [[15, 30], [30, 100]]}\n"
+
+
+def test_qos074_drop_profile_ignored_by_aqm_none_or_codel(tmp_path: Path) -> None:
+    """aqm: none (or codel) beside a drop profile ran tail drop (fq_codel) and ignored the profile without a word."""
+    line = next(n for n, ln in enumerate(DROPPED.splitlines(), 1) if "aqm: AQM" in ln)
+    column = DROPPED.splitlines()[line - 1].index("AQM") + 1
+    (none,) = only(validate_text(tmp_path, DROPPED.replace("AQM", "none")), "QOS074")
+    assert none.severity.value == "warning"
+    assert (none.location.line, none.location.column) == (line, column)
+    assert none.message == ("service 'best-effort' has drop profile 'be', but aqm: none is tail drop: no target "
+                            "runs the profile")
+    assert none.hint == "write aqm: red to run the profile (the default with a drop profile), or remove drop-profile:"
+    (codel,) = only(validate_text(tmp_path, DROPPED.replace("AQM", "codel")), "QOS074")
+    assert codel.message == ("service 'best-effort' has drop profile 'be', but aqm: codel has no drop curve: no "
+                             "target runs the profile")
+    assert "QOS074" not in codes(validate_text(tmp_path, DROPPED.replace("AQM", "red")))
+    assert "QOS074" not in codes(validate_text(tmp_path, DROPPED.replace(", aqm: AQM", "")))
+
+
+def test_qos066_markdown_that_lowers_a_drop_precedence(tmp_path: Path) -> None:
+    """RFC 2597 markdown raises the drop precedence; exceed af13 -> af12, or violate below exceed, was accepted."""
+    def markdown(conform: str, exceed: str, violate: str) -> list:
+        text = POLICED.replace("conform: af11, exceed: af12, violate: af13",
+                               f"conform: {conform}, exceed: {exceed}, violate: {violate}")
+        diags = validate_text(tmp_path, text)
+        found = [d for d in diags if d.code == "QOS066"]
+        for d in found:
+            assert d.severity.value == "warning"
+            label = d.message.split()[2]
+            row = text.splitlines()[d.location.line - 1]
+            assert row.index(f"{label}: ") + len(label) + 3 == d.location.column, (row, d.location)  # the action
+        return [d.message for d in found]
+
+    assert markdown("af11", "af12", "af13") == []
+    assert markdown("af11", "drop", "drop") == []
+    assert markdown("af13", "af12", "drop") == [
+        "policer 'ar' exceed re-marks to af12 (drop precedence 2), below af13 (3) that conforming traffic carries: "
+        "out-of-profile traffic would be dropped after in-profile traffic"]
+    assert markdown("af11", "af13", "af12") == [
+        "policer 'ar' violate re-marks to af12 (drop precedence 2), below af13 (3) that exceeding traffic carries: "
+        "out-of-profile traffic would be dropped after in-profile traffic"]
+    # conform transmits what the service's code points carry: af13 traffic that exceeds would become af12
+    assert markdown("transmit", "af12", "af13") == [
+        "policer 'ar' exceed re-marks to af12 (drop precedence 2), below af13 (3) that conforming traffic of service "
+        "'assured' carries: out-of-profile traffic would be dropped after in-profile traffic"]
+    [d] = [d for d in validate_text(tmp_path, POLICED.replace("violate: af13", "violate: af11")) if d.code == "QOS066"]
+    assert d.hint == ("RFC 2597 section 2: a congested node discards the higher drop precedence first, so a policer's "
+                      "markdown raises it within the AF class (conform af11, exceed af12, violate af13)")

@@ -329,11 +329,13 @@ def test_nothing_to_size_from(tmp_path: Path) -> None:
         "host 'idle' declares no paths and no overrides", "path zero -> x has a zero RTT"]
 
 
-def test_reference_policy_shows_only_the_legacy_caps() -> None:
+def test_reference_policy_is_clean_and_the_untuned_example_shows_the_legacy_caps() -> None:
     result = api.validate(ROOT / "policies" / "grid-hosts.yaml")
+    assert result.ok and result.diagnostics == []
+    result = api.validate(ROOT / "examples" / "grid-hosts-untuned.yaml")
     assert result.ok
     assert codes(result.diagnostics) == ["QOS157", "QOS157"]
-    assert all("se2.grid.example" in d.message for d in result.diagnostics)
+    assert all("se4.grid.example" in d.message for d in result.diagnostics)
 
 
 # -- schema and builder --------------------------------------------------------

@@ -19,9 +19,11 @@ from qosc.sls.render import md_escape, render_service
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSURED = ROOT / "policies" / "assured-rate.yaml"
-# ip-premium's declared sls.path in assured-rate.yaml: 1G customer edge (JUNOS MX), 2.5G M-series core that
-# does not schedule premium, 2.5G POS on a GSR.  Device names are read from the policy, speeds are checked.
-EDGE, CORE, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.DOTALL).group(1).split(", ")  # type: ignore[union-attr]
+# ip-premium's declared sls.path in assured-rate.yaml: 1G customer edge (JUNOS MX), the MX's 10G core link,
+# 2.5G POS on a GSR; assured's: the same edge, the 2.5G M-series core (which does not schedule premium), the
+# GSR.  Device names are read from the policy, speeds are checked.
+EDGE, UPLINK, GSR = re.search(r"ip-premium:.*?path: \[(.*?)\]", ASSURED.read_text(), re.DOTALL).group(1).split(", ")  # type: ignore[union-attr]
+CORE = re.search(r"assured:.*?path: \[(.*?)\]", ASSURED.read_text(), re.DOTALL).group(1).split(", ")[1]  # type: ignore[union-attr]
 GEANT = ROOT / "policies" / "geant-lbe.yaml"
 
 KB = 1000  # policies write 64KB for 64,000 bytes (KiB would be 1024)
@@ -62,7 +64,7 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     assert bits == 524_000
 
     hops = {h.label: h for h in d.path}
-    assert list(hops) == [EDGE, CORE, GSR] and EDGE == "edge-mx:ge-0/0/1" and CORE == "core-m:so-1/2/0"
+    assert list(hops) == [EDGE, UPLINK, GSR] and EDGE == "edge-mx:ge-0/0/1" and UPLINK == "edge-mx:xe-0/1/0"
 
     edge = hops[EDGE]                                # 1 Gbit/s customer edge, strict priority, share 10%
     assert edge.link_rate == 1 * G and edge.mtu == 1500 and edge.scheduling == "strict priority"
@@ -75,8 +77,13 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     assert edge.delay_formula == ("junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / "
                                   "1 Gbit/s = 524 µs (strict-high shaped at its cap 100 Mbit/s: drains at the cap)")
 
-    core = hops[CORE]                  # M-series: premium not scheduled on this interface
-    assert core.found and not core.scheduled and core.delay_us is None and core.min_rate is None
+    uplink = hops[UPLINK]                            # 10 Gbit/s core link of the MX, strict priority, share 10%
+    assert uplink.link_rate == 10 * G and uplink.scheduling == "strict priority"
+    assert uplink.min_rate == 10 * 10 * G // 100 == 1 * G  # 10% x 10,000,000,000 = 1,000,000,000 bit/s
+    assert uplink.delay_us == Fraction(524_000 * 10**6, 10 * G) == Fraction(524, 10)  # 524,000 bit / 1e10 = 52.4 us
+    assert uplink.sized_by == "junos"
+    assert uplink.delay_formula == ("junos: sigma / C = 64000 B x 8 / 10 Gbit/s + F / C = 51.2 µs + 1500 B x 8 / "
+                                    "10 Gbit/s = 52.4 µs (strict-high shaped at its cap 1 Gbit/s: drains at the cap)")
 
     gsr = hops[GSR]                                  # 2.5 Gbit/s POS, strict priority
     assert gsr.link_rate == 25 * G // 10 and gsr.scheduling == "strict priority"
@@ -89,9 +96,9 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
                                  "2.5 Gbit/s = 209.6 µs (priority policed at its cap 250 Mbit/s: what the policer "
                                  "admits leaves at the link rate 2.5 Gbit/s)")
 
-    # Sum along the path over the two hops that have a bound: 524 + 209.6 = 733.6 us.
-    assert d.path_delay_us == Fraction(7336, 10) and not d.path_delay_complete
-    assert d.path_delay_formula == "524 µs + 209.6 µs = 733.6 µs"
+    # Sum along the path, every hop bounded: 524 + 52.4 + 209.6 = 786 us.
+    assert d.path_delay_us == 786 and d.path_delay_complete
+    assert d.path_delay_formula == "524 µs + 52.4 µs + 209.6 µs = 786 µs"
     assert d.min_rate == (100 * M, edge)             # the bottleneck is the 1G edge
 
     # Every interface scheduling premium: 10G links give 524,000 / 1e10 = 52.4 us.
@@ -127,15 +134,28 @@ def test_fmt_time() -> None:
     assert fmt_time(10_000) == "10 ms" and fmt_time(Fraction(1, 3)) == "≈ 0.3333 µs"
 
 
-def test_assured_rate_validates_with_one_sls_warning() -> None:
+def test_assured_rate_declares_no_sls_it_cannot_keep() -> None:
     result = api.validate(ASSURED)
     assert result.ok
+    assert [d for d in result.diagnostics if d.code.startswith("QOS16")] == []
+
+
+def test_a_hop_that_does_not_schedule_the_service_is_said(tmp_path: Path) -> None:
+    """Premium's path through core-m, whose M-series has no Premium queue (the bundled policy's path avoids it)."""
+    path, text = variant(tmp_path, PATH_LINE, f"      path: [{EDGE}, {CORE}, {GSR}]\n")
+    result = api.validate(path)
     sls = [d for d in result.diagnostics if d.code.startswith("QOS16")]
     assert [(d.code, d.severity.value) for d in sls] == [("QOS163", "warning")]
-    text = ASSURED.read_text()
-    line = [i + 1 for i, x in enumerate(text.splitlines()) if "path: [edge-mx:ge-0/0/1, core-m:so-1/2/0" in x][1]
+    line = [i + 1 for i, x in enumerate(text.splitlines()) if f"path: [{EDGE}, {CORE}" in x][1]
     assert (sls[0].location.line, sls[0].location.column) == (line, text.splitlines()[line - 1].index("core-m") + 1)
-    assert "core-m:so-1/2/0 does not schedule it" in sls[0].message
+    assert f"{CORE} does not schedule it" in sls[0].message
+    assert result.policy is not None
+    d = derive(result.policy, result.policy.service_map["ip-premium"])
+    core = {h.label: h for h in d.path}[CORE]        # M-series: premium not scheduled on this interface
+    assert core.found and not core.scheduled and core.delay_us is None and core.min_rate is None
+    # summed over the two hops that have a bound: 524 + 209.6 = 733.6 us, and said to be partial
+    assert d.path_delay_us == Fraction(7336, 10) and not d.path_delay_complete
+    assert "warning[QOS163]" in render_service(result.policy, result.policy.service_map["ip-premium"], "md")
 
 
 # -- declared targets the configuration cannot support -----------------------------------------------------
@@ -186,27 +206,28 @@ def test_delay_and_ipdv_below_the_summed_bound(tmp_path: Path) -> None:
     assert [d.code for d in diags] == ["QOS162", "QOS166"]
     assert (diags[0].location.line, diags[0].location.column) == line_col(text, "delay: 700us", "700us")
     assert (diags[1].location.line, diags[1].location.column) == line_col(text, "ipdv: 500us", "500us")
-    # 700 us < 524 + 209.6 = 733.6 us, summed over the two hops that schedule premium
+    # 700 us < 524 + 52.4 + 209.6 = 786 us, summed over the three hops
     assert ("declares delay 700 µs, below the queueing delay bound summed along sls.path: "
-            "524 µs + 209.6 µs = 733.6 µs over 2 of 3 hops") in diags[0].message
-    assert diags[0].hint == "declare at least 734us, or lower the policed burst (CBS) of the service"
-    # the first whole microsecond above the bound is supported
-    path, _ = variant(tmp_path, PREMIUM_SLS, PREMIUM_SLS.replace("delay: 10ms", "delay: 734us"), "ok2.yaml")
+            "524 µs + 52.4 µs + 209.6 µs = 786 µs") in diags[0].message
+    assert diags[0].hint == "declare at least 786us, or lower the policed burst (CBS) of the service"
+    # the bound itself is supported
+    path, _ = variant(tmp_path, PREMIUM_SLS, PREMIUM_SLS.replace("delay: 10ms", "delay: 786us"), "ok2.yaml")
     assert sls_diags(path) == []
 
 
 def test_a_bigger_burst_raises_the_bound(tmp_path: Path) -> None:
-    # CBS 1MB: (1,000,000 + 1,500) x 8 / 1e9 = 8.012 ms at the edge, / 2.5e9 = 3.2048 ms at the GSR: 11.2168 ms
+    # CBS 1MB: (1,000,000 + 1,500) x 8 / 1e9 = 8.012 ms at the edge, / 1e10 = 801.2 us on the MX's core link,
+    # / 2.5e9 = 3.2048 ms at the GSR: 12.018 ms
     path, _ = variant(tmp_path, "    cbs: 64KB\n", "    cbs: 1MB\n")
     policy = api.validate(path).policy
     d = derive(policy, policy.service_map["ip-premium"])
-    assert [h.delay_us for h in d.path if h.delay_us] == [Fraction(8012), Fraction(32048, 10)]
-    assert d.path_delay_us == Fraction(112168, 10)
+    assert [h.delay_us for h in d.path if h.delay_us] == [Fraction(8012), Fraction(8012, 10), Fraction(32048, 10)]
+    assert d.path_delay_us == 12018
     diags = sls_diags(path)
-    # declared delay 10 ms and IPDV 1 ms are both below 11.2168 ms
+    # declared delay 10 ms and IPDV 1 ms are both below 12.018 ms
     assert [d.code for d in diags] == ["QOS162", "QOS166"]
-    assert "8.012 ms + 3.2048 ms = 11.2168 ms over 2 of 3 hops" in diags[0].message
-    assert diags[0].hint.startswith("declare at least 11217us")  # 11,216.8 us rounded up to a whole us
+    assert "8.012 ms + 801.2 µs + 3.2048 ms = 12.018 ms" in diags[0].message
+    assert diags[0].hint.startswith("declare at least 12018us")
 
 
 def test_unknown_path_hops(tmp_path: Path) -> None:
@@ -247,13 +268,13 @@ def test_markdown_sections_and_formulas() -> None:
             "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs "
             "(strict-high shaped at its cap 100 Mbit/s: drains at the cap) |") in md
     assert "ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = 209.6 µs" in md
-    assert "Σ per-hop bounds = 524 µs + 209.6 µs = 733.6 µs" in md  # sized hops: each its own formula
+    assert "Σ per-hop bounds = 524 µs + 52.4 µs + 209.6 µs = 786 µs" in md  # sized hops: each its own formula
     assert ("| minimum rate along the path | min over hops = 100 Mbit/s at edge-mx:ge-0/0/1 | "
             "declared 10 Mbit/s: supported |") in md
     assert "single-rate two-colour token bucket (CIR, CBS)" in md and "| CBS | 64KB |" in md
     assert "| site-in / premium-video | 198.18.20.0/24 | any | udp | any | 5004-5005 |" in md
     assert "- exceeding traffic (premium-in): drop" in md
-    assert "warning[QOS163]" in md
+    assert "warning[" not in md  # every hop schedules premium (test_a_hop_that_does_not_schedule_the_service_is_said)
     # tables are preceded by a blank line (GitHub needs one after a paragraph)
     for match in re.finditer(r"\n\|[^\n]*\|\n\|---", md):
         before = md[:match.start()].rsplit("\n", 1)[-1]
@@ -317,7 +338,7 @@ def test_html_is_self_contained() -> None:
     for fetch in ("src=", "href=", "url(", "@import", "http://", "https://", "<link", "<script", "<img", "<iframe"):
         assert fetch not in html, fetch
     assert html.count('<svg class="allocation"') == 3  # one chart per path hop (all three differ)
-    assert html.count('class="share current"') == 2    # premium highlighted where it is scheduled
+    assert html.count('class="share current"') == 3    # premium highlighted where it is scheduled: every hop
     assert '<table id="path">' in html and '<table id="declared">' in html
 
 
@@ -329,7 +350,7 @@ def test_cli_writes_one_document_per_service(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "md").iterdir()) == [
         "assured.md", "best-effort.md", "ip-premium.md", "lbe.md", "network-control.md"]
-    assert "warning[QOS163]" in proc.stderr
+    assert "warning[" not in proc.stderr
     proc = run("sls", "policies/geant-lbe.yaml", "--service", "lbe", "--service", "ip-premium", "--format", "html",
                "-o", str(tmp_path / "html"))
     assert proc.returncode == 0, proc.stderr

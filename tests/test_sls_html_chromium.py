@@ -165,17 +165,18 @@ def test_premium_sls_tables_and_charts_in_chromium(documents: Path, tmp_path: Pa
     # the path table: a header and the three declared hops
     assert len(dom.inside("tr", "table")) >= 4
     path = dom.table_text("path")
-    # both hops are sized by their targets (issue 17): the JUNOS shaper's and the IOS policer's numbers
+    # every hop is sized by its target (issue 17): the JUNOS shaper's and the IOS policer's numbers
     assert "junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / 1 Gbit/s = 524 µs" in path
+    assert "junos: sigma / C = 64000 B x 8 / 10 Gbit/s + F / C = 51.2 µs + 1500 B x 8 / 10 Gbit/s = 52.4 µs" in path
     assert ("ios-mqc: sigma / C = 64000 B x 8 / 2.5 Gbit/s + F / C = 204.8 µs + 1500 B x 8 / 2.5 Gbit/s = "
             "209.6 µs") in path
-    assert "not scheduled" in path
-    assert "524 µs + 209.6 µs = 733.6 µs" in dom.table_text("verdicts")
+    assert "not scheduled" not in path  # premium's path avoids core-m, which has no Premium queue
+    assert "524 µs + 52.4 µs + 209.6 µs = 786 µs" in dom.table_text("verdicts")
     # one SVG chart per distinct interface allocation on the path, parsed by the browser as SVG
     charts = dom.find("svg", **{"class": "allocation"})
     assert len(charts) == 3 and all(c.get("role") == "img" for c in charts)
     shares = [a for a in dom.find("rect") if a.get("class", "").startswith("share")]
-    assert [a["data-service"] for a in shares if a["class"] == "share current"] == ["ip-premium", "ip-premium"]
+    assert [a["data-service"] for a in shares if a["class"] == "share current"] == ["ip-premium"] * 3
     assert sorted({a["data-service"] for a in shares}) == ["assured", "best-effort", "ip-premium", "lbe",
                                                            "network-control"]
     edge = shares[:5]
@@ -191,7 +192,7 @@ def test_premium_sls_tables_and_charts_in_chromium(documents: Path, tmp_path: Pa
            f"--screenshot={shot}")
     w, h, bpp, rows = decode_png(shot.read_bytes())
     assert (w, h) == (450, 3200)
-    premium = pixels(rows, bpp, "#59a14f")   # ip-premium's colour: two 10% segments and two legend swatches
+    premium = pixels(rows, bpp, "#59a14f")   # ip-premium's colour: three 10% segments and the legend swatches
     best_effort = pixels(rows, bpp, "#4e79a7")  # best effort: three 40% segments
     assert premium > 200, premium
     assert best_effort > 4 * premium, (best_effort, premium)

@@ -1,5 +1,5 @@
 """Behaviour values as the bodies of a qosc policy (qosc import, lift.py): a drop curve as a drop profile, a
-policer envelope as a policer, a port range as a match value."""
+policer envelope as a policer, a port range as a match value, a class attribute as the policy writes it."""
 
 from __future__ import annotations
 
@@ -35,3 +35,37 @@ def envelope_body(env: Envelope) -> dict[str, Any]:
             continue
         body[key] = dscp_mod.name(int(action.split()[1])) if action.startswith("dscp ") else action
     return body
+
+
+CLASS_KEYS = {"share": "queue.share", "priority": "queue.priority", "strict": "queue.strict", "cap": "queue.rate-cap",
+              "ceiling": "queue.ceiling", "drop": "drop-profile", "ecn": "queue.ecn"}
+"""The policy key of each class attribute lift.py compares across devices."""
+LEVELS = ("low", "medium-low", "medium-high", "high")
+"""The policy's priorities, by rank 0..3."""
+
+
+def class_value(what: str, value: Any) -> str:
+    """A class attribute (a CLASS_KEYS key) as a policy says it: 40%, high, true, a drop profile in flow style
+    ({min: 60, max: 95, max-probability: 5%}, per precedence {low: ..., medium: ...})."""
+    if what in ("share", "cap", "ceiling"):
+        return f"{value:g}%"
+    if what == "priority":
+        return LEVELS[value] if 0 <= value < len(LEVELS) else f"rank {value}"
+    if what == "drop":
+        labels, curves = {1: "low", 2: "medium", 3: "high"}, dict(value)
+        return _flow(profile_body(curves[0]) if 0 in curves else
+                     {labels[k]: profile_body(c) for k, c in sorted(curves.items())})
+    return _flow(value)
+
+
+def _flow(value: Any, key: str = "") -> str:
+    """YAML flow style, numbers without a trailing .0 and max-probability with its % sign."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v, k)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"{value:g}" + ("%" if key == "max-probability" else "")
+    return str(value)

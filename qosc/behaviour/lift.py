@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour.bodies import envelope_body, port_value, profile_body
+from qosc.behaviour.bodies import CLASS_KEYS, LEVELS, class_value, envelope_body, port_value, profile_body
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -47,8 +47,6 @@ def _pct(value: float) -> str:
     return f"{value:g}%"
 
 
-_LEVELS = ("low", "medium-low", "medium-high", "high")
-
 
 def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
     """The policy priority of each non-strict class of an interface, keeping the order the device serves them
@@ -64,18 +62,18 @@ def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str],
         return {c.name: "low" if kinds.get(c.name) == "lbe" else "high" for c in iface.classes if not c.strict}, []
     ranks = sorted({c.priority for c in ranked if c.priority is not None})
     if all(0 <= r <= 3 for r in ranks):
-        label = {r: _LEVELS[r] for r in ranks}
-    elif len(ranks) <= len(_LEVELS):
+        label = {r: LEVELS[r] for r in ranks}
+    elif len(ranks) <= len(LEVELS):
         picks = {1: (3,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}[len(ranks)]
-        label = {r: _LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
+        label = {r: LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
     else:
-        label = {r: _LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
+        label = {r: LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
     out = {c.name: label[c.priority] for c in ranked if c.priority is not None}
     diags: list[Diagnostic] = []
-    if len(ranks) > len(_LEVELS):
+    if len(ranks) > len(LEVELS):
         worst = next(c for c in ranked if list(out.values()).count(out[c.name]) > 1)
         diags.append(warning("QOS172", f"interface {iface.name} serves {len(ranks)} priority levels, the policy "
-                             f"language has {len(_LEVELS)}: classes of neighbouring levels share one (e.g. "
+                             f"language has {len(LEVELS)}: classes of neighbouring levels share one (e.g. "
                              f"{worst.name}: {out[worst.name]})", worst.origin))
     return out, diags
 
@@ -234,11 +232,12 @@ class _Lifter:
 
     def _agree(self, key: frozenset[int], cls: Class) -> None:
         first = self.first[key]
-        for what in ("share", "priority", "strict", "cap", "ceiling", "drop", "ecn"):
-            if getattr(first, what) != getattr(cls, what) and None not in (getattr(first, what), getattr(cls, what)):
+        for what, policy_key in CLASS_KEYS.items():
+            here, there = getattr(cls, what), getattr(first, what)
+            if here != there and None not in (here, there):
                 self.diagnostics.append(warning(
-                    "QOS173", f"service '{self.service_names[key]}': {what} of class {cls.name} is "
-                    f"{getattr(cls, what)!r} here but {getattr(first, what)!r} where the service was first met; "
+                    "QOS173", f"service '{self.service_names[key]}': {policy_key} of class {cls.name} is "
+                    f"{class_value(what, here)} here but {class_value(what, there)} where the service was first met; "
                     "the policy keeps the first", cls.origin or first.origin,
                     "split the service per site by hand, or make the devices agree"))
 

@@ -1,4 +1,4 @@
-"""QOS070-QOS073: drop profiles must be curves RED can run, and RED needs one."""
+"""QOS070-QOS074: drop profiles must be curves RED can run, RED needs one, and only RED runs one."""
 
 from __future__ import annotations
 
@@ -40,4 +40,18 @@ def check_red_without_curve(policy: Policy) -> Iterator[Diagnostic]:
                           "give the service a drop-profile:, or write aqm: none")
 
 
-RULES = (check_curves, check_unused, check_red_without_curve)
+def check_curve_without_red(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS074: a drop profile beside aqm: none (tail drop) or codel (no curve) is run by no target (they all read
+    the profile only under aqm: red), so the profile the user wrote is silently ignored."""
+    for s in policy.services:
+        if s.queue.aqm == "red" or not s.drop_profiles:
+            continue
+        names = list(dict.fromkeys(f"'{name}'" for _, name in s.drop_profiles))
+        profiles = f"drop profile{'s' if len(names) > 1 else ''} {', '.join(names)}"
+        what = "is tail drop" if s.queue.aqm == "none" else "has no drop curve"
+        yield warning("QOS074", f"service '{s.name}' has {profiles}, but aqm: {s.queue.aqm} {what}: no "
+                      "target runs the profile", s.where.at("queue.aqm", "drop-profile"),
+                      "write aqm: red to run the profile (the default with a drop profile), or remove drop-profile:")
+
+
+RULES = (check_curves, check_unused, check_red_without_curve, check_curve_without_red)

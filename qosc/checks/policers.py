@@ -1,4 +1,4 @@
-"""QOS060-QOS065: policers whose buckets or rates cannot work as written.
+"""QOS060-QOS066: policers whose buckets, rates or markdown cannot work as written.
 
 The Catalyst 6500 tests showed that TCP needs a bucket near CIR x RTT: at CIR
 50 Mbit/s one TCP flow needed a 2.5 MB normal burst; smaller buckets gave a
@@ -65,4 +65,51 @@ def check_remarks(policy: Policy) -> Iterator[Diagnostic]:
                               p.where.at(label), "remarked traffic will be treated as the default service")
 
 
-RULES = (check_buckets, check_tcp_bursts, check_remarks)
+def _arriving(policy: Policy, policer: Policer) -> list[tuple[int, str]]:
+    """(code point, whose) of the traffic a policer meets: every code point of a service that names it (trusted
+    DSCP may carry any of them), the mark of a rule that names it."""
+    found: dict[int, str] = {}
+    for s in policy.services:
+        if s.policer == policer.name:
+            found.update((c, f" of service '{s.name}'") for c in s.dscp if c not in found)
+    for c in policy.classifiers:
+        for r in c.rules:
+            owner = policy.service_map.get(r.service)
+            mark = r.set_dscp if r.set_dscp is not None else owner.mark if owner is not None and owner.dscp else None
+            if r.policer == policer.name and mark is not None:
+                found.setdefault(mark, f" of rule '{r.name}'")
+    return list(found.items())
+
+
+def check_markdown(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS066: a colour further out of profile must not leave with a lower AF drop precedence (same class) than a
+    colour before it: RFC 2597 section 2 has a congested node discard the higher drop precedence first, so such
+    a markdown protects out-of-profile traffic better than in-profile traffic.  A transmitted colour keeps what it
+    arrived with (the code points of the traffic the policer meets)."""
+    for p in policy.policers:
+        arriving = _arriving(policy, p)
+        before: list[tuple[int, str]] = []  # (code point, "conforming traffic[ of service 'x']") of earlier colours
+        for label, adjective, action in (("conform", "conforming", p.conform), ("exceed", "exceeding", p.exceed),
+                                         ("violate", "violating", p.violate)):
+            if action is None or action.kind == "drop":
+                continue
+            if action.kind == "remark" and action.dscp is not None:
+                code = action.dscp
+                higher = [(e, whose) for e, whose in before if dscp.af_class(e) and dscp.af_class(e) ==
+                          dscp.af_class(code) and dscp.drop_precedence(e) > dscp.drop_precedence(code)]
+                if higher:
+                    top, whose = max(higher, key=lambda found: dscp.drop_precedence(found[0]))
+                    yield warning("QOS066", f"policer '{p.name}' {label} re-marks to {dscp.name(code)} (drop "
+                                  f"precedence {dscp.drop_precedence(code)}), below {dscp.name(top)} "
+                                  f"({dscp.drop_precedence(top)}) that {whose} carries: out-of-profile traffic would "
+                                  "be dropped after in-profile traffic", p.where.at(label),
+                                  "RFC 2597 section 2: a congested node discards the higher drop precedence first, so "
+                                  "a policer's markdown raises it within the AF class (conform af11, exceed af12, "
+                                  "violate af13)")
+                leaving = [(code, "")]
+            else:
+                leaving = arriving
+            before += [(code, f"{adjective} traffic{whose}") for code, whose in leaving]
+
+
+RULES = (check_buckets, check_tcp_bursts, check_remarks, check_markdown)

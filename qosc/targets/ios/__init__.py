@@ -32,7 +32,8 @@ from qosc.targets.ios.common import Findings
 from qosc.targets.ios.mqc import lower as lower_mqc
 from qosc.targets.ios.platform import CatalystPlatform, MqcPlatform
 from qosc.targets.ios.sizing import class_sizing as mqc_class_sizing
-from qosc.targets.ios.target import CiscoTarget, formats_of, grammars_of
+from qosc.targets.ios.target import UNIT, CiscoTarget, formats_of, grammars_of
+from qosc.targets.platform import PlatformBase
 
 
 class IosMqcTarget(CiscoTarget):
@@ -45,6 +46,11 @@ class IosMqcTarget(CiscoTarget):
 
     def lower_for(self, policy: Policy, device: Device, platform: Any) -> tuple[dict[str, Any], Findings]:
         return lower_mqc(policy, device, platform)
+
+    def supports(self, field_path: str, platform: PlatformBase) -> bool:
+        """`unit:` on every MQC platform: where the dialect cannot queue on a sub-interface, the lowering refuses it
+        (QOS186) as it refuses the same sub-interface written in the name (POS0/0.1), not as a field it drops."""
+        return field_path == UNIT or super().supports(field_path, platform)
 
     def class_sizing(self, policy: Policy, device: Device, iface: Interface,
                      service: Service) -> ClassSizing | Unsized | None:

@@ -174,7 +174,7 @@ class CatalystLowering(IosLowering):
         name = super().rule_class(classifier, rule)
         if name is not None and not self.platform.ipv6_qos and any(
                 a["kind"].startswith("ipv6") for a in self.class_acls(name)):
-            self.found.warning("QOS137", f"rule '{rule.name}' of classifier '{classifier.name}' matches IPv6, but "
+            self.found.info("QOS137", f"rule '{rule.name}' of classifier '{classifier.name}' matches IPv6, but "
                                f"{self.platform.name}'s PFC has no IPv6 QoS: its IPv6 traffic is neither classified "
                                "nor marked nor policed", rule.where.at("match"),
                                "mark IPv6 on a router, or use a PFC3 (12.2SX)")

@@ -15,7 +15,7 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS130", "ios", "warning", "one policer shared by several classes polices each class separately", _M),
     Code("QOS120", "ios", "error", "precedence clash on a platform that classifies by precedence", _M),
     Code("QOS121", "ios", "error", "value outside what the IOS dialect accepts", _M),
-    Code("QOS122", "ios", "warning", "services sharing a precedence (or CoS) share a queue", _M),
+    Code("QOS122", "ios", "info", "AF drop precedences of one precedence (or CoS) share one WRED profile", _M),
     Code("QOS123", "ios", "error", "ECN on a release without it", _M),
     Code("QOS124", "ios", "warning", "colour-aware policer rendered colour-blind", _M),
     Code("QOS131", "ios", "error", "rate above what the dialect's police command accepts (classic IOS: 2 Gbit/s)", _M),
@@ -29,12 +29,14 @@ MQC_CODES: tuple[Code, ...] = (
     Code("QOS139", "ios", "error", "queue.aqm the platform does not have (codel: IOS has WRED or tail drop)", _M),
     Code("QOS191", "ios", "error", "rate cap or ceiling on a class that is not strict (classic IOS and the PFC "
          "cap priority classes only)", _M),
-    Code("QOS180", "ios", "warning", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
-    Code("QOS181", "ios", "warning", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
-    Code("QOS183", "ios", "warning", "drop profile that is not the one linear WRED ramp the platform runs", _M),
-    Code("QOS184", "ios", "warning", "priority between bandwidth classes, which MQC does not have", _M),
+    Code("QOS180", "ios", "info", "precedence matching takes undeclared code points and no IPv6 into a class", _M),
+    Code("QOS181", "ios", "info", "a buffer the platform cannot configure beside WRED (thresholds only)", _M),
+    Code("QOS183", "ios", "info", "drop profile that is not the one linear WRED ramp the platform runs", _M),
+    Code("QOS184", "ios", "info", "priority between bandwidth classes, which MQC does not have", _M),
     Code("QOS185", "ios", "warning", "bandwidth remaining ratios (1..1000) that cannot keep a class's proportion "
          "within 5%", _M),
+    Code("QOS186", "ios", "error", "sub-interface (unit:, or a dotted name) on a dialect that writes no shaper: IOS "
+         "queues on a sub-interface only under one", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (
@@ -45,5 +47,5 @@ CATALYST_CODES: tuple[Code, ...] = (
     Code("QOS129", "ios", "error", "remark the PFC policed-DSCP map cannot express", _C),
     Code("QOS135", "ios", "warning", "PFC policer bucket below rate/4000 bytes", _C),
     Code("QOS136", "ios", "warning", "a queue's owner and sharer on one CoS, so on one drop threshold", _C),
-    Code("QOS137", "ios", "warning", "IPv6 classifier rule on a PFC generation without IPv6 QoS", _C),
+    Code("QOS137", "ios", "info", "IPv6 classifier rule on a PFC generation without IPv6 QoS", _C),
 )

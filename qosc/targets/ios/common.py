@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from qosc import dscp as dscp_mod
 from qosc.behaviour.intent import curve
 from qosc.behaviour.model import Curve
-from qosc.diagnostics import Diagnostic, Location, error, warning
+from qosc.diagnostics import Diagnostic, Location, error, info, warning
 from qosc.model import (
     Device,
     DropProfile,
@@ -64,6 +64,10 @@ class Findings:
 
     def warning(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self._add(warning(code, message, loc, hint))
+
+    def info(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
+        self._add(info(code, message, loc, hint))
 
     def _add(self, diag: Diagnostic) -> None:
         if self._log is not None:
@@ -122,7 +126,7 @@ def ramp_differs(found: Findings, platform: str, dp: DropProfile, ramp: tuple[fl
         return
     shape = ("min/max/max-probability" if dp.red is not None
              else f"{len(dp.points)} points, {'interpolated' if dp.interpolate else 'a step curve'}")
-    found.warning("QOS183", f"drop profile '{dp.name}' ({shape}) is not the one linear WRED ramp {platform} runs: "
+    found.info("QOS183", f"drop profile '{dp.name}' ({shape}) is not the one linear WRED ramp {platform} runs: "
                   f"0% at {low:g}% fill rising to {prob:.3g}% at {high:g}%, everything above dropped; the policy's "
                   f"curve differs by up to {gap:.3g} points of drop probability (at {fill:g}% fill)",
                   dp.where.at("points", "min"), hint)

@@ -70,6 +70,25 @@ class IosLowering:
             self.found.error("QOS121", f"interface name {iface.name!r} is not an IOS interface name",
                              iface.where.loc, f"write it as IOS does, e.g. {self.interface_example}")
 
+    def check_subinterface(self, iface: Interface) -> None:
+        """QOS186 (ios-mqc): a sub-interface (`unit:`, or a dotted name such as POS0/0.1) where the dialect writes
+        no shaper.  The output policy queues (bandwidth, priority, WRED), and IOS attaches a queueing policy to a
+        sub-interface only under a shaper: "Cisco IOS logical interfaces do not inherently support a state of
+        congestion and do not support the direct application of a service policy that applies a queueing method",
+        the router answering `CBWFQ : Not supported on subinterfaces` (Cisco tech note 10104, Applying QoS Features
+        to Ethernet Subinterfaces, IOS 12.2(2)T; tech note 10050 says the same of ATM sub-interfaces).  Both
+        spellings get the same refusal."""
+        main, dot, _ = iface.name.partition(".")
+        if getattr(self.platform, "shaping", False) or not (iface.unit or dot):
+            return
+        name = iface.name if dot else f"{iface.name}.{iface.unit}"
+        self.found.error("QOS186", f"{self.device.name}:{name} is a sub-interface, but {self.platform.name} attaches "
+                         "its output policy (bandwidth, priority, WRED: queueing) to it directly, and IOS queues on a "
+                         "sub-interface only under a shaper (`CBWFQ : Not supported on subinterfaces`, Cisco tech "
+                         f"note 10104), which qosc does not write on {self.platform.name}",
+                         iface.where.at("unit") if iface.unit else iface.where.loc,
+                         f"apply the policy to the main interface {main}")
+
     def ingress(self, iface: Interface) -> list[dict[str, Any]]:
         """The input classes of an edge interface, lowered once per settings.
 

@@ -117,8 +117,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
             self.caps_supported(s)
         for iface in self.device.interfaces:
             self.check_interface_name(iface)
+            self.check_subinterface(iface)
             if iface.shape is not None and self.d.shaping:
-                self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"))
+                self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"),
+                                "no shape: to leave the interface unshaped")
         self.priorities_unrendered(services)
 
     def priorities_unrendered(self, services: tuple[Service, ...]) -> None:
@@ -128,7 +130,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
         top = max(owners, key=lambda s: s.queue.priority, default=None)
         for s in owners:
             if top is not None and s.queue.priority < top.queue.priority:
-                self.found.warning("QOS184", f"service '{s.name}' has priority {s.queue.priority.label}, below "
+                self.found.info("QOS184", f"service '{s.name}' has priority {s.queue.priority.label}, below "
                                    f"'{top.name}' ({top.queue.priority.label}), but {self.platform.name} has no "
                                    "priority between bandwidth classes (its one priority is `priority`, the strict "
                                    "class): the class is served for its bandwidth like the others and takes part in "
@@ -148,7 +150,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
             precs = ", ".join(str(p) for p in sorted({x >> 3 for x in self.class_dscps(s)}))
             taken = f"code points of no service ({', '.join(dscp_mod.name(x) for x in extra)}) go to it too, and " \
                 if extra else ""
-            self.found.warning("QOS180", f"{self.platform.name} matches service '{s.name}' by IP precedence "
+            self.found.info("QOS180", f"{self.platform.name} matches service '{s.name}' by IP precedence "
                                f"{precs}, on IPv4 only: {taken}its IPv6 packets go to class-default",
                                s.where.at("dscp"), "on IOS XE platforms qosc matches DSCP on IPv4 and IPv6")
 

@@ -184,7 +184,7 @@ class PortPlan:
         for m in carried:
             names = {n for _, n in m.drop_profiles}
             if len(names) > 1:
-                self.found.warning("QOS122", f"catalyst6500 queues by CoS (= precedence), so service '{m.name}' "
+                self.found.info("QOS122", f"catalyst6500 queues by CoS (= precedence), so service '{m.name}' "
                                    "cannot drop its AF drop precedences differently; it uses its 'low' drop profile",
                                    m.where.at("drop-profile"), "use one drop profile for the service on this platform")
             dp = self.policy.drop_profile_map.get(m.drop_profile_for(1) or "") if m.queue.aqm == "red" else None

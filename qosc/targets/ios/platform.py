@@ -83,7 +83,8 @@ class MqcPlatform(IosPlatform):
     """How a class marks: `set ip dscp` on classic IOS (12.0S), `set dscp` (IPv4 and IPv6) from 12.2(13)T."""
     shaping: bool
     """Hierarchical shaping (`shape:`: a parent policy with `shape average` and the class policy under it) and
-    policies on subinterfaces (`unit:`, interface <name>.<unit>); without it both fields are refused (QOS090)."""
+    policies on subinterfaces (`unit:`, interface <name>.<unit>); without it `shape:` is refused (QOS090) and so is
+    a sub-interface, as `unit:` or in the name (QOS186: IOS queues on a sub-interface only under a shaper)."""
     remaining_ratio_max: int | None = None
     """The largest `bandwidth remaining ratio` (IOS XE: 1000, what Cisco's guides document; the
     Cisco-IOS-XE-policy YANG of 16.11 and 17.6 takes up to 65535: the command table's 'ratio-range'); None: the

@@ -93,7 +93,7 @@ class Queueing:
         what = (f"service '{s.name}' buffer ({limit} packets) is not configured on {self.device.name}" if limit
                 is not None else f"the {size}-packet queue service '{s.name}' WRED thresholds are fill % of is an "
                 f"assumption ({why.split('(', 1)[-1].rstrip(')')}), not configured on {self.device.name}")
-        self.found.warning("QOS181", f"{self.platform.name} takes no queue-limit beside random-detect, so {what}: "
+        self.found.info("QOS181", f"{self.platform.name} takes no queue-limit beside random-detect, so {what}: "
                            "only the WRED thresholds are, in packets; read back, they are a fill level of the "
                            "queue the reader infers",
                            s.where.at("queue.buffer" if limit is not None else "drop-profile"),
@@ -175,7 +175,7 @@ class Queueing:
         else:
             for p in mixed:
                 s = claim.get(by_prec[p][0], owner)
-                self.found.warning("QOS122", f"{self.platform.name} schedules by IP precedence, so service "
+                self.found.info("QOS122", f"{self.platform.name} schedules by IP precedence, so service "
                                    f"'{s.name}' cannot drop its AF drop precedences differently; precedence {p} uses "
                                    f"drop profile '{profile[by_prec[p][0]]}'", s.where.at("drop-profile"),
                                    "use one drop profile for the service on this platform")

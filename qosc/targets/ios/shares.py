@@ -111,16 +111,20 @@ class Shares:
         up to less guarantee each class proportionally more than its share (the minimum asked for is kept)."""
         given = sum(pct or 0.0 for pct in shares.values())
         left = 100.0 - strict
-        first = next((s for s in own if self.kbps(shares.get(s.name) or 0.0, iface) > self.d.kbps_max), None)
-        if first is None or given <= 0 or left - given <= 0.5:
+        big = next((s for s in own if self.kbps(shares.get(s.name) or 0.0, iface) > self.d.kbps_max), None)
+        fractional = next((s for s in own if shares.get(s.name) is not None and not is_integral(shares[s.name] or 0)),
+                          None)
+        if big is None or fractional is None or given <= 0 or left - given <= 0.5:
             return
         self.found.warning("QOS138", f"shares on {self.device.name}:{iface.name} are written as `bandwidth remaining "
-                           f"ratio` (service '{first.name}' share {shares[first.name]:g}% is above the "
-                           f"{self.d.kbps_max} kbit/s `bandwidth` of {self.platform.name}, and `bandwidth percent` "
-                           f"takes whole numbers only); {self.platform.name} divides all {left:g}% the strict classes "
-                           f"leave by ratio, so the shares ({given:g}% together) are each guaranteed "
-                           f"{left / given:.4g} times over", first.where.at("queue.share"),
-                           f"let the shares of the interface add up to {left:g}%, or use whole percentages")
+                           f"ratio` (service '{fractional.name}' share {shares[fractional.name]:g}% is not a whole "
+                           f"percentage, which `bandwidth percent` needs, and service '{big.name}' share "
+                           f"{shares[big.name]:g}% is {self.kbps(shares[big.name] or 0.0, iface)} kbit/s, above the "
+                           f"{self.d.kbps_max} kbit/s `bandwidth` of {self.platform.name}); {self.platform.name} "
+                           f"divides all {left:g}% the strict classes leave by ratio, so the shares ({given:g}% "
+                           f"together) are each guaranteed {left / given:.4g} times over",
+                           fractional.where.at("queue.share"), f"let the shares of the interface add up to {left:g}%, "
+                           f"or give '{fractional.name}' a whole-percent share")
 
     def class_cap(self, s: Service, iface: Interface) -> tuple[Command, str] | None:
         """`shape average` of a bandwidth class with a rate cap or a ceiling below 100% (module docstring), and its
@@ -137,20 +141,24 @@ class Shares:
                              s.where.at(key), "set the interface speed, or give the cap in bit/s")
             return None
         bps = min(bps, iface.rate) if iface.rate else bps
-        if not self.shape_fits(bps, f"service '{s.name}' {key.split('.')[1]} on {iface.name}", s.where.at(key)):
+        if not self.shape_fits(bps, f"service '{s.name}' {key.split('.')[1]} on {iface.name}", s.where.at(key),
+                               f"no {key.split('.')[1]} to leave the class unshaped"):
             return None
         return (at(["shape", "average", bps], s.where, key),
                 f"may borrow up to {key.split('.')[1]} {format_rate(bps)} (shape average)")
 
-    def shape_fits(self, bps: int, what: str, loc: Location | None) -> bool:
+    def shape_fits(self, bps: int, what: str, loc: Location | None, unshaped: str) -> bool:
         """Whether `shape average <bps>` is within the dialect's range (its command table: Cisco-IOS-XE-policy
-        YANG); QOS121 at `loc` when not."""
+        YANG); QOS121 at `loc` when not, its hint at the bound crossed (above the maximum, also `unshaped`: how to
+        leave it unshaped)."""
         found = arg_range(self.platform.name, "policy-map-class", "shape average", "rate")
         if found is None or found[0] <= bps <= found[1]:
             return True
+        low, high = found
         self.found.error("QOS121", f"{what} is shaped at {bps} bit/s, outside the `shape average` range "
-                         f"{found[0]}..{found[1]} bit/s of {self.platform.name}", loc,
-                         f"give a rate of at least {found[0]} bit/s")
+                         f"{low}..{high} bit/s of {self.platform.name}", loc,
+                         f"give a rate of at least {low} bit/s ({format_rate(low)})" if bps < low else
+                         f"give a rate of at most {high} bit/s ({format_rate(high)}), or {unshaped}")
         return False
 
 

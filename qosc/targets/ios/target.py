@@ -23,7 +23,8 @@ from qosc.targets.ios.serialize import cli
 from qosc.targets.platform import PlatformBase
 from qosc.tree import At
 
-SHAPING_FIELDS = frozenset({"devices.*.interfaces.*.shape", "devices.*.interfaces.*.unit"})
+UNIT = "devices.*.interfaces.*.unit"
+SHAPING_FIELDS = frozenset({"devices.*.interfaces.*.shape", UNIT})
 SUFFIX = ".cfg"
 
 
@@ -42,7 +43,8 @@ def grammars_of(target: str) -> tuple[Grammar, ...]:
 
 # The policy fields the Cisco targets render or refuse with a target diagnostic of their own, listed (never
 # derived from the schema: a field added to the schema is QOS090 at its line until the lowering handles it).
-# shape and unit only where the platform shapes subinterfaces (supports()).
+# shape and unit only where the platform shapes subinterfaces (supports(); ios-mqc takes unit everywhere and
+# refuses a sub-interface it cannot queue on, QOS186).
 FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",

@@ -140,11 +140,12 @@ CODES: tuple[Code, ...] = (
     Code("QOS112", _J, "error", "queue cap the platform cannot express", _J),
     Code("QOS113", _J, "error", "value JUNOS does not take", _J),
     Code("QOS114", _J, "error", "classification or re-mark JUNOS cannot realise", _J),
-    Code("QOS115", _J, "warning", "code points sharing a class and loss priority are rewritten", _J),
+    Code("QOS115", _J, "warning|info", "code points sharing a class and loss priority are rewritten (warning); drop "
+         "precedences sharing a loss priority share its drop profile (info)", _J),
     Code("QOS116", _J, "warning", "service the device does not schedule is queued and marked as the default", _J),
     Code("QOS117", _J, "error", "names that collide once made JUNOS-safe", _J),
     Code("QOS118", _J, "error", "more queues on a device than the platform has", _J),
-    Code("QOS190", _J, "warning", "policer named by IPv4 and IPv6 rules polices each family at its rate", _J),
+    Code("QOS190", _J, "info", "policer named by IPv4 and IPv6 rules polices each family at its rate", _J),
     Code("QOS119", _J, "error", "logical units of one interface with different schedules where the platform "
          "schedules per port", _J),
 )

@@ -151,7 +151,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
     for pname in sorted(named.get("inet", set()) & named.get("inet6", set()) - edge.per_family):
         edge.per_family.add(pname)
         p = next((x for x in policy.policers if jname(x.name) == pname), None)
-        plan.warn("QOS190", f"policer '{p.name if p else pname}' polices the IPv4 and the IPv6 traffic of "
+        plan.note("QOS190", f"policer '{p.name if p else pname}' polices the IPv4 and the IPv6 traffic of "
                   f"{plan.device.name} separately: JUNOS applies filters per family, with a policer instance in "
                   "each, so together the two families may reach twice its rate",
                   p.where.loc if p else None, "give IPv4 and IPv6 rules policers of their own with half the rate "
@@ -208,7 +208,7 @@ def _term(plan: Plan, edge: Edge, name: str, service: Service, mark: int | None,
     if where is None:
         plan.error("QOS114", f"service '{service.name}' marks {dscp_mod.name(mark or 0, 'junos')} on "
                    f"{plan.device.name}, but JUNOS cannot carry that code point to the rewrite rule intact",
-                   loc, "mark the service's first code point (see the QOS115 warning)")
+                   loc, _unrealised_hint(plan, service, mark or 0))
         where = plan.codes.get(mark or 0, (fc, "low"))
     p = plan.policy.policer_map.get(policer or "")
     if p is None:
@@ -226,6 +226,26 @@ def _term(plan: Plan, edge: Edge, name: str, service: Service, mark: int | None,
         return Term(name, fc=where[0], lp=where[1], origin=loc)
     mode = _three_colour(plan, edge, p, where[0], mark)
     return Term(name, fc=where[0], tcm=(mode, jname(p.name)), origin=loc)
+
+
+def _unrealised_hint(plan: Plan, service: Service, mark: int) -> str:
+    """QOS114's hint: mark the service's first code point where that one is carried intact; else what keeps the
+    mark from the rewrite rule (the code point written in its place, the loss priorities the class leaves)."""
+    if mark != service.mark and service.dscp and plan.realise(service.mark) is not None:
+        return f"mark the service's first code point {dscp_mod.name(service.mark, 'junos')} (see the QOS115 warning)"
+    where = plan.codes.get(mark)
+    kept = plan.rewrite.get(where) if where is not None else None
+    if where is None or kept is None:
+        return "classify into a service scheduled on this device"
+    owner = next((s.name for s in plan.policy.services if kept in s.dscp), None)
+    first = ("marks its first code point already" if mark == service.mark else
+             f"cannot mark its first code point {dscp_mod.name(service.mark, 'junos')} intact either")
+    own = (f"'{service.name}' a queue of its own (no shared-with)" if service.queue.shared_with
+           else f"{dscp_mod.name(mark, 'junos')} a service of its own")
+    other = f", or classify into '{owner}'" if owner and owner != service.name else ""
+    return (f"'{service.name}' {first}: {dscp_mod.name(mark, 'junos')} gets loss priority {where[1]} in forwarding "
+            f"class {where[0]}, where the rewrite rule writes {dscp_mod.name(kept, 'junos')}; "
+            f"{plan.crowded(where[0], mark, 'there')}; give {own}{other}")
 
 
 def _drops_all_but_green(p: Policer) -> bool:

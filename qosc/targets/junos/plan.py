@@ -47,7 +47,7 @@ def num(value: float) -> str:
 @dataclass(frozen=True)
 class Problem:
     code: str
-    severity: str  # "error" | "warning"
+    severity: str  # "error" | "warning" | "info"
     message: str
     location: Location | None
     hint: str | None = None
@@ -90,6 +90,10 @@ class Plan:
     def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self.problems.append(Problem(code, "warning", message, loc, hint))
 
+    def note(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
+        self.problems.append(Problem(code, "info", message, loc, hint))
+
     @property
     def default_fc(self) -> str | None:
         default = self.policy.default_service
@@ -103,6 +107,23 @@ class Plan:
         if where is None or code not in self.declared or self.rewrite.get(where) != code:
             return None
         return where
+
+    def crowded(self, fc: str, code: int, place: str = "") -> str:
+        """Why `code` shares a loss priority in class `fc` (QOS114/QOS115 hints): the loss priorities the class
+        leaves free (`place`: how to say where, default 'in forwarding class <fc>') and the rule that left them, or
+        that the platform has no more."""
+        declared = [c for c in self.declared if self.codes[c][0] == fc]
+        used = {self.codes[c][1] for c in declared}
+        free = [lp for lp in self.platform.loss_priorities if lp not in used]
+        if not free:
+            return f"{self.platform.name} has loss priorities {', '.join(self.platform.loss_priorities)} only"
+        rule = ("a class that holds AF code points" if any(dscp_mod.af_class(c) for c in declared)
+                else "a class whose drop profiles differ by precedence")
+        counts = "has drop precedence" if dscp_mod.af_class(code) else "counts as"
+        return (f"{', '.join(free)} {'is' if len(free) == 1 else 'are'} free {place or f'in forwarding class {fc}'}, "
+                f"but {rule} "
+                f"takes each code point's loss priority from its drop precedence ({dscp_mod.name(code, 'junos')} "
+                f"{counts} {dscp_mod.drop_precedence(code)})")
 
     def rewriting_interfaces(self) -> list[str]:
         return [i.name for i in self.device.interfaces if i.role is not Role.TRANSPARENT and i.services]
@@ -215,9 +236,8 @@ def _classify(plan: Plan) -> None:
                           f"service '{s.name}' shares forwarding class {fcname} and loss priority {lp} with "
                           f"{dscp_mod.name(kept, 'junos')}: the DSCP rewrite rule marks it "
                           f"{dscp_mod.name(kept, 'junos')} when it leaves {', '.join(plan.rewriting_interfaces())}",
-                          s.where.at("dscp", "queue.shared-with"),
-                          f"{plan.platform.name} has loss priorities {', '.join(plan.platform.loss_priorities)} only; "
-                          "give the code point its own service, or make those interfaces transparent")
+                          s.where.at("dscp", "queue.shared-with"), f"{plan.crowded(fcname, c)}; give the code point "
+                          "its own service, or make those interfaces transparent")
     default_fc = plan.default_fc
     if default_fc is not None:
         for c in plan.platform.default_classifier_non_best_effort:
@@ -247,7 +267,7 @@ def _drop_maps(plan: Plan) -> None:
             lp = prec_lp[prec]
             if lp in chosen and chosen[lp] != profiles[prec]:
                 lps = ", ".join(plan.platform.loss_priorities)
-                plan.warn("QOS115", f"{plan.platform.name} has loss priorities {lps}"
+                plan.note("QOS115", f"{plan.platform.name} has loss priorities {lps}"
                           f" only: drop precedences of service '{fc.owner.name}' share loss priority {lp}, which "
                           f"uses drop profile '{chosen[lp]}' (not '{profiles[prec]}') on {plan.device.name}",
                           fc.owner.where.at("drop-profile"), "use the same drop profile for medium and high, or "

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from qosc.codes import Code
-from qosc.diagnostics import Diagnostic, error, warning
+from qosc.diagnostics import Diagnostic, error, info, warning
 from qosc.model import Device, Interface, Policy, Role
 from qosc.targets.linux_tc.plan import QUEUE_BYTES_MAX, frame, link_burst, queue_bytes_at_most, queue_bytes_wanted
 from qosc.targets.linux_tc.platform import LinuxTcPlatform
@@ -16,7 +16,8 @@ CODES: tuple[Code, ...] = (
     Code("QOS140", NAME, "error", "not a Linux interface name", NAME),
     Code("QOS141", NAME, "error", "interface without speed", NAME),
     Code("QOS142", NAME, "warning", "colour-aware policer rendered colour-blind", NAME),
-    Code("QOS143", NAME, "warning", "per-precedence drop profiles on a single RED queue", NAME),
+    Code("QOS143", NAME, "info", "per-precedence drop profiles on a single RED queue (the low-precedence one "
+         "runs)", NAME),
     Code("QOS144", NAME, "warning", "queue larger than tc's 32-bit byte limit, clamped", NAME),
     Code("QOS147", NAME, "error", "link rate whose HTB burst passes tc's 32-bit byte limit", NAME),
 )
@@ -38,7 +39,7 @@ def check(policy: Policy, device: Device, platform: LinuxTcPlatform) -> Iterator
     for s in policy.services:
         names = {n for _, n in s.drop_profiles}
         if s.queue.aqm == "red" and len(names) > 1 and any(s.name in i.services for i in device.interfaces):
-            yield warning("QOS143", f"service '{s.name}' has a drop profile per drop precedence, but Linux red "
+            yield info("QOS143", f"service '{s.name}' has a drop profile per drop precedence, but Linux red "
                           "has one curve per queue; linux-tc uses the low-precedence profile for all",
                           s.where.at("drop-profile"), "gred would need tc_index, which dsmark set (removed "
                           "in Linux 6.3); use one drop profile, or a router target for real WRED")

@@ -35,6 +35,8 @@ from qosc.tree import Document, group, integer, kw, size, stmt
 
 ROOT = Path(__file__).resolve().parents[4]
 POLICY = ROOT / "policies" / "grid-hosts.yaml"
+UNTUNED = ROOT / "examples" / "grid-hosts-untuned.yaml"
+"""The bundled hosts and se4, which declares the `current:` buffers of a 2009 default distribution."""
 SE1 = "linux-host/se1.grid.example/"
 SE2 = "linux-host/se2.grid.example/"
 
@@ -114,9 +116,10 @@ def test_every_value_says_where_it_came_from() -> None:
 
 
 def test_installing_the_dropin_clears_the_2009_cap(tmp_path: Path) -> None:
-    """Feed se2's generated values back as its `current:` buffers: the QOS157 caps disappear."""
-    v = dropin_values(compiled()[SE2 + "99-qosc-tcp.conf"])
-    text = POLICY.read_text()
+    """Feed se4's generated values back as its `current:` buffers: the QOS157 caps disappear."""
+    v = dropin_values(compiled(UNTUNED)["linux-host/se4.grid.example/99-qosc-tcp.conf"])
+    example = UNTUNED.read_text()
+    text = POLICY.read_text() + example[example.index("  se4.grid.example:\n"):]  # the bundled hosts, then se4
     fixed = text.replace("""\
       rmem_max: 131071
       wmem_max: 131071
@@ -176,10 +179,14 @@ def test_cli_compile_writes_an_executable_script(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "qosc", "compile", str(POLICY), "-o", str(tmp_path), "--target",
                            "linux-host"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert "warning[QOS157]" in proc.stderr  # the legacy host's caps are shown, and do not block the compile
+    assert "warning[" not in proc.stderr  # the bundled policy asks for nothing
     for host in (SE1, SE2):
         assert (tmp_path / host / "txqueuelen.sh").stat().st_mode & stat.S_IXUSR
         assert (tmp_path / host / "99-qosc-tcp.conf").read_text() == compiled()[host + "99-qosc-tcp.conf"]
+    proc = subprocess.run([sys.executable, "-m", "qosc", "compile", str(UNTUNED), "-o", str(tmp_path / "untuned"),
+                           "--target", "linux-host"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("warning[QOS157]") == 2  # the legacy host's caps are shown, and do not block the compile
 
 
 # -- real kernel ---------------------------------------------------------------

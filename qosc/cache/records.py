@@ -16,7 +16,7 @@ from typing import Any
 from qosc import load
 from qosc.cache.segments import Seg
 from qosc.diagnostics import Diagnostic, Location, Severity
-from qosc.model import Device, Interface, Role, Where
+from qosc.model import Device, Domain, Interface, Role, Where
 
 IF_FIELDS = tuple(f.name for f in fields(Interface) if f.name not in ("name", "where"))
 DEV_FIELDS = tuple(f.name for f in fields(Device) if f.name not in ("name", "interfaces", "where"))
@@ -66,9 +66,17 @@ def if_row(values: Any) -> tuple[Any, ...]:
     row = dict(zip(IF_FIELDS, values, strict=True))
     row["role"] = Role(row["role"])
     row["services"] = tuple(row["services"])
-    if not all(v is None or isinstance(v, (str, int)) for k, v in row.items() if k != "services"):
+    row["encapsulation"] = tuple(row["encapsulation"])
+    for key in ("trust", "rewrite"):  # marking domains (qosc.marking.Domain) by their values
+        row[key] = tuple(Domain(v) for v in row[key])
+    if not all(v is None or isinstance(v, (str, int)) for k, v in row.items() if k not in _TUPLES):
+        raise TypeError("not an interface record")
+    if not all(isinstance(v, str) for k in _TUPLES for v in row[k]):
         raise TypeError("not an interface record")
     return tuple(row[f] for f in IF_FIELDS)
+
+
+_TUPLES = ("services", "encapsulation", "trust", "rewrite")
 
 
 def _lazy(key: tuple[Any, ...]) -> LazyWhere:

@@ -63,8 +63,9 @@ service policer's CBS), the same numbers the SLS bound of the hop uses).
 `buffer-size percent N` or `temporal` microseconds.  Priority low/high on
 M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `excess-priority` (low or high: sharing of excess), see the platforms'
-`priority_mapping` (domain.md 4.3); strict -> strict-high (with its rate cap
-as shaping-rate).  Drop profiles: segmented `fill-level N
+`priority_mapping` (domain.md 4.3), except where the queue has no excess
+region: strict -> strict-high (with its rate cap as shaping-rate), and an
+`exact` queue (Juniper's YANG refuses excess-priority with either).  Drop profiles: segmented `fill-level N
 drop-probability M` per point, or `interpolate` lists when the profile says
 interpolate or was written as RED min/max/probability (a linear ramp, which
 a two-point segmented profile would not be).  `drop-profile-map loss-priority

@@ -357,6 +357,9 @@ def _schedulers(plan: Plan) -> None:
                 priority = "high"
         else:
             priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
-        excess = None if q.strict else plan.platform.excess_priorities.get(q.priority.label)
+        # A strict-high queue, and one whose transmit rate is exact (it never runs above it), have no excess
+        # region: junos-conf-class-of-service (23.4R1, 17.4R1) `schedulers excess-priority` junos:must "Cannot
+        # specify excess-priority with transmit-rate exact/rate-limit or strict-high priority" (priority_mapping)
+        excess = None if q.strict or "exact" in transmit else plan.platform.excess_priorities.get(q.priority.label)
         burst = shaper_burst(plan.policy, plan.device, s, plan.platform) if shaping else None
         plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping, excess, burst)

@@ -14,7 +14,10 @@ statement tree the way the JUNOS CLI reads it:
   an empty leaf none;
 - file-level rules over the whole document: one leaf set twice with
   different values (the box keeps the last), two cases of one choice under
-  one parent (the box keeps the last), more list entries than max-elements.
+  one parent (the box keeps the last), more list entries than max-elements;
+- Juniper's `junos:must` constraints of every node the document holds
+  (must.py), on the whole document once it is read: what `commit check`
+  refuses, reported with the must's message, module and revision.
 """
 
 from __future__ import annotations
@@ -26,7 +29,23 @@ from importlib import resources
 from typing import Any, Protocol
 
 from qosc.grammar import Source, ValueType, Violation, value_type
+from qosc.targets.junos.must import Configuration, Expr, Instance, parse
 from qosc.tree import Document, Statement, Word
+
+
+@dataclass(frozen=True)
+class Must:
+    """A `junos:must` of a node (of one value of it, for an enumeration value's must)."""
+
+    text: str
+    expr: Expr
+    message: str
+    module: str
+    value: str | None = None
+
+    @classmethod
+    def load(cls, data: dict[str, str]) -> Must:
+        return cls(data["must"], parse(data["must"]), data["message"], data["module"], data.get("value"))
 
 
 @dataclass
@@ -39,12 +58,14 @@ class Node:
     nokeyword: bool = False
     cases: tuple[tuple[str, str], ...] = ()
     max: int | None = None
+    musts: tuple[Must, ...] = ()
 
     @classmethod
     def load(cls, name: str, data: dict[str, Any]) -> Node:
         return cls(name, data["kind"], {k: cls.load(k, v) for k, v in data.get("children", {}).items()},
                    tuple(data.get("keys", ())), value_type(data["type"]) if "type" in data else None,
-                   bool(data.get("nokeyword")), tuple((c, k) for c, k in data.get("cases", ())), data.get("max"))
+                   bool(data.get("nokeyword")), tuple((c, k) for c, k in data.get("cases", ())), data.get("max"),
+                   tuple(Must.load(m) for m in data.get("must", ())))
 
     @cached_property
     def keyworded(self) -> dict[str, Node]:
@@ -78,6 +99,29 @@ class _Walk:
         self.leaves: dict[Where, tuple[str, tuple[Statement, ...]]] = {}
         self.cases: dict[tuple[Where, str], tuple[str, str]] = {}
         self.entries: dict[Where, set[str]] = {}
+        self.config = Configuration()
+        self.constrained: list[tuple[Instance, Node, tuple[Statement, ...]]] = []
+        """The nodes that carry musts, with the statement that made each (checked once the document is read)."""
+
+    def record(self, path: tuple[Statement, ...], node: Node, where: Where, parent: Where | None,
+               keys: tuple[str, ...] = (), value: str | None = None, listed: Where | None = None) -> None:
+        known = where in self.config.nodes
+        inst = self.config.add(where, parent, node.name, keys, value, listed)
+        if node.musts and not known:
+            self.constrained.append((inst, node, path))
+
+    def musts(self) -> None:
+        """Every must of every node the document holds, evaluated on the whole document."""
+        for inst, node, path in self.constrained:
+            for must in node.musts:
+                values: list[str | None] = list(inst.values) or [None]
+                if must.value is not None:
+                    values = [v for v in values if v == must.value]
+                for value in values:
+                    if not self.config.holds(must.expr, inst, value):
+                        self.found.append(Violation(path, f"{must.message or 'junos:must ' + must.text} "
+                                                          f"(junos:must of {node.name})", self.g.must_source(must)))
+                        break
 
     def refuse(self, path: tuple[Statement, ...], message: str) -> None:
         self.found.append(Violation(path, message, self.g.source))
@@ -102,7 +146,11 @@ class _Walk:
         if self.sink is not None:
             for w in (word.words if word is not None else (None,)):
                 self.sink.leaf(where, node.name, None if w is None else w.text)
+        here = (*where, node.name)
+        for w in (word.words if word is not None else ()):
+            self.record(path, node, here, where, value=w.text)
         if word is None:
+            self.record(path, node, here, where)
             return
         self.value(path, node, word)
         if node.kind == "leaf":
@@ -130,6 +178,9 @@ class _Walk:
                 i += 2
         # the instance path: one key's value, or each key's name and value
         entry = (*where, values[0][1]) if len(values) == 1 else (*where, *(x for kv in values for x in kv))
+        self.record(path, node, entry, parent, tuple(v for _, v in values), listed=where if where != parent else None)
+        for k, v in values:
+            self.record(path, node.children[k], (*entry, k), entry, value=v)
         self.count(path, node, parent, entry[-1])
         if self.sink is not None:
             self.sink.enter(parent, entry, node.name, tuple(values))
@@ -181,6 +232,7 @@ class _Walk:
                 node, awaiting, parent, where = child, True, where, (*where, child.name)
                 continue
             inner = (*where, child.name)
+            self.record(path, child, inner, where)
             if self.sink is not None:
                 self.sink.enter(where, inner, child.name, ())
             node, where = child, inner
@@ -232,4 +284,9 @@ class YangGrammar:
         """Every violation of the document; a sink is told each element the statements stand for."""
         walk = _Walk(self, sink)
         walk.block(document.statements, (), (self.root, False, (), ()))
+        walk.musts()
         return walk.found
+
+    def must_source(self, must: Must) -> Source:
+        return Source("Juniper/yang conf-with-extensions, junos:must (derived by scripts/derive-junos-grammar)",
+                      self.release, must.module, self.data["modules"].get(must.module, ""))

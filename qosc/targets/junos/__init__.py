@@ -59,7 +59,11 @@ for percentages, the rate in bit/s for absolute shares, `remainder` when no
 share is given; `exact` when the queue may not borrow (ceiling or rate cap
 equal to the share); other caps become `shaping-rate` (MX only), with a
 `burst-size` from qosc.sizing (sizing.py: max(10 MTU, 1 ms at the cap, the
-service policer's CBS), the same numbers the SLS bound of the hop uses).
+service policer's CBS), the same numbers the SLS bound of the hop uses),
+taken at the cap of the interface or unit the scheduler serves: a class
+whose interfaces' caps give different bursts has one scheduler per burst
+(`<class>-burst-<bytes>` beside the one named after the class, which has
+the largest), each interface's scheduler map naming its own.
 `buffer-size percent N` or `temporal` microseconds.  Priority low/high on
 M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `excess-priority` (low or high: sharing of excess), see the platforms'

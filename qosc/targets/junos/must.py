@@ -32,6 +32,13 @@ document qosc writes: what it does not write is absent (a must that needs
 `interfaces X hierarchical-scheduler` true).  A must holds where its node is
 present; a must of an enumeration value (`enum "mpls" { junos:must ... }`)
 where the leaf has that value.
+
+Cost: the grammar (yang_grammar.py) records the configuration while it walks
+the document, folds away at load every path through a node its tree does not
+have (`fold`: such a path never holds, so most musts of the nodes qosc writes
+are constant and never evaluated), compiles each expression once
+(`evaluator`), and lets the checks of both releases share one Configuration
+and the value of the musts both carry.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import cached_property
 
 Where = tuple[str, ...]
 
@@ -48,12 +56,44 @@ class MustError(ValueError):
     """An expression of a form this module does not evaluate."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=True)
 class Path:
     up: int
     """How many `..` it starts with."""
     words: tuple[str, ...]
     any: bool = False
+
+    @cached_property
+    def steps(self) -> tuple[tuple[int, str], ...]:
+        """The words as (kind, text): WORD a word (`$$={v}` is the word v), SELF `$$`, KEY `${list}`, GLOB."""
+        out = []
+        for w in self.words:
+            if w == "$$":
+                out.append((SELF, ""))
+            elif (m := _VALUE.fullmatch(w)) is not None:
+                out.append((WORD, m.group(1)))
+            elif (m := _VARIABLE.fullmatch(w)) is not None:
+                out.append((KEY, m.group(1)))
+            elif (m := _GLOB.fullmatch(w)) is not None:
+                out.append((GLOB, m.group(1)))
+            else:
+                out.append((WORD, w))
+        return tuple(out)
+
+
+    @cached_property
+    def fixed(self) -> tuple[str, ...] | None:
+        """The words after the `..`s when none depends on the node (`$$`, `${list}`): most paths."""
+        if any(kind in (SELF, KEY) for kind, _ in self.steps):
+            return None
+        return tuple(text for _, text in self.steps)
+
+    @cached_property
+    def globs(self) -> tuple[str | None, ...]:
+        return tuple(text if kind == GLOB else None for kind, text in self.steps)
+
+
+WORD, SELF, KEY, GLOB = range(4)
 
 
 @dataclass(frozen=True)
@@ -165,6 +205,47 @@ def parse(text: str) -> Expr:
     return result
 
 
+Check = Callable[["Configuration", Where, "str | None"], bool]
+
+
+def evaluator(expr: Expr) -> Check:
+    """The expression as a function of (configuration, the node that carries it, its value): Configuration.holds,
+    compiled once so that checking a document does not dispatch on the expression's form."""
+    if isinstance(expr, Path):
+        path = expr
+        return lambda c, at, v: c.exists(path, at, v)
+    if isinstance(expr, Not):
+        inner = evaluator(expr.arg)
+        return lambda c, at, v: not inner(c, at, v)
+    parts = tuple(evaluator(a) for a in expr.args)
+    if isinstance(expr, And):
+        def conjunction(c: Configuration, at: Where, v: str | None) -> bool:
+            return all(part(c, at, v) for part in parts)
+        return conjunction
+
+    def disjunction(c: Configuration, at: Where, v: str | None) -> bool:
+        return any(part(c, at, v) for part in parts)
+    return disjunction
+
+
+def fold(expr: Expr, possible: Callable[[Path], bool]) -> Expr | bool:
+    """The expression with every path that cannot exist (`possible` says so: a node outside the grammar's
+    tree is never in a document the grammar checks) as False, simplified; True or False where constant."""
+    if isinstance(expr, Path):
+        return expr if possible(expr) else False
+    if isinstance(expr, Not):
+        inner = fold(expr.arg, possible)
+        return (not inner) if isinstance(inner, bool) else Not(inner)
+    absorbing = isinstance(expr, Or)  # True absorbs a disjunction, False a conjunction
+    parts = [fold(a, possible) for a in expr.args]
+    if absorbing in parts:
+        return absorbing
+    rest = [p for p in parts if not isinstance(p, bool)]
+    if not rest:
+        return not absorbing
+    return rest[0] if len(rest) == 1 else type(expr)(tuple(rest))
+
+
 def paths(expr: Expr) -> Iterable[Path]:
     if isinstance(expr, Path):
         yield expr
@@ -183,83 +264,117 @@ def uses_own_value(expr: Expr) -> bool:
 # -- one configuration ---------------------------------------------------------------------------------------
 
 @dataclass
-class Instance:
-    """A node of the configuration: a container, a list entry or a leaf, with its parent node."""
-
-    where: Where
-    parent: Where | None
-    tag: str
-    """The schema node's name (a list entry's: the list's)."""
-    keys: tuple[str, ...] = ()
-    values: list[str] = field(default_factory=list)
-
-
-@dataclass
 class Configuration:
-    """Every statement path a document holds (the words of its `set` commands and each prefix of them)."""
+    """What a document holds, as its statement paths (the words of its `set` commands): each container, list
+    entry and leaf with the node it sits in, each leaf value, and each list entry's list and key.  Recorded
+    cheaply while the grammar walks the document; indexed for the musts on first use."""
 
-    nodes: dict[Where, Instance] = field(default_factory=dict)
-    present: set[Where] = field(default_factory=set)
+    parents: dict[Where, Where] = field(default_factory=dict)
+    """Node -> the node it sits in (a list entry: the list's parent; the top level: ())."""
+    values: list[tuple[Where, str]] = field(default_factory=list)
+    """(leaf, a value of it)."""
+    lists: list[Where] = field(default_factory=list)
+    """A keyword list's own path (`firewall policer`), present as soon as the list has an entry."""
+    entries: dict[Where, tuple[str, str]] = field(default_factory=dict)
+    """List entry -> (the list's name, its first key), for `${list}`."""
+    results: dict[tuple[str, Where, str | None], bool] = field(default_factory=dict)
+    """(must, node, value) -> its value: a must both releases carry is evaluated once."""
+    _extra: set[Where] | None = None
+    _following: dict[Where, set[str]] | None = None
+    _ends: set[tuple[int, str]] | None = None
 
-    def add(self, where: Where, parent: Where | None, tag: str, keys: tuple[str, ...] = (),
-            value: str | None = None, listed: Where | None = None) -> Instance:
-        """Record a node (once) and a value of it; `listed`: the path of a keyword list's name (`firewall
-        policer`), which holds as soon as the list has an entry."""
-        node = self.nodes.get(where)
-        if node is None:
-            node = self.nodes[where] = Instance(where, parent, tag, keys)
-            self.present.add(where)
-            if listed is not None:
-                self.present.add(listed)
-        if value is not None and value not in node.values:
-            node.values.append(value)
-            self.present.add((*where, value))
-        return node
+    def cached(self, text: str, check: Check, at: Where, value: str | None) -> bool:
+        key = (text, at, value)
+        found = self.results.get(key)
+        if found is None:
+            found = self.results[key] = check(self, at, value)
+        return found
 
-    def holds(self, expr: Expr, at: Instance, value: str | None) -> bool:
-        """The expression's value with `at` the node that carries it and `value` its value ($$)."""
-        if isinstance(expr, Not):
-            return not self.holds(expr.arg, at, value)
-        if isinstance(expr, And):
-            return all(self.holds(a, at, value) for a in expr.args)
-        if isinstance(expr, Or):
-            return any(self.holds(a, at, value) for a in expr.args)
-        return self._exists(expr, at, value)
+    def present(self, path: Where) -> bool:
+        if path in self.parents:
+            return True
+        if self._extra is None:
+            self._extra = {(*w, v) for w, v in self.values} | set(self.lists)
+        return path in self._extra
 
-    def _exists(self, p: Path, at: Instance, value: str | None) -> bool:
+    @property
+    def following(self) -> dict[Where, set[str]]:
+        """Prefix -> the words that follow it in some present path (what a glob of an `any` path ranges over)."""
+        if self._following is None:
+            index: dict[Where, set[str]] = {}
+            for where, parent in self.parents.items():
+                for j in range(len(parent), len(where)):  # the words between the parent and the node
+                    index.setdefault(where[:j], set()).add(where[j])
+            for where, value in self.values:
+                index.setdefault(where, set()).add(value)
+            self._following = index
+        return self._following
+
+    def holds(self, expr: Expr, at: Where, value: str | None) -> bool:
+        """The expression's value with the node at `at` carrying it and `value` its value ($$)."""
+        return evaluator(expr)(self, at, value)
+
+    def exists(self, p: Path, at: Where, value: str | None) -> bool:
+        """Whether the configuration holds the path, climbing from `at`, with `value` for `$$`."""
         base: Where = ()
         if p.up:
-            node: Instance | None = at
+            base = at
             for _ in range(p.up):
-                parent = node.parent if node is not None else None
-                node = self.nodes.get(parent) if parent is not None else None
-            base = node.where if node is not None else ()
-        words = list(base)
-        for w in p.words:
-            if w == "$$":
-                if value is None:
-                    return False
-                words.append(value)
-            elif (m := _VALUE.fullmatch(w)) is not None:
-                words.append(m.group(1))
-            elif (m := _VARIABLE.fullmatch(w)) is not None:
-                key = self._key(at, m.group(1))
-                if key is None:
-                    return False
-                words.append(key)
-            else:
-                words.append(w)
+                base = self.parents.get(base, ())
+        tail = p.fixed
+        if tail is None:
+            words = []
+            for kind, text in p.steps:
+                if kind == SELF:
+                    if value is None:
+                        return False
+                    words.append(value)
+                elif kind == KEY:
+                    key = self._key(at, text)
+                    if key is None:
+                        return False
+                    words.append(key)
+                else:
+                    words.append(text)
+            tail = tuple(words)
+        path = base + tail
         if not p.any:
-            return tuple(words) in self.present
-        globs = [m.group(1) if (m := _GLOB.fullmatch(w)) is not None else None for w in words]
-        return any(len(have) == len(words) and all(h == w if g is None else fnmatchcase(h, g)
-                                                   for w, g, h in zip(words, globs, have, strict=True))
-                   for have in self.present)
+            return self.present(path)
+        if p.globs[-1] is None and (len(path), path[-1]) not in self.ends:
+            return False  # no present path of that length ends with that word (the usual answer, found at once)
+        globs: list[str | None] = [None] * len(base)
+        return self._matches((), list(path), globs + list(p.globs))
 
-    def _key(self, at: Instance, list_name: str) -> str | None:
-        node: Instance | None = at
-        while node is not None:
-            if node.tag == list_name and node.keys:
-                return node.keys[0]
-            node = self.nodes.get(node.parent) if node.parent is not None else None
+    @property
+    def ends(self) -> set[tuple[int, str]]:
+        """(length, last word) of every present path."""
+        if self._ends is None:
+            self.present(())
+            self._ends = {(len(p), p[-1]) for p in self.parents if p} | {(len(p), p[-1]) for p in self._extra or ()}
+        return self._ends
+
+    def _key(self, at: Where, list_name: str) -> str | None:
+        node: Where | None = at
+        while node:
+            found = self.entries.get(node)
+            if found is not None and found[0] == list_name:
+                return found[1]
+            node = self.parents.get(node)
         return None
+
+    def _matches(self, prefix: Where, words: list[str], globs: list[str | None]) -> bool:
+        """Whether a present path is `prefix` followed by `words`, where a glob (not None) matches any one word."""
+        i = len(prefix)
+        while i < len(words) and globs[i] is None:
+            i += 1
+        if i == len(words):
+            return self.present((*prefix, *words[len(prefix):]))
+        head = (*prefix, *words[len(prefix):i])
+        glob = globs[i] or ""
+        candidates: Iterable[str] = self.following.get(head, ())
+        if glob != "*":
+            candidates = [w for w in candidates if fnmatchcase(w, glob)]
+        if all(g is None for g in globs[i + 1:]):  # the usual form: one glob, then words
+            tail = tuple(words[i + 1:])
+            return any(self.present((*head, w, *tail)) for w in candidates)
+        return any(self._matches((*head, w), words, globs) for w in candidates)

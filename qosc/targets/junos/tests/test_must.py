@@ -60,6 +60,11 @@ REFUSED = {
         stmt("interfaces", children=[stmt(name("ge-0/0/0"), children=[stmt("unit", integer(0), children=[
             stmt("family", "inet", children=[stmt("filter", children=[stmt("input", name("f"))])])])])])),
         "for this interface is required for scheduler map on interface unit"),
+    # firewall family inet filter accounting-profile: ("accounting-options filter-profile"), a node qosc never
+    # writes: the must folds to false, so the leaf is refused wherever it appears
+    "accounting-profile without accounting-options": (_doc(stmt("firewall", children=[stmt("family", "inet", children=[
+        stmt("filter", name("f"), children=[stmt("accounting-profile", name("a"))])])])),
+        "referenced accounting profile must be defined"),
 }
 ACCEPTED = {
     "exact with excess-priority": _scheduler(_exact(), stmt("priority", kw("high"))),
@@ -104,6 +109,19 @@ def test_every_form_of_the_musts_is_parsed_and_unknown_forms_are_refused() -> No
         assert sum(len(n.musts) for n in _nodes(g.root)) > 100
 
 
+def test_musts_through_nodes_outside_the_grammar_are_folded_away() -> None:
+    """A path through a node the derived tree does not have can never hold in a document the grammar accepts, so
+    such a must is constant: of the 13 musts of `class-of-service interfaces <name>` (23.4R1), those about
+    traffic-control profiles, forwarding-class maps, virtual channels and an interface-level forwarding class are
+    always true and not evaluated."""
+    grammar = next(g for g in YANG if g.release == "23.4R1")
+    node = grammar.root.children["class-of-service"].children["interfaces"].children["interface"].children["name"]
+    derived = grammar.data["tree"]["class-of-service"]["children"]["interfaces"]["children"]["interface"]
+    assert len(derived["children"]["name"]["must"]) == 13
+    kept = [m.message for m in node.musts]
+    assert len(kept) == 4 and all("scheduler" in m or "bandwidth" in m for m in kept), kept
+
+
 def _nodes(node):  # type: ignore[no-untyped-def]
     yield node
     for child in node.children.values():
@@ -111,18 +129,22 @@ def _nodes(node):  # type: ignore[no-untyped-def]
 
 
 def test_paths_climb_from_the_node_and_read_its_value_and_enclosing_keys() -> None:
-    config = Configuration()
-    top = config.add(("interfaces",), None, "interfaces")
-    ifd = config.add(("interfaces", "ge-0/0/0"), top.where, "interface", ("ge-0/0/0",))
-    unit = config.add(("interfaces", "ge-0/0/0", "unit", "5"), ifd.where, "unit", ("5",), listed=(*ifd.where, "unit"))
-    leaf = config.add((*unit.where, "description"), unit.where, "description", value="x")
+    ifd, unit = ("interfaces", "ge-0/0/0"), ("interfaces", "ge-0/0/0", "unit", "5")
+    leaf = (*unit, "description")
+    config = Configuration(parents={("interfaces",): (), ifd: ("interfaces",), unit: ifd, leaf: unit},
+                           values=[(leaf, "x")], lists=[(*ifd, "unit")],
+                           entries={ifd: ("interface", "ge-0/0/0"), unit: ("unit", "5")})
     assert config.holds(parse('".. .. unit"'), leaf, "x")
     assert config.holds(parse('"interfaces ${interface} unit 5 description $$"'), leaf, "x")
     assert not config.holds(parse('"interfaces ${interface} unit 5 description $$"'), leaf, "y")
+    assert not config.holds(parse('"interfaces ${unit} unit 5"'), leaf, "x")
     assert config.holds(parse('".. description $$={x}"'), leaf, "x")
+    assert not config.holds(parse('".. description $$={y}"'), leaf, "x")
     assert config.holds(parse('any "interfaces <ge-*> unit <*>"'), leaf, None)
+    assert config.holds(parse('any "interfaces <*> unit <5> description x"'), leaf, None)
     assert not config.holds(parse('any "interfaces <xe-*> unit <*>"'), leaf, None)
     assert not config.holds(parse('"chassis network-services enhanced-ip"'), leaf, None)
+    assert config.holds(parse('"interfaces ge-0/0/0 unit"'), leaf, None)  # a keyword list with an entry
     assert parse('".. .. a"') == MustPath(2, ("a",))
 
 

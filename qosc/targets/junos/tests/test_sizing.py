@@ -201,8 +201,9 @@ def test_a_burst_variant_of_a_long_class_name_stays_within_64_characters(tmp_pat
     """The `<class>-burst-<bytes>` scheduler of a 60-character class is cut with a stable hash (qosc.names)."""
     long = "premium-" + "x" * 52
     path = _policy(tmp_path, "{share: 10%, priority: high, strict: true, rate-cap: 10%}")
+    second = "ge-0/0/0: {role: core, speed: 1G}\n      xe-0/0/1: {role: core, speed: 10G}"
     text = path.read_text().replace("ef: {kind: premium", f"{long}: {{kind: premium").replace(
-        "ge-0/0/0: {role: core, speed: 1G}", "ge-0/0/0: {role: core, speed: 1G}\n      xe-0/0/1: {role: core, speed: 10G}")
+        "ge-0/0/0: {role: core, speed: 1G}", second)
     path.write_text(text)
     policy = _model(path)
     (conf,) = [o for o in outputs(policy, "r1") if o.path.endswith(".conf")]

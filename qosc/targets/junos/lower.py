@@ -78,7 +78,8 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
             out.append(line(text + ":" if described else text, described))
     for iface in device.interfaces:
         speed = f", {format_rate(iface.speed)}" if iface.speed else ""
-        text = f"{iface.name} unit {iface.unit}: {iface.role.value}{speed}, trust {iface.trust}"
+        ifd, unit = split_unit(iface)  # ge-0/0/1.100 in the policy is unit 100 of ge-0/0/1, as written below
+        text = f"{ifd} unit {unit}: {iface.role.value}{speed}, trust {iface.trust}"
         out.append(line(text + ":" if iface.description else text, iface.description))
     used = {n for maps in plan.drop_maps.values() for _, n in maps}
     out += [line(f"drop profile {d.name}:", d.description) for d in policy.drop_profiles

@@ -190,6 +190,8 @@ def test_each_unit_gets_the_burst_of_its_own_cap(tmp_path: Path) -> None:
         assert {k: b for k, (_, b) in bursts.items()} == {"xe-0/0/0.100": 15_000, "xe-0/0/0.200": 1_250_000}, \
             out.text
         assert bursts["xe-0/0/0.200"][0] == "ef" and len(bursts["xe-0/0/0.100"][0]) <= 64
+        # the header names each unit as the configuration does (it said `xe-0/0/0.100 unit 0`)
+        assert "# xe-0/0/0 unit 100: core, 100G" in out.text and "# xe-0/0/0 unit 200: core, 100G" in out.text
         for iface in device.interfaces:
             size = TARGET.class_sizing(policy, device, iface, ef)
             assert isinstance(size, sizing.ClassSizing) and size.burst is not None

@@ -71,8 +71,8 @@ def test_premium_bounds_of_assured_rate_match_hand_computation() -> None:
     assert edge.min_rate == 10 * G // 100 == 100 * M  # 10% x 1,000,000,000 = 100,000,000 bit/s
     assert edge.delay_us == Fraction(524_000 * 10**6, 1 * G) == 524  # 524,000 bit / 1e9 bit/s = 524 us
     assert edge.rate_formula == "10% × 1 Gbit/s = 100 Mbit/s"
-    # JUNOS sizes the hop (issue 17): strict-high shaped at its 100 Mbit/s cap with burst-size 125,000 B (1 ms
-    # at the 1 Gbit/s cap of xe-0/1/0, one scheduler per device), so the 64,000 B burst leaves at the link rate
+    # JUNOS sizes the hop (issue 17): strict-high shaped at its 100 Mbit/s cap with burst-size 64,000 B (the CBS,
+    # above 1 ms at this port's cap; issue 26: each port its own burst), so the 64,000 B burst leaves at the link rate
     assert edge.sized_by == "junos"
     assert edge.delay_formula == ("junos: sigma / C = 64000 B x 8 / 1 Gbit/s + F / C = 512 µs + 1500 B x 8 / "
                                   "1 Gbit/s = 524 µs (strict-high shaped at its cap 100 Mbit/s: drains at the cap)")

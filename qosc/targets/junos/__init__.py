@@ -59,12 +59,17 @@ for percentages, the rate in bit/s for absolute shares, `remainder` when no
 share is given; `exact` when the queue may not borrow (ceiling or rate cap
 equal to the share); other caps become `shaping-rate` (MX only), with a
 `burst-size` from qosc.sizing (sizing.py: max(10 MTU, 1 ms at the cap, the
-service policer's CBS), the same numbers the SLS bound of the hop uses).
+service policer's CBS), the same numbers the SLS bound of the hop uses),
+taken at the cap of the interface or unit the scheduler serves: a class
+whose interfaces' caps give different bursts has one scheduler per burst
+(`<class>-burst-<bytes>` beside the one named after the class, which has
+the largest), each interface's scheduler map naming its own.
 `buffer-size percent N` or `temporal` microseconds.  Priority low/high on
 M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `excess-priority` (low or high: sharing of excess), see the platforms'
-`priority_mapping` (domain.md 4.3); strict -> strict-high (with its rate cap
-as shaping-rate).  Drop profiles: segmented `fill-level N
+`priority_mapping` (domain.md 4.3), except where the queue has no excess
+region: strict -> strict-high (with its rate cap as shaping-rate), and an
+`exact` queue (Juniper's YANG refuses excess-priority with either).  Drop profiles: segmented `fill-level N
 drop-probability M` per point, or `interpolate` lists when the profile says
 interpolate or was written as RED min/max/probability (a linear ramp, which
 a two-point segmented profile would not be).  `drop-profile-map loss-priority

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from qosc.grammar import Violation
 from qosc.targets.junos.documented import check as documented_check
+from qosc.targets.junos.must import Configuration
 from qosc.targets.junos.references import dangling
 from qosc.targets.junos.serialize import leaves
 from qosc.targets.junos.yang_grammar import YangGrammar
@@ -28,7 +29,8 @@ class JunosGrammar:
         self.yang = yang
 
     def check(self, document: Document) -> list[Violation]:
-        found = [v for g in self.yang for v in g.check(document)]
+        config = Configuration()  # recorded by the first release's walk, read by every release's musts
+        found = [v for g in self.yang for v in g.check(document, config=config)]
         commands = leaves(document)
         return found + dangling(commands) + documented_check(commands)
 

@@ -66,17 +66,21 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
     if device.description:
         out.append(line("device:", device.description))
     for fc in plan.classes:
-        spec = plan.schedulers[fc.name]
-        shared = [m.name for m in fc.members if m is not fc.owner]
-        excess = f", excess-priority {spec.excess}" if spec.excess else ""
-        text = (f"queue {fc.queue} {fc.name}: transmit-rate {' '.join(spec.transmit)}, priority {spec.priority}"
-                + excess
-                + (f"; burst-size {spec.burst.formula}" if spec.burst is not None else "")
-                + (f"; carries {', '.join(shared)}" if shared else ""))
-        out.append(line(text + ":" if fc.owner.description else text, fc.owner.description))
+        own = [(n, spec) for n, spec in plan.schedulers.items() if spec.fc == fc.name]
+        for i, (sched, spec) in enumerate(own):
+            shared = [m.name for m in fc.members if m is not fc.owner] if i == 0 else []
+            which = f" (scheduler {sched} on {', '.join(spec.serves)})" if len(own) > 1 else ""
+            excess = f", excess-priority {spec.excess}" if spec.excess else ""
+            text = (f"queue {fc.queue} {fc.name}{which}: transmit-rate {' '.join(spec.transmit)}, "
+                    f"priority {spec.priority}" + excess
+                    + (f"; burst-size {spec.burst.formula}" if spec.burst is not None else "")
+                    + (f"; carries {', '.join(shared)}" if shared else ""))
+            described = fc.owner.description if i == 0 else None
+            out.append(line(text + ":" if described else text, described))
     for iface in device.interfaces:
         speed = f", {format_rate(iface.speed)}" if iface.speed else ""
-        text = f"{iface.name} unit {iface.unit}: {iface.role.value}{speed}, trust {trust_label(iface.trust)}"
+        ifd, unit = split_unit(iface)  # ge-0/0/1.100 in the policy is unit 100 of ge-0/0/1, as written below
+        text = f"{ifd} unit {unit}: {iface.role.value}{speed}, trust {trust_label(iface.trust)}"
         out.append(line(text + ":" if iface.description else text, iface.description))
     used = {n for maps in plan.drop_maps.values() for _, n in maps}
     out += [line(f"drop profile {d.name}:", d.description) for d in policy.drop_profiles
@@ -161,35 +165,38 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         cos.append(stmt("drop-profiles", children=profiles))
 
     schedulers = []
-    for fc in plan.classes:
-        spec = plan.schedulers[fc.name]
-        body = [stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(fc.owner.where, "queue.share"))]
+    owners = {fc.name: fc.owner for fc in plan.classes}
+    for sched, spec in plan.schedulers.items():
+        owner = owners[spec.fc]
+        body = [stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(owner.where, "queue.share"))]
         if spec.shaping:
             burst = [kw("burst-size"), size(spec.burst.bytes)] if spec.burst is not None else []
             body.append(stmt("shaping-rate", *_rate_words(spec.shaping), *burst,
-                             origin=At(fc.owner.where, "queue.rate-cap", "queue.ceiling")))
+                             origin=At(owner.where, "queue.rate-cap", "queue.ceiling")))
         if spec.buffer:
-            body.append(stmt("buffer-size", *_rate_words(spec.buffer), origin=At(fc.owner.where, "queue.buffer")))
-        body.append(stmt("priority", kw(spec.priority),
-                         origin=At(fc.owner.where, "queue.strict", "queue.priority")))
+            body.append(stmt("buffer-size", *_rate_words(spec.buffer), origin=At(owner.where, "queue.buffer")))
+        body.append(stmt("priority", kw(spec.priority), origin=At(owner.where, "queue.strict", "queue.priority")))
         if spec.excess is not None:
-            body.append(stmt("excess-priority", kw(spec.excess), origin=At(fc.owner.where, "queue.priority")))
+            body.append(stmt("excess-priority", kw(spec.excess), origin=At(owner.where, "queue.priority")))
         body += [stmt("drop-profile-map", "loss-priority", kw(lp), "protocol", "any", "drop-profile", name(p),
-                      origin=At(fc.owner.where, "drop-profile")) for lp, p in plan.drop_maps.get(fc.name, ())]
-        schedulers.append(stmt(name(fc.name), children=body, origin=fc_origin[fc.name]))
+                      origin=At(owner.where, "drop-profile")) for lp, p in plan.drop_maps.get(spec.fc, ())]
+        schedulers.append(stmt(name(sched), children=body, origin=fc_origin[spec.fc]))
     if schedulers:
         cos.append(stmt("schedulers", children=schedulers))
 
-    everything = tuple(fc.name for fc in plan.classes)
-    maps: dict[tuple[str, ...], str] = {}
+    everything = tuple((fc.name, fc.name) for fc in plan.classes)
+    maps: dict[tuple[tuple[str, str], ...], str] = {}
     by_ifd: dict[str, list[tuple[Interface, str, str | None]]] = {}
     for iface in device.interfaces:
         fcs = tuple(sorted(dict.fromkeys(plan.fc_of[n] for n in iface.services if n in plan.fc_of),
                            key=lambda f: order[f]))
+        # each class with the scheduler that serves it here (its own shaper burst: schedulers.py)
+        pairs = tuple((fc, plan.scheduler_of.get((iface.name, fc), fc)) for fc in fcs)
         smap = None
-        if fcs:
-            wanted = jname(policy.name) if fcs == everything else f"{jname(policy.name)}-{jname(iface.name)}"
-            smap = maps.setdefault(fcs, plan.names.name("scheduler-map", wanted, " ".join(fcs)))
+        if pairs:
+            wanted = jname(policy.name) if pairs == everything else f"{jname(policy.name)}-{jname(iface.name)}"
+            holder = " ".join(fc if fc == sched else f"{fc}={sched}" for fc, sched in pairs)
+            smap = maps.setdefault(pairs, plan.names.name("scheduler-map", wanted, holder))
         ifd, unit = split_unit(iface)
         by_ifd.setdefault(ifd, []).append((iface, unit, smap))
     per_unit: dict[str, Interface] = {}
@@ -212,8 +219,8 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         interfaces.append(stmt(name(ifd), children=body, origin=At(members[0][0].where)))
     if maps:
         cos.append(stmt("scheduler-maps", children=[
-            stmt(name(n), children=[stmt("forwarding-class", name(fc), "scheduler", name(fc)) for fc in fcs])
-            for fcs, n in maps.items()]))
+            stmt(name(n), children=[stmt("forwarding-class", name(fc), "scheduler", name(sched))
+                                    for fc, sched in pairs]) for pairs, n in maps.items()]))
     rewrites: dict[str, list[tuple[str, int]]] = {}
     for (fc_name, lp), code in sorted(plan.rewrite.items(),
                                       key=lambda kv: (order[kv[0][0]], lp_order.index(kv[0][1]))):

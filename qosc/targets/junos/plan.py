@@ -11,16 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Kind, Policy, Role, Service
 from qosc.names import Names
-from qosc.sizing import Burst
 from qosc.targets.junos.platform import JunosPlatform
-from qosc.targets.junos.sizing import shaper_burst
-from qosc.units import Percent
+
+if TYPE_CHECKING:
+    from qosc.targets.junos.schedulers import SchedulerSpec
 
 _BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
 NC_QUEUE = 3
@@ -77,7 +77,10 @@ class Plan:
     rewrite: dict[tuple[str, str], int] = field(default_factory=dict)
     drop_maps: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Forwarding class -> [(loss priority or 'any', drop profile)]."""
-    schedulers: dict[str, SchedulerSpec] = field(default_factory=dict)
+    schedulers: dict[str, SchedulerSpec] = field(default_factory=dict)  # schedulers.py
+    """Scheduler name -> what it says, in queue order: one per forwarding class and distinct shaper burst."""
+    scheduler_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(interface name, forwarding class) -> the scheduler that serves the class there."""
     edge: Any = None
     """The edge conditioning (filters, policers): a junos_edge.Edge."""
     problems: list[Problem] = field(default_factory=list)
@@ -147,9 +150,10 @@ def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
     _units(plan)
     _classify(plan)
     _drop_maps(plan)
-    _schedulers(plan)
+    from qosc.targets.junos.schedulers import plan_schedulers  # not at the top: these parts build on this plan
+    plan_schedulers(plan)
     _uncarried(plan)
-    from qosc.targets.junos.edge import plan_edge  # not at the top: the edge part builds on this plan
+    from qosc.targets.junos.edge import plan_edge
     plan.edge = plan_edge(plan)
     return plan
 
@@ -311,72 +315,3 @@ def _services_loc(plan: Plan) -> Location | None:
         if found is not None:
             return found
     return None
-
-
-@dataclass(frozen=True)
-class SchedulerSpec:
-    transmit: tuple[str, ...]
-    buffer: tuple[str, ...] | None
-    priority: str
-    shaping: tuple[str, ...] | None
-    excess: str | None = None
-    """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
-    burst: Burst | None = None
-    """The shaper's `burst-size` (qosc.targets.junos.sizing.shaper_burst), where it is shaped and the platform
-    has one."""
-
-
-def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
-    """('percent', '5') or ('2500000',); flags what JUNOS cannot take."""
-    if isinstance(value, Percent):
-        if not float(value.value).is_integer():
-            plan.error("QOS113", f"service '{s.name}' {key} {value} is not a whole percentage, which JUNOS needs",
-                       s.where.at(f"queue.{key}"), f"write {int(value.value)}% or {int(value.value) + 1}%")
-        return ("percent", num(value.value))
-    low, high = plan.platform.transmit_rate_bps.low, plan.platform.transmit_rate_bps.high
-    if not low <= int(value) <= high:  # type: ignore[call-overload]
-        plan.error("QOS113", f"service '{s.name}' {key} {value} bit/s is outside JUNOS's range {low}..{high} bit/s",
-                   s.where.at(f"queue.{key}"))
-    return (str(value),)
-
-
-def _schedulers(plan: Plan) -> None:
-    for fc in plan.classes:
-        s, q = fc.owner, fc.owner.queue
-        transmit = ("remainder",) if q.share is None else _rate(plan, s, "share", q.share)
-        caps = [(k, v) for k, v in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling))
-                if v is not None and v != Percent(100.0)]
-        shaping = None
-        if caps and not q.strict and any(v == q.share for _, v in caps):
-            transmit += ("exact",)
-        elif caps:
-            key, cap = caps[0]
-            if plan.platform.queue_shaping:
-                shaping = _rate(plan, s, key, cap)
-            elif not (q.strict and plan.platform.strict_priority is None):  # else QOS110 says what to do
-                plan.error("QOS112", f"service '{s.name}' {key} {cap} differs from its share, but {plan.platform.name}"
-                           " cannot shape a queue: only transmit-rate ... exact (cap = share) exists there",
-                           s.where.at(f"queue.{key}"), f"set {key} equal to the share, or remove it")
-        buffer = None
-        if q.buffer is not None and q.buffer.percent is not None:
-            buffer = _rate(plan, s, "buffer", q.buffer.percent)
-        elif q.buffer is not None and q.buffer.time_us is not None:
-            limits = plan.platform.buffer_temporal_us
-            if limits and q.buffer.time_us not in limits:
-                plan.error("QOS113", f"service '{s.name}' buffer {q.buffer.time_us}us is outside "
-                           f"{plan.platform.name}'s temporal buffer range {limits.low}..{limits.high}us",
-                           s.where.at("queue.buffer"), "use a shorter time or a percentage")
-            buffer = ("temporal", str(q.buffer.time_us))
-        if q.strict:
-            priority = plan.platform.strict_priority
-            if priority is None:
-                plan.error("QOS110", f"service '{s.name}' is strict-priority, but {plan.platform.name} has no "
-                           f"strict-high queue (device {plan.device.name})", s.where.at("queue.strict"),
-                           "on M-series use priority: high without strict, and police the service at the edge "
-                           "(policer:) so that it cannot starve the other queues")
-                priority = "high"
-        else:
-            priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
-        excess = None if q.strict else plan.platform.excess_priorities.get(q.priority.label)
-        burst = shaper_burst(plan.policy, plan.device, s, plan.platform) if shaping else None
-        plan.schedulers[fc.name] = SchedulerSpec(transmit, buffer, priority, shaping, excess, burst)

@@ -3,12 +3,12 @@ SLS bound of a JUNOS hop is computed from.
 
 - A scheduler shaped at a cap (`shaping-rate`, MX Trio: a strict-high service's rate cap, or a cap above the
   share) gets `burst-size` = qosc.sizing.burst_allowance: max(10 MTU, 1 ms at the cap, the CBS of the
-  service's own policer).  A scheduler is one per forwarding class and device, used by every interface that
-  carries the class, so its cap differs per interface where it is a percentage: the burst is taken at the
-  largest cap over those interfaces (burst_allowance grows with the cap, so no interface gets less than its
-  own).  Within the platform's documented range (`shaping_burst_bytes`); none where the platform has no
-  per-queue burst-size (M-series) or no carrying interface has a speed (Juniper's default, 100 ms of the
-  rate, applies).
+  service's own policer), at the cap of the interface (port or logical unit) it serves.  Where the cap is a
+  percentage it differs per interface, and so does the burst: the interfaces that carry the class get one
+  scheduler per distinct burst (plan.py; the one named after the class has the largest, the others
+  `<class>-burst-<bytes>`), so a 10 Mbit/s unit never runs with the burst sized for a 100G one (issue 26).
+  Within the platform's documented range (`shaping_burst_bytes`); none where the platform has no per-queue
+  burst-size (M-series) or the interface has no speed (Juniper's default, 100 ms of the rate, applies).
 - The class sizing of a strict-high class on an interface: drain rate R = its cap (shaping-rate) or, unshaped,
   the link rate; queue Q from `buffer-size`: temporal t = t x the queue's transmit rate, percent p = p of the
   port's delay buffer (platform `delay_buffer_us` at the interface rate, i.e. its shaper or speed), none =
@@ -47,29 +47,21 @@ def _cap_on(q: Queue, link: int | None) -> int | None:
     return None if cap is None else min(cap, link) if link else cap
 
 
-def shaper_burst(policy: Policy, device: Device, owner: Service, platform: JunosPlatform) -> sizing.Burst | None:
-    """The `burst-size` of the scheduler of `owner`'s forwarding class on `device` (module docstring)."""
+def interface_burst(policy: Policy, iface: Interface, owner: Service, platform: JunosPlatform) -> sizing.Burst | None:
+    """The `burst-size` of the scheduler that serves `owner`'s forwarding class on `iface` (module docstring)."""
     limits = platform.shaping_burst_bytes
     if limits is None or not platform.queue_shaping or shaping_cap(owner.queue) is None:
         return None
-    policer = policy.policer_map.get(owner.policer or "")
-    declared = policer.cbs if policer is not None else None
-    found: list[sizing.Burst] = []
-    for iface in device.interfaces:
-        if not any(policy.queue_owner(s) is owner for s in policy.services_on(iface)):
-            continue
-        cap = _cap_on(owner.queue, iface.rate)
-        if cap is not None:
-            found.append(sizing.burst_allowance(cap, iface.mtu, declared))
-    if not found:
+    cap = _cap_on(owner.queue, iface.rate)
+    if cap is None:
         return None
-    best = max(found, key=lambda b: b.bytes)
-    formula = best.formula if len(found) == 1 else f"at the largest cap of the interfaces: {best.formula}"
-    if best.bytes > limits.high:
-        return sizing.Burst(limits.high, f"{formula}, at most {limits.high} B (burst-size range)")
-    if best.bytes < limits.low:
-        return sizing.Burst(limits.low, f"{formula}, at least {limits.low} B (burst-size range)")
-    return sizing.Burst(best.bytes, formula)
+    policer = policy.policer_map.get(owner.policer or "")
+    burst = sizing.burst_allowance(cap, iface.mtu, policer.cbs if policer is not None else None)
+    if burst.bytes > limits.high:
+        return sizing.Burst(limits.high, f"{burst.formula}, at most {limits.high} B (burst-size range)")
+    if burst.bytes < limits.low:
+        return sizing.Burst(limits.low, f"{burst.formula}, at least {limits.low} B (burst-size range)")
+    return burst
 
 
 def class_sizing(policy: Policy, device: Device, iface: Interface, service: Service,
@@ -101,5 +93,5 @@ def class_sizing(policy: Policy, device: Device, iface: Interface, service: Serv
             return sizing.Unsized(f"{platform.name} has no documented port delay buffer for buffer-size percent")
         queue = sizing.queue_size(drain.rate, link, frame, percent=Fraction(str(buf.percent.value)),
                                   port_buffer_us=port_us)
-    burst = shaper_burst(policy, device, owner, platform) if cap is not None else None
+    burst = interface_burst(policy, iface, owner, platform) if cap is not None else None
     return sizing.ClassSizing(link, frame, drain, queue, burst)

@@ -14,19 +14,100 @@ statement tree the way the JUNOS CLI reads it:
   an empty leaf none;
 - file-level rules over the whole document: one leaf set twice with
   different values (the box keeps the last), two cases of one choice under
-  one parent (the box keeps the last), more list entries than max-elements.
+  one parent (the box keeps the last), more list entries than max-elements;
+- Juniper's `junos:must` constraints of every node the document holds
+  (must.py), on the whole document once it is read: what `commit check`
+  refuses, reported with the must's message, module and revision.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from importlib import resources
 from typing import Any, Protocol
 
 from qosc.grammar import Source, ValueType, Violation, value_type
+from qosc.targets.junos.must import WORD, Check, Configuration, Expr, evaluator, fold, parse
+from qosc.targets.junos.must import Path as MustPath
 from qosc.tree import Document, Statement, Word
+
+
+@dataclass(frozen=True)
+class Must:
+    """A `junos:must` of a node (of one value of it, for an enumeration value's must)."""
+
+    text: str
+    expr: Expr
+    check: Check
+    """The expression compiled (with its impossible paths folded away: `_fold`)."""
+    message: str
+    module: str
+    value: str | None = None
+
+    @classmethod
+    def load(cls, data: dict[str, str]) -> Must:
+        expr = parse(data["must"])
+        return cls(data["must"], expr, evaluator(expr), data["message"], data["module"], data.get("value"))
+
+
+def _fold(root: Node, node: Node, chain: tuple[Node, ...]) -> None:
+    """Keep only the musts that can fail, compiled: a path through a node outside the grammar's tree is false
+    (the walk records only nodes of the tree), so most musts of the nodes qosc writes are constant."""
+    kept = []
+    for must in node.musts:
+        folded = fold(must.expr, lambda p: _possible(root, chain, p))
+        if folded is not True:
+            kept.append(replace(must, check=_never if folded is False else evaluator(folded)))
+    node.musts = tuple(kept)
+    for child in node.children.values():
+        _fold(root, child, (*chain, child))
+
+
+def _never(config: Configuration, at: Where, value: str | None) -> bool:
+    return False
+
+
+def _possible(root: Node, chain: tuple[Node, ...], path: MustPath) -> bool:
+    """Whether the path can name a node of the tree: climbing from the last node of `chain` (root first), then
+    keywords, list keys (any word), a leaf's value (one its type takes, where the word is given)."""
+    node: Node | None = root if not path.up or path.up >= len(chain) else chain[-1 - path.up]
+    keys: list[str | None] = []  # what a list entry's words still are: a key's name, or None for a value
+    leaf: Node | None = None
+    for kind, text in path.steps:
+        if keys:
+            expected = keys.pop(0)
+            if expected is not None and kind == WORD and text != expected:
+                return False
+        elif leaf is not None:
+            if kind == WORD and leaf.type is not None and leaf.type.refuse(text) is not None:
+                return False
+            leaf = node = None
+        elif node is None:
+            return False  # a word after a leaf's value
+        else:
+            child = node.keyworded.get(text) if kind == WORD else None
+            if child is None:
+                lists = [c for c in node.positional if c.kind == "list"]
+                if lists:  # a key of a keyword-less list (`interfaces ge-0/0/0`)
+                    node = lists[0]
+                    continue
+                if not node.positional:
+                    return False
+                node = None  # the value of a keyword-less leaf
+                continue
+            if child.kind == "list":
+                node = child
+                keys = [None] if len(child.keys) == 1 else [x for k in child.keys for x in (k, None)]
+            elif child.kind in ("leaf", "leaf-list"):
+                leaf = child
+            elif child.kind == "empty":
+                node = None
+            else:
+                node = child
+    return True
 
 
 @dataclass
@@ -39,12 +120,14 @@ class Node:
     nokeyword: bool = False
     cases: tuple[tuple[str, str], ...] = ()
     max: int | None = None
+    musts: tuple[Must, ...] = ()
 
     @classmethod
     def load(cls, name: str, data: dict[str, Any]) -> Node:
         return cls(name, data["kind"], {k: cls.load(k, v) for k, v in data.get("children", {}).items()},
                    tuple(data.get("keys", ())), value_type(data["type"]) if "type" in data else None,
-                   bool(data.get("nokeyword")), tuple((c, k) for c, k in data.get("cases", ())), data.get("max"))
+                   bool(data.get("nokeyword")), tuple((c, k) for c, k in data.get("cases", ())), data.get("max"),
+                   tuple(Must.load(m) for m in data.get("must", ())))
 
     @cached_property
     def keyworded(self) -> dict[str, Node]:
@@ -71,13 +154,47 @@ State = tuple[Node, bool, Where, Where]
 class _Walk:
     """The state of one document's check: what each list entry holds so far."""
 
-    def __init__(self, grammar: YangGrammar, sink: Sink | None = None) -> None:
+    def __init__(self, grammar: YangGrammar, sink: Sink | None = None, config: Configuration | None = None) -> None:
         self.g = grammar
         self.sink = sink
         self.found: list[Violation] = []
         self.leaves: dict[Where, tuple[str, tuple[Statement, ...]]] = {}
         self.cases: dict[tuple[Where, str], tuple[str, str]] = {}
         self.entries: dict[Where, set[str]] = {}
+        self.config = Configuration() if config is None else config
+        self.recording = not self.config.parents
+        self.parents, self.values = self.config.parents, self.config.values
+        """False when another release's walk of the same document has recorded the configuration already."""
+        self.constrained: dict[Where, tuple[Node, tuple[Statement, ...], list[str]]] = {}
+        """The nodes that carry musts: each with the statement that made it and its values ($$)."""
+
+    def record(self, path: tuple[Statement, ...], node: Node, where: Where, parent: Where,
+               value: str | None = None) -> None:
+        if self.recording:
+            self.parents.setdefault(where, parent)
+            if value is not None:
+                self.values.append((where, value))
+        if node.musts:
+            values = self.constrained.setdefault(where, (node, path, []))[2]
+            if value is not None and value not in values:
+                values.append(value)
+
+    def musts(self) -> None:
+        """Every must of every node the document holds, evaluated on the whole document."""
+        cached = self.config.cached
+        for where, (node, path, values) in self.constrained.items():
+            for must in node.musts:
+                if must.value is not None:
+                    if must.value not in values:
+                        continue  # the must of an enumeration value the leaf does not have
+                    candidates: Sequence[str | None] = (must.value,)
+                else:
+                    candidates = values or (None,)
+                for v in candidates:
+                    if not cached(must.text, must.check, where, v):
+                        self.found.append(Violation(path, f"{must.message or 'junos:must ' + must.text} "
+                                                          f"(junos:must of {node.name})", self.g.must_source(must)))
+                        break
 
     def refuse(self, path: tuple[Statement, ...], message: str) -> None:
         self.found.append(Violation(path, message, self.g.source))
@@ -102,12 +219,15 @@ class _Walk:
         if self.sink is not None:
             for w in (word.words if word is not None else (None,)):
                 self.sink.leaf(where, node.name, None if w is None else w.text)
+        here = (*where, node.name)
         if word is None:
+            self.record(path, node, here, where)
             return
+        for w in word.words:
+            self.record(path, node, here, where, value=w.text)
         self.value(path, node, word)
         if node.kind == "leaf":
-            key = (*where, node.name)
-            seen = self.leaves.setdefault(key, (word.text, path))
+            seen = self.leaves.setdefault(here, (word.text, path))
             if seen[0] != word.text:
                 self.refuse(path, f"{node.name} is set to {seen[0]} and to {word.text} under "
                                   f"{' '.join(where)}: one leaf, the box keeps the last")
@@ -130,6 +250,15 @@ class _Walk:
                 i += 2
         # the instance path: one key's value, or each key's name and value
         entry = (*where, values[0][1]) if len(values) == 1 else (*where, *(x for kv in values for x in kv))
+        self.record(path, node, entry, parent)
+        if self.recording:
+            self.config.entries[entry] = (node.name, values[0][1])
+            if where != parent:
+                self.config.lists.append(where)
+        for k, v in values:  # a key leaf is recorded where a must needs it (`..` from it)
+            key = node.children[k]
+            if key.musts:
+                self.record(path, key, (*entry, k), entry, value=v)
         self.count(path, node, parent, entry[-1])
         if self.sink is not None:
             self.sink.enter(parent, entry, node.name, tuple(values))
@@ -181,6 +310,7 @@ class _Walk:
                 node, awaiting, parent, where = child, True, where, (*where, child.name)
                 continue
             inner = (*where, child.name)
+            self.record(path, child, inner, where)
             if self.sink is not None:
                 self.sink.enter(where, inner, child.name, ())
             node, where = child, inner
@@ -219,7 +349,9 @@ class YangGrammar:
 
     @cached_property
     def root(self) -> Node:
-        return Node.load("", {"kind": "container", "children": self.data["tree"]})
+        root = Node.load("", {"kind": "container", "children": self.data["tree"]})
+        _fold(root, root, (root,))
+        return root
 
     @cached_property
     def source(self) -> Source:
@@ -228,8 +360,15 @@ class YangGrammar:
         return Source("Juniper/yang conf-with-extensions (derived by scripts/derive-junos-grammar)", self.release,
                       names, modules.get("junos-conf-class-of-service", ""))
 
-    def check(self, document: Document, sink: Sink | None = None) -> list[Violation]:
-        """Every violation of the document; a sink is told each element the statements stand for."""
-        walk = _Walk(self, sink)
+    def check(self, document: Document, sink: Sink | None = None,
+              config: Configuration | None = None) -> list[Violation]:
+        """Every violation of the document; a sink is told each element the statements stand for.  `config`: the
+        document's configuration as another release's check recorded it (shared, with the musts' results)."""
+        walk = _Walk(self, sink, config)
         walk.block(document.statements, (), (self.root, False, (), ()))
+        walk.musts()
         return walk.found
+
+    def must_source(self, must: Must) -> Source:
+        return Source("Juniper/yang conf-with-extensions, junos:must (derived by scripts/derive-junos-grammar)",
+                      self.release, must.module, self.data["modules"].get(must.module, ""))

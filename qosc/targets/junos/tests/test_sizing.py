@@ -12,7 +12,7 @@ from qosc.sls.bounds import derive
 from qosc.targets.junos import TARGET, JunosPlatform
 from qosc.targets.junos import read as junos_read
 from qosc.targets.junos.read.parse import paths
-from qosc.targets.junos.sizing import class_sizing, shaper_burst
+from qosc.targets.junos.sizing import class_sizing, interface_burst
 
 COS = "class-of-service"
 
@@ -51,21 +51,23 @@ def _burst_sizes(text: str, source: str) -> dict[str, int]:
 
 
 def test_edge_mx_burst_size_reads_back_as_class_sizing_computes_it() -> None:
-    """assured-rate edge-mx: ip-premium is strict-high shaped at 10% on a 1G and a 10G port; one scheduler, so
-    its burst-size is taken at the largest cap: max(10 x 1500 B, 1 ms at 1 Gbit/s = 125,000 B, CBS 64,000 B)."""
+    """assured-rate edge-mx: ip-premium is strict-high shaped at 10% on a 1G and a 10G port; each port's scheduler
+    has the burst of its own cap: max(10 x 1500 B, 1 ms at the cap, CBS 64,000 B) = 64,000 B on the 1G port and
+    125,000 B on the 10G one, the very numbers the SLS sizes each hop with."""
     policy = load("assured-rate.yaml")
     device = policy.device_map["edge-mx"]
     platform = TARGET.platform_data["junos-mx"]
     assert isinstance(platform, JunosPlatform)
-    for out in outputs(policy, "edge-mx"):
-        assert _burst_sizes(out.text, out.path) == {"ip-premium": 125_000}, out.path
     premium = policy.service_map["ip-premium"]
-    burst = shaper_burst(policy, device, premium, platform)
-    assert burst is not None and burst.bytes == 125_000
-    for iface in device.interfaces:
-        size = TARGET.class_sizing(policy, device, iface, premium)
-        assert isinstance(size, sizing.ClassSizing) and size.burst == burst
-        assert size.drain.rate == (iface.rate or 0) // 10  # shaping-rate percent 10 of the port
+    for out in outputs(policy, "edge-mx"):
+        assert _burst_sizes(out.text, out.path) == {"ip-premium": 125_000, "ip-premium-burst-64000": 64_000}
+        written = _unit_bursts(out.text, out.path, "ip-premium")
+        for iface in device.interfaces:
+            burst = interface_burst(policy, iface, premium, platform)
+            size = TARGET.class_sizing(policy, device, iface, premium)
+            assert isinstance(size, sizing.ClassSizing) and size.burst == burst is not None
+            assert burst.bytes == written[iface.name][1], (iface.name, out.path)
+            assert size.drain.rate == (iface.rate or 0) // 10  # shaping-rate percent 10 of the port
     # the SLS bound of each hop is delay_bound of that very sizing, with the policed burst (CBS 64,000 B)
     for hop in derive(policy, premium).interfaces:
         if not hop.label.startswith("edge-mx:"):
@@ -76,7 +78,7 @@ def test_edge_mx_burst_size_reads_back_as_class_sizing_computes_it() -> None:
         bound = sizing.delay_bound(size, 64_000)
         assert bound is not None and hop.delay_us == bound.us and hop.sized_by == "junos"
     edge = next(h for h in derive(policy, premium).path if h.label == "edge-mx:ge-0/0/1")
-    # 64,000 B within the 125,000 B bucket leave at 1 Gbit/s: 512 us, + one 1500 B packet at 1 Gbit/s: 12 us
+    # 64,000 B within the 64,000 B bucket leave at 1 Gbit/s: 512 us, + one 1500 B packet at 1 Gbit/s: 12 us
     assert edge.delay_us == 524 and edge.delay_formula is not None
     assert edge.delay_formula.startswith("junos: sigma / C = 64000 B x 8 / 1 Gbit/s")
 
@@ -144,3 +146,71 @@ def test_m_series_keeps_the_generic_formula_and_says_why(tmp_path: Path) -> None
                                  "share of the link Juniper's documentation does not bound)")
     (conf,) = [o for o in outputs(policy, "r1") if o.path.endswith(".conf")]
     assert "burst-size" not in conf.text
+
+
+def _unit_bursts(text: str, source: str, fc: str) -> dict[str, tuple[str, int | None]]:
+    """interface (ifd or ifd.unit) -> (the scheduler its map gives `fc`, that scheduler's burst-size), as read back."""
+    found = [p for p, _ in paths(junos_read.parse(text, source, None).statements)]
+    maps = {p[2]: p[6] for p in found if p[:2] == (COS, "scheduler-maps") and p[3:5] == ("forwarding-class", fc)}
+    bursts = {p[2]: int(p[p.index("burst-size") + 1]) for p in found
+              if p[:2] == (COS, "schedulers") and "burst-size" in p}
+    out: dict[str, tuple[str, int | None]] = {}
+    for p in found:
+        if p[:2] == (COS, "interfaces") and p[-2] == "scheduler-map" and p[-1] in maps:
+            where = p[2] + (f".{p[4]}" if p[3] == "unit" else "")
+            out[where] = (maps[p[-1]], bursts.get(maps[p[-1]]))
+    return out
+
+
+def test_each_unit_gets_the_burst_of_its_own_cap(tmp_path: Path) -> None:
+    """Issue 26: with per-unit schedulers, one strict EF scheduler had `shaping-rate percent 10 burst-size 1250000`
+    (1 ms at the 10 Gbit/s cap of a 100G unit) and also served a 10 Mbit/s unit whose EF cap is 1 Mbit/s, where
+    1.25 MB is 10 s at the cap.  Each unit now gets a scheduler with its own burst: 1,250,000 B there, and
+    max(10 x 1500 B, 1 ms at 1 Mbit/s) = 15,000 B on the small unit; the SLS sizes each from the same number."""
+    path = tmp_path / "p.yaml"
+    path.write_text(textwrap.dedent("""\
+        qosc: 1
+        name: per-unit
+        defaults: {mtu: 1500B}
+        services:
+          be: {kind: best-effort, default: true, queue: {share: 90%, priority: low}}
+          ef: {kind: premium, dscp: [ef], queue: {share: 10%, priority: high, strict: true, rate-cap: 10%}}
+        devices:
+          r1:
+            platform: junos-mx
+            interfaces:
+              xe-0/0/0.100: {role: core, speed: 100G, shape: 10M}
+              xe-0/0/0.200: {role: core, speed: 100G}
+        """), encoding="utf-8")
+    policy = _model(path)
+    device = policy.device_map["r1"]
+    ef = policy.service_map["ef"]
+    for out in outputs(policy, "r1"):
+        bursts = _unit_bursts(out.text, out.path, "ef")
+        assert {k: b for k, (_, b) in bursts.items()} == {"xe-0/0/0.100": 15_000, "xe-0/0/0.200": 1_250_000}, \
+            out.text
+        assert bursts["xe-0/0/0.200"][0] == "ef" and len(bursts["xe-0/0/0.100"][0]) <= 64
+        # the header names each unit as the configuration does (it said `xe-0/0/0.100 unit 0`)
+        assert "# xe-0/0/0 unit 100: core, 100G" in out.text and "# xe-0/0/0 unit 200: core, 100G" in out.text
+        for iface in device.interfaces:
+            size = TARGET.class_sizing(policy, device, iface, ef)
+            assert isinstance(size, sizing.ClassSizing) and size.burst is not None
+            assert size.burst.bytes == bursts[iface.name][1]
+
+
+
+def test_a_burst_variant_of_a_long_class_name_stays_within_64_characters(tmp_path: Path) -> None:
+    """The `<class>-burst-<bytes>` scheduler of a 60-character class is cut with a stable hash (qosc.names)."""
+    long = "premium-" + "x" * 52
+    path = _policy(tmp_path, "{share: 10%, priority: high, strict: true, rate-cap: 10%}")
+    second = "ge-0/0/0: {role: core, speed: 1G}\n      xe-0/0/1: {role: core, speed: 10G}"
+    text = path.read_text().replace("ef: {kind: premium", f"{long}: {{kind: premium").replace(
+        "ge-0/0/0: {role: core, speed: 1G}", second)
+    path.write_text(text)
+    policy = _model(path)
+    (conf,) = [o for o in outputs(policy, "r1") if o.path.endswith(".conf")]
+    written = _unit_bursts(conf.text, conf.path, long)
+    assert {k: b for k, (_, b) in written.items()} == {"ge-0/0/0": 15_000, "xe-0/0/1": 125_000}
+    variant = written["ge-0/0/0"][0]
+    assert variant != long and len(variant) <= 64 and variant.startswith(long[:40])
+    assert written["xe-0/0/1"][0] == long

@@ -1,0 +1,119 @@
+"""JUNOS target, part 1b: the schedulers of a device's plan (plan.py), one per forwarding class and shaper burst.
+
+`plan_schedulers(plan)` turns each forwarding class's queue into what its
+scheduler says: transmit-rate (with `exact` when the queue may not borrow),
+shaping-rate for other caps (MX), buffer-size, priority and the MX
+excess-priority; and gives the class one scheduler per distinct shaper burst
+among the interfaces that carry it (sizing.py).  The rules are explained in
+qosc/targets/junos/__init__.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from qosc.model import Service
+from qosc.sizing import Burst
+from qosc.targets.junos.plan import ForwardingClass, Plan, num
+from qosc.targets.junos.sizing import interface_burst
+from qosc.units import Percent
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    transmit: tuple[str, ...]
+    buffer: tuple[str, ...] | None
+    priority: str
+    shaping: tuple[str, ...] | None
+    excess: str | None = None
+    """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
+    burst: Burst | None = None
+    """The shaper's `burst-size` (qosc.targets.junos.sizing.interface_burst at the cap of the interfaces it
+    serves), where it is shaped and the platform has one."""
+    fc: str = ""
+    """The forwarding class it schedules."""
+    serves: tuple[str, ...] = ()
+    """The interfaces whose scheduler map gives it the class."""
+
+
+def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:
+    """('percent', '5') or ('2500000',); flags what JUNOS cannot take."""
+    if isinstance(value, Percent):
+        if not float(value.value).is_integer():
+            plan.error("QOS113", f"service '{s.name}' {key} {value} is not a whole percentage, which JUNOS needs",
+                       s.where.at(f"queue.{key}"), f"write {int(value.value)}% or {int(value.value) + 1}%")
+        return ("percent", num(value.value))
+    low, high = plan.platform.transmit_rate_bps.low, plan.platform.transmit_rate_bps.high
+    if not low <= int(value) <= high:  # type: ignore[call-overload]
+        plan.error("QOS113", f"service '{s.name}' {key} {value} bit/s is outside JUNOS's range {low}..{high} bit/s",
+                   s.where.at(f"queue.{key}"))
+    return (str(value),)
+
+
+def plan_schedulers(plan: Plan) -> None:
+    for fc in plan.classes:  # the class names first: a burst variant never takes another class's name
+        plan.names.name("scheduler", fc.name, f"class {fc.name}")
+    for fc in plan.classes:
+        s, q = fc.owner, fc.owner.queue
+        transmit = ("remainder",) if q.share is None else _rate(plan, s, "share", q.share)
+        caps = [(k, v) for k, v in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling))
+                if v is not None and v != Percent(100.0)]
+        shaping = None
+        if caps and not q.strict and any(v == q.share for _, v in caps):
+            transmit += ("exact",)
+        elif caps:
+            key, cap = caps[0]
+            if plan.platform.queue_shaping:
+                shaping = _rate(plan, s, key, cap)
+            elif not (q.strict and plan.platform.strict_priority is None):  # else QOS110 says what to do
+                plan.error("QOS112", f"service '{s.name}' {key} {cap} differs from its share, but {plan.platform.name}"
+                           " cannot shape a queue: only transmit-rate ... exact (cap = share) exists there",
+                           s.where.at(f"queue.{key}"), f"set {key} equal to the share, or remove it")
+        buffer = None
+        if q.buffer is not None and q.buffer.percent is not None:
+            buffer = _rate(plan, s, "buffer", q.buffer.percent)
+        elif q.buffer is not None and q.buffer.time_us is not None:
+            limits = plan.platform.buffer_temporal_us
+            if limits and q.buffer.time_us not in limits:
+                plan.error("QOS113", f"service '{s.name}' buffer {q.buffer.time_us}us is outside "
+                           f"{plan.platform.name}'s temporal buffer range {limits.low}..{limits.high}us",
+                           s.where.at("queue.buffer"), "use a shorter time or a percentage")
+            buffer = ("temporal", str(q.buffer.time_us))
+        if q.strict:
+            priority = plan.platform.strict_priority
+            if priority is None:
+                plan.error("QOS110", f"service '{s.name}' is strict-priority, but {plan.platform.name} has no "
+                           f"strict-high queue (device {plan.device.name})", s.where.at("queue.strict"),
+                           "on M-series use priority: high without strict, and police the service at the edge "
+                           "(policer:) so that it cannot starve the other queues")
+                priority = "high"
+        else:
+            priority = plan.platform.scheduler_priorities.get(q.priority.label, q.priority.label)
+        # A strict-high queue, and one whose transmit rate is exact (it never runs above it), have no excess
+        # region: junos-conf-class-of-service (23.4R1, 17.4R1) `schedulers excess-priority` junos:must "Cannot
+        # specify excess-priority with transmit-rate exact/rate-limit or strict-high priority" (priority_mapping)
+        excess = None if q.strict or "exact" in transmit else plan.platform.excess_priorities.get(q.priority.label)
+        _variants(plan, fc, SchedulerSpec(transmit, buffer, priority, shaping, excess, fc=fc.name))
+
+
+def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
+    """The schedulers of a class: one per distinct shaper burst of the interfaces that carry it (sizing.py).
+
+    The one named after the class has the largest burst (or none, unshaped); the others are
+    `<class>-burst-<bytes>`, and `<class>-burst-default` for interfaces without a speed, whose percentage cap
+    qosc cannot size (Juniper's default burst applies), each name within JUNOS's 64 characters (plan.names).
+    """
+    groups: dict[int | None, tuple[Burst | None, list[str]]] = {}
+    for iface in plan.device.interfaces:
+        if not any(plan.fc_of.get(n) == fc.name for n in iface.services):
+            continue
+        burst = interface_burst(plan.policy, iface, fc.owner, plan.platform) if spec.shaping else None
+        groups.setdefault(None if burst is None else burst.bytes, (burst, []))[1].append(iface.name)
+    order = sorted(groups, key=lambda b: (b is None, -(b or 0))) or [None]
+    for i, size in enumerate(order):
+        burst, serves = groups.get(size, (None, []))
+        wanted = fc.name if i == 0 else f"{fc.name}-burst-{'default' if size is None else size}"
+        sched = plan.names.name("scheduler", wanted, f"class {fc.name}" if i == 0 else f"class {fc.name} burst {size}")
+        plan.schedulers[sched] = replace(spec, burst=burst, serves=tuple(serves))
+        for name in serves:
+            plan.scheduler_of[(name, fc.name)] = sched

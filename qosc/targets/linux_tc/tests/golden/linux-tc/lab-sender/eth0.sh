@@ -31,8 +31,8 @@
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:10 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf bfifo limit 1237500: capped: drains at its cap 99 Mbit/s; queue no buffer: one BDP, 99 Mbit/s x rtt 100 ms / 8 = 1237500 B (818 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 99 Mbit/s / 8) = 15140 B
-#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf bfifo limit 65536: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least one 65536 B aggregate = 65536 B (44 packets of 1514 B)
+#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf bfifo limit 4194304: capped: drains at its cap 99 Mbit/s; queue no buffer: one BDP, 99 Mbit/s x rtt 100 ms / 8 = 1237500 B, at least what one local TCP socket may keep in the qdisc (tcp_limit_output_bytes), 4194304 B = 4194304 B (2771 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 99 Mbit/s / 8) = 15140 B
+#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf bfifo limit 4194304: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least what one local TCP socket may keep in the qdisc (tcp_limit_output_bytes), 4194304 B = 4194304 B (2771 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}

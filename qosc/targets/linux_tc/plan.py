@@ -26,7 +26,10 @@ The mapping, documented once here and repeated per class in the wrapper:
 - the leaf queue (bfifo, red or fq_codel limit) comes from qosc.sizing: the
   buffer at the rate the class drains at (its cap when it cannot borrow, else
   its guarantee), or one BDP at that rate when the policy gives no buffer;
-  the wrapper's comment shows the formula and the numbers.
+  on an interface with `local-senders`, such a default queue of a class that
+  is not strict priority holds at least what one local TCP socket may keep
+  in the qdisc (local_floor); the wrapper's comment shows the formula and
+  the numbers.
 """
 
 from __future__ import annotations

@@ -325,7 +325,8 @@ class Builder:
             "classifier": merged.get("classifier"),
             "services": tuple(merged["services"]) if "services" in merged else service_names,
             "port_type": merged.get("port-type"), "unit": int(merged.get("unit", 0)),
-            "mtu": own_mtu or mtu, "description": free_text(merged.get("description")),
+            "mtu": own_mtu or mtu, "local_senders": merged.get("local-senders") is True,
+            "description": free_text(merged.get("description")),
         }
 
 

@@ -281,6 +281,8 @@ class Interface:
     port_type: str | None = None
     unit: int = 0
     mtu: int = 1500
+    local_senders: bool = False
+    """Sockets of the device itself send through this interface (a host, a gateway originating transfers)."""
     profile: str | None = None
     description: str | None = None
     encapsulation: tuple[str, ...] = ("ip",)

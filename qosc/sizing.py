@@ -150,11 +150,14 @@ def packets_of(nbytes: int, frame: int) -> int:
 
 def queue_size(drain: int, link: int, frame: int, *, time_us: int | None = None,
                percent: Fraction | float | None = None, rtt_us: int | None = None,
-               port_buffer_us: int = DEFAULT_PORT_BUFFER_US, default_floor: int = 0) -> QueueSize:
+               port_buffer_us: int = DEFAULT_PORT_BUFFER_US, default_floor: int = 0,
+               floor_why: str | None = None) -> QueueSize:
     """The queue limit of a class: from its buffer time or percentage, else one BDP (module docstring).
 
     `default_floor` (bytes) raises the floor of a default queue where the target queues aggregates
-    rather than packets (Linux: one 64 KiB GSO/GRO aggregate, see the linux-tc target's plan module).
+    rather than packets (Linux: one 64 KiB GSO/GRO aggregate, see the linux-tc target's plan module),
+    or where its own host's sockets send into it (Linux: what TCP Small Queues lets one socket keep in
+    the qdisc); `floor_why` names that floor in the formula (default: "one <bytes> aggregate").
     """
     floor = EXPLICIT_FLOOR_PACKETS * frame
     if time_us is not None:
@@ -176,7 +179,8 @@ def queue_size(drain: int, link: int, frame: int, *, time_us: int | None = None,
             formula += f", at most the port buffer {_bytes(port)}"
         if wanted < floor:
             formula += (f", at least {DEFAULT_FLOOR_PACKETS} packets" if floor == DEFAULT_FLOOR_PACKETS * frame
-                        else f", at least one {_bytes(floor)} aggregate")
+                        else f", at least one {_bytes(floor)} aggregate" if floor_why is None
+                        else f", at least {floor_why}, {_bytes(floor)}")
     nbytes = max(wanted, floor)
     if nbytes != wanted and (time_us is not None or percent is not None):
         formula += f", at least {EXPLICIT_FLOOR_PACKETS} packets"

@@ -197,6 +197,7 @@ TABLE: dict[str, Change] = {
     "devices.*.interfaces.*.services": each_interface("services", ["best-effort", "premium", "lbe"], role="core"),
     "devices.*.interfaces.*.port-type": each_interface("port-type", "1p3q8t", role="core"),
     "devices.*.interfaces.*.unit": each_interface("unit", 100, role="core"),
+    "devices.*.interfaces.*.local-senders": each_interface("local-senders", True, role="core"),
     "hosts.*.description": put("hosts.h1.description", "a storage element"),
     "hosts.*.interfaces.*.description": put("hosts.h1.interfaces.eth0.description", "data"),
     "hosts.*.interfaces.*.speed": put("hosts.h1.interfaces.eth0.speed", "25G"),

@@ -28,6 +28,7 @@ class Flow:
     udp_rate: int | None = None  # bit/s; None = TCP
     start: float = 0.0  # seconds after the scenario starts
     duration: float | None = None  # default: the scenario's
+    cc: str = "cubic"  # TCP congestion control (iperf3 -C); bbr paces and sends 64 KiB GSO aggregates from the start
 
 
 @dataclass
@@ -99,7 +100,7 @@ class Traffic:
         if flow.udp_rate is not None:
             argv += ["-u", "-b", str(flow.udp_rate), "-l", str(UDP_LEN)]
         else:
-            argv += ["-C", "cubic"]
+            argv += ["-C", flow.cc]
         return argv
 
 

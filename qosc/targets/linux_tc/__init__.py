@@ -24,7 +24,7 @@ with its policy origin; serialize.py writes the batch; grammar.py (the tc
 commands and options qosc writes, from the iproute2 manual pages) checks the
 tree before anything is written; templates/ holds the shell wrappers (prose,
 Jinja2) written from the same plan; checks.py the target's diagnostics
-(QOS140-QOS144); platform.py and platforms/linux.json the typed platform
+(QOS140-QOS144, QOS147, QOS148); platform.py and platforms/linux.json the typed platform
 data; push.py the push driver; read/ the reader of `tc -j` dumps; verify.py
 the optional check on this machine's kernel (`qosc compile --verify`: each
 distinct batch loaded in a scratch network namespace; what it loaded, and
@@ -73,7 +73,8 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.match.dscp", "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp",
     "classifiers.*.rules.*.policer", "devices.*.interfaces.*.description", "devices.*.interfaces.*.role",
     "devices.*.interfaces.*.shape", "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier",
-    "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.description",
+    "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.local-senders",
+    "devices.*.description",
 })
 
 

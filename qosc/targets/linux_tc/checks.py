@@ -1,4 +1,4 @@
-"""The linux-tc target's diagnostics (QOS140-QOS144, QOS147): what a policy asks that tc cannot do as written."""
+"""linux-tc diagnostics (QOS140-QOS144, QOS147, QOS148): what a policy asks that tc cannot do as written."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from collections.abc import Iterator
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, error, info, warning
 from qosc.model import Device, Interface, Policy, Role
-from qosc.targets.linux_tc.plan import QUEUE_BYTES_MAX, frame, link_burst, queue_bytes_at_most, queue_bytes_wanted
+from qosc.targets.linux_tc.plan import (
+    QUEUE_BYTES_MAX,
+    frame,
+    link_burst,
+    local_floor,
+    queue_bytes_at_most,
+    queue_bytes_wanted,
+)
 from qosc.targets.linux_tc.platform import LinuxTcPlatform
 
 NAME = "linux-tc"
@@ -20,6 +27,7 @@ CODES: tuple[Code, ...] = (
          "runs)", NAME),
     Code("QOS144", NAME, "warning", "queue larger than tc's 32-bit byte limit, clamped", NAME),
     Code("QOS147", NAME, "error", "link rate whose HTB burst passes tc's 32-bit byte limit", NAME),
+    Code("QOS148", NAME, "warning", "a buffer below what a local TCP socket keeps in the qdisc (local-senders)", NAME),
 )
 BURST_BYTES_MAX = 2**32 - 1  # tc-htb(8) burst/cburst: get_size() into a __u32
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -59,6 +67,16 @@ def _queue_checks(policy: Policy, device: Device, iface: Interface,
                     f"linux-tc shapes links up to {top // 10**9} Gbit/s; check the speed: unit (T is Tbit/s)")
         return
     for s in policy.services_on(iface):
+        floor = local_floor(s, iface, platform)
+        if floor is not None and s.queue.buffer is not None and not s.queue.shared_with:
+            held = queue_bytes_wanted(policy, s, iface, platform)
+            if held < floor:
+                yield warning("QOS148", f"service '{s.name}' on {device.name}:{iface.name} (local-senders) has a "
+                              f"{held} byte queue from its buffer, less than one local TCP socket may keep in the "
+                              f"qdisc (tcp_limit_output_bytes, {floor} bytes): what overflows is dropped by this "
+                              "host itself, and its TCP senders in this service may be starved",
+                              s.where.at("queue.buffer"), "leave the buffer out (qosc then sizes the queue for "
+                              "local senders), or keep this host's bulk TCP out of the service")
         if s.queue.shared_with or queue_bytes_at_most(s, iface, platform) <= QUEUE_BYTES_MAX:
             continue
         wanted = queue_bytes_wanted(policy, s, iface, platform)

@@ -26,7 +26,10 @@ The mapping, documented once here and repeated per class in the wrapper:
 - the leaf queue (bfifo, red or fq_codel limit) comes from qosc.sizing: the
   buffer at the rate the class drains at (its cap when it cannot borrow, else
   its guarantee), or one BDP at that rate when the policy gives no buffer;
-  the wrapper's comment shows the formula and the numbers.
+  on an interface with `local-senders`, such a default queue of a class that
+  is not strict priority holds at least what one local TCP socket may keep
+  in the qdisc (local_floor); the wrapper's comment shows the formula and
+  the numbers.
 """
 
 from __future__ import annotations
@@ -191,6 +194,22 @@ tc-red(8); iproute2 6.1 q_fifo.c/q_red.c get_size into __u32, larger is 'Illegal
 room below 2**32 for red's limit of max + 2 frames."""
 
 
+def local_floor(s: Service, iface: Interface, platform: LinuxTcPlatform) -> int | None:
+    """The floor of a class's default queue that its own host's TCP sockets need, or None.
+
+    Where the device's own sockets send (`local-senders`), TCP Small Queues lets each socket keep up to
+    net.ipv4.tcp_limit_output_bytes in the qdisc (platform data, with its source), and a packet the qdisc
+    drops is a local drop the socket takes as congestion: with the 64 KiB floor, one BBR flow of LBE alone on
+    an idle 100 Mbit/s link got 0.36 Mbit/s.  Forwarded traffic has no such backpressure: it fills a queue to
+    its limit, so the floor applies only where the policy says the box originates traffic.  Strict priority
+    keeps its queue: it is the class's delay promise (the SLS bound Q / R), and its excess is meant to be
+    dropped there.  A buffer the policy gives is kept (QOS148 says when it is below this floor).
+    """
+    if not iface.local_senders or s.queue.strict:
+        return None
+    return platform.tcp_limit_output_bytes
+
+
 def class_sizing(policy: Policy, s: Service, iface: Interface, platform: LinuxTcPlatform) -> sizing.ClassSizing:
     """Drain rate, queue limit and shaper burst of a service's class: what the batch writes and the SLS bounds use."""
     link = iface.rate or 0
@@ -198,11 +217,13 @@ def class_sizing(policy: Policy, s: Service, iface: Interface, platform: LinuxTc
     rate, ceil, _ = _rates(policy, s, link, platform)
     drain = sizing.drain_rate(link, rate, ceil)
     buf = s.queue.buffer
+    local = local_floor(s, iface, platform)
     queue = sizing.queue_size(
         drain.rate, link, fr, time_us=buf.time_us if buf is not None else None,
         percent=Fraction(str(buf.percent.value)) if buf is not None and buf.percent is not None else None,
         rtt_us=s.rtt_us if s.rtt_us is not None else policy.rtt_us,
-        port_buffer_us=platform.port_buffer_us, default_floor=GSO_MAX)
+        port_buffer_us=platform.port_buffer_us, default_floor=max(GSO_MAX, local or 0),
+        floor_why="what one local TCP socket may keep in the qdisc (tcp_limit_output_bytes)" if local else None)
     burst = None
     if ceil < link:
         policer = policy.policer_map.get(s.policer or "")
@@ -218,7 +239,7 @@ def queue_bytes_at_most(s: Service, iface: Interface, platform: LinuxTcPlatform)
     port = at_rate(link, platform.port_buffer_us)
     timed = at_rate(link, buf.time_us) if buf is not None and buf.time_us is not None else 0
     shared = math.ceil(port * max(1.0, buf.percent.value / 100)) if buf is not None and buf.percent else port
-    return max(shared, timed, 10 * frame(iface), GSO_MAX)
+    return max(shared, timed, 10 * frame(iface), GSO_MAX, local_floor(s, iface, platform) or 0)
 
 
 def queue_bytes_wanted(policy: Policy, s: Service, iface: Interface, platform: LinuxTcPlatform) -> int:

@@ -26,3 +26,6 @@ class LinuxTcPlatform(Platform):
     """red's `avpkt` (bytes): the average packet size its burst is counted in."""
     police_index_base: int
     """Police action indexes of a device start above this number."""
+    tcp_limit_output_bytes: int
+    """What one local TCP socket may keep in the qdisc (TCP Small Queues): the floor of a default-sized, non-strict
+    class on an interface whose own sockets send (local-senders), so their own host never drops them."""

@@ -179,3 +179,113 @@ def test_a_tree_changed_by_hand_is_not_replaced(ns: str, tmp_path: Path) -> None
     assert dump(ns) == edited
     adopted = run(ns, tmp_path, "lab-sender/eth0.sh", QOSC_ADOPT="1")
     assert adopted.returncode == 0 and dump(ns) != edited and "1:11" in dump(ns)
+
+
+# -- issue 26: a tc call that fails transiently is an error, never "nothing there" ------------------------------
+
+def flaky_tc(tmp_path: Path, fail_at: int) -> str:
+    """A PATH whose `tc` is the real one, except that its `fail_at`-th call fails once, as a busy kernel would
+    (RTNETLINK EAGAIN); every other tool is the real one.  The calls are counted in tmp_path/tc-calls."""
+    bin_dir = tmp_path / f"flaky-{fail_at}"
+    bin_dir.mkdir(exist_ok=True)
+    count = tmp_path / "tc-calls"
+    count.unlink(missing_ok=True)
+    shim = bin_dir / "tc"
+    shim.write_text(f'#!/bin/sh\nn=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\necho "$n" > {count}\n'
+                    f'if [ "$n" = {fail_at} ]; then\n'
+                    f'    echo "RTNETLINK answers: Resource temporarily unavailable" >&2\n    exit 2\nfi\n'
+                    f'exec {shutil.which("tc")} "$@"\n')
+    shim.chmod(0o755)
+    return f"{bin_dir}:{os.environ['PATH']}"
+
+
+def calls(tmp_path: Path) -> int:
+    return int((tmp_path / "tc-calls").read_text())
+
+
+def foreign_htb(ns: str) -> str:
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "qv0", "root", "handle", "1:", "htb",
+                    "default", "7"], check=True)
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "class", "add", "dev", "qv0", "parent", "1:", "classid", "1:7",
+                    "htb", "rate", "3mbit"], check=True)
+    return dump(ns)
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3])
+def test_a_failed_tc_call_never_deletes_a_foreign_root(ns: str, tmp_path: Path, fail_at: int) -> None:
+    """The first root probe failing (stderr to /dev/null) read as "no root qdisc": the removal step probed again,
+    deleted another tool's HTB root 1:, installed qosc's tree and exited 0."""
+    foreign = foreign_htb(ns)
+    up = run(ns, tmp_path, "lab-router/eth0.sh", PATH=flaky_tc(tmp_path, fail_at))
+    assert up.returncode != 0, (up.returncode, up.stderr)
+    assert dump(ns) == foreign, up.stderr
+    if fail_at == 1:
+        assert up.returncode == 2 and "cannot read the qdiscs of qv0" in up.stderr, up.stderr
+        assert "Resource temporarily unavailable" in up.stderr and "nothing changed" in up.stderr, up.stderr
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh", PATH=flaky_tc(tmp_path, fail_at))
+    assert dump(ns) == foreign, down.stderr
+    assert down.returncode != 0 if fail_at == 1 else down.returncode == 0, (down.returncode, down.stderr)
+
+
+def test_a_failed_probe_in_teardown_keeps_the_records(ns: str, tmp_path: Path) -> None:
+    """Teardown read a failed probe as "nothing installed" and deleted its records: the tree it had installed was
+    then foreign to qosc, left in place by every later teardown."""
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    installed = dump(ns)
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh", PATH=flaky_tc(tmp_path, 1))
+    assert down.returncode == 2 and "cannot read the qdiscs of qv0" in down.stderr, (down.returncode, down.stderr)
+    assert dump(ns) == installed
+    again = run(ns, tmp_path, "lab-router/eth0-teardown.sh")
+    assert again.returncode == 0, again.stderr
+    assert "htb" not in dump(ns)
+
+
+def test_teardown_leaves_a_root_replaced_since_qosc_applied_it(ns: str, tmp_path: Path) -> None:
+    """The record names the tree qosc installed; an HTB root 1: put there since by another tool is not it."""
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", "qv0", "root"], check=True)
+    foreign = foreign_htb(ns)
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh")
+    assert down.returncode == 4 and "changed since qosc applied it" in down.stderr, (down.returncode, down.stderr)
+    assert dump(ns) == foreign
+    adopted = run(ns, tmp_path, "lab-router/eth0-teardown.sh", QOSC_ADOPT="1")
+    assert adopted.returncode == 0 and "htb" not in dump(ns), adopted.stderr
+
+
+def test_any_one_failed_tc_call_leaves_a_tree_qosc_can_still_manage(ns: str, tmp_path: Path) -> None:
+    """qosc's tree installed, another policy applied while each tc call in turn fails once: the wrapper either
+    succeeds, or fails saying so with the interface as it was; either way a plain apply and teardown then work
+    (the records are never left naming a tree that is not there, or losing one that is)."""
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    before = dump(ns)
+    assert run(ns, tmp_path, "lab-sender/eth0.sh", PATH=flaky_tc(tmp_path, 10_000)).returncode == 0
+    total = calls(tmp_path)
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0 and dump(ns) == before
+    for fail_at in range(1, total + 1):
+        up = run(ns, tmp_path, "lab-sender/eth0.sh", PATH=flaky_tc(tmp_path, fail_at))
+        now = dump(ns)
+        if up.returncode == 0:
+            assert "1:11" in now and "1:13" not in now, (fail_at, up.stderr)
+        else:
+            assert up.returncode in (1, 2), (fail_at, up.returncode, up.stderr)
+            assert now == before, (fail_at, up.stderr)
+        back = run(ns, tmp_path, "lab-router/eth0.sh")
+        assert back.returncode == 0 and dump(ns) == before, (fail_at, up.returncode, up.stderr, back.stderr)
+    down = run(ns, tmp_path, "lab-router/eth0-teardown.sh")
+    assert down.returncode == 0 and "htb" not in dump(ns), down.stderr
+
+
+def test_any_one_failed_tc_call_in_teardown_keeps_the_tree_and_its_records(ns: str, tmp_path: Path) -> None:
+    """Each tc call of a teardown failing once in turn: it removes the tree, or fails saying so with the tree and
+    the records as they were, so that a plain teardown then removes it."""
+    assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0
+    installed = dump(ns)
+    assert run(ns, tmp_path, "lab-router/eth0-teardown.sh", PATH=flaky_tc(tmp_path, 10_000)).returncode == 0
+    total = calls(tmp_path)
+    for fail_at in range(1, total + 1):
+        assert run(ns, tmp_path, "lab-router/eth0.sh").returncode == 0 and dump(ns) == installed
+        down = run(ns, tmp_path, "lab-router/eth0-teardown.sh", PATH=flaky_tc(tmp_path, fail_at))
+        if down.returncode != 0:
+            assert down.returncode in (1, 2) and dump(ns) == installed, (fail_at, down.returncode, down.stderr)
+            assert run(ns, tmp_path, "lab-router/eth0-teardown.sh").returncode == 0, fail_at
+        assert "htb" not in dump(ns), (fail_at, down.returncode, down.stderr)

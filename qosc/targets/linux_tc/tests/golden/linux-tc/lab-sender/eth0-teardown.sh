@@ -4,10 +4,14 @@
 # Usage: sh eth0-teardown.sh [IFACE]    (or QOSC_IFACE=IFACE; default eth0)
 # Removes what eth0.sh recorded installing (in $QOSC_STATE_DIR, default /run/qosc): its HTB
 # root 1: and its clsact qdisc; the kernel then restores its default root qdisc.  A root or
-# clsact qdisc qosc did not install is left in place (and said so).  Safe to run when nothing
-# is installed.  If tc fails to delete them, the state dumped before (tc -j qdisc/class/filter
-# show) is restored by replaying the batch that made it, and compared with a new dump: exit 1
-# when identical, exit 5 when not (both dumps kept beside the records).
+# clsact qdisc qosc did not install is left in place (and said so); so is an HTB root 1: that
+# changed since qosc applied it (its tc -j dump, taken right before the delete, differs from
+# the recorded one: exit 4; QOSC_ADOPT=1 removes it).  Safe to run when nothing is installed.
+# A tc call that fails while reading the interface is an error, never read as "nothing
+# there": exit 2, nothing removed, the records kept.  If tc fails to delete them, the state
+# dumped before (tc -j qdisc/class/filter show) is restored by replaying the batch that made
+# it, and compared with a new dump: exit 1 when identical, exit 5 when not (both dumps kept
+# beside the records).
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}
@@ -17,17 +21,57 @@ NS=$(readlink /proc/self/ns/net 2>/dev/null | tr -cd 0-9)
 KEY="$STATE/${NS:+$NS-}$DEV"
 OWNED="$KEY.clsact"
 APPLIED="$KEY.tc"
+DUMP="$KEY.dump"
 
 qosc_dump() {
+    # The tc -j dump of $DEV that records and comparisons use.  It fails (DUMP_FAILED names the tc call) when any
+    # tc call does: a dump with an error in it is never recorded or taken as the state of $DEV.
+    DUMP_FAILED=
     for what in "qdisc show" "class show" "filter show" "filter show ingress" "filter show egress"; do
         echo "## tc -j $what dev $DEV"
-        "$TC" -j $what dev "$DEV" 2>&1 | sed 's/"direct_packets_stat":[0-9]*,//g; s/ direct_packets_stat [0-9]*//g'
-    done
+        rc=$({ { "$TC" -j $what dev "$DEV" 2>&1; echo "$?" >&3; } | sed 's/"direct_packets_stat":[0-9]*,//g; s/ direct_packets_stat [0-9]*//g' >&4; } 3>&1)
+        [ "$rc" = 0 ] || DUMP_FAILED=${DUMP_FAILED:-"tc -j $what dev $DEV"}
+    done 4>&1
+    [ -z "$DUMP_FAILED" ]
 }
 
-ROOT=$("$TC" qdisc show dev "$DEV" 2>/dev/null | awk '$4 == "root" { print $2, $3; exit }')
+qosc_probe() {
+    # ROOT: kind and handle of $DEV's root qdisc ("htb 1:", "noqueue 0:"); CLSACT=1 when a clsact or ingress qdisc
+    # is there.  A tc that fails is an error, said with tc's own words, never read as "nothing there".
+    if ! QDISCS=$("$TC" qdisc show dev "$DEV" 2>&1); then
+        echo "qosc: cannot read the qdiscs of $DEV ('$TC qdisc show dev $DEV' failed: $QDISCS); $1" >&2
+        return 1
+    fi
+    ROOT=$(printf '%s\n' "$QDISCS" | awk '$4 == "root" { print $2, $3; exit }')
+    CLSACT=0
+    if printf '%s\n' "$QDISCS" | grep -Eq '^qdisc (clsact|ingress) '; then
+        CLSACT=1
+    fi
+}
+
+qosc_owns_root() {
+    # 0 when the HTB root 1: on $DEV is the tree qosc recorded installing: the record exists and the tc -j dump in
+    # $1 is the one recorded right after the apply (QOSC_ADOPT=1 takes any HTB root 1: as qosc's).  Otherwise it
+    # says why and returns the exit status (4 not qosc's; 2 when $DEV could not be read); $2 says what follows.
+    [ "${QOSC_ADOPT:-0}" = 1 ] && return 0
+    if [ ! -e "$APPLIED" ]; then
+        echo "qosc: $DEV has an HTB root 1: qosc did not record installing; $2 (QOSC_ADOPT=1 replaces it)" >&2
+        return 4
+    fi
+    if [ -n "$DUMP_FAILED" ]; then
+        echo "qosc: cannot read the configuration of $DEV ($DUMP_FAILED failed); $2" >&2
+        return 2
+    fi
+    if ! cmp -s "$1" "$DUMP"; then
+        echo "qosc: $DEV's HTB root 1: changed since qosc applied it (tc -j dump differs from $DUMP); $2 (QOSC_ADOPT=1 replaces it)" >&2
+        return 4
+    fi
+}
+DUMP_FAILED=
+
+qosc_probe "nothing changed" || exit 2
 MINE_ROOT=0
-if [ "$ROOT" = "htb 1:" ] && [ -e "$APPLIED" ]; then
+if [ "$ROOT" = "htb 1:" ] && { [ -e "$APPLIED" ] || [ "${QOSC_ADOPT:-0}" = 1 ]; }; then
     MINE_ROOT=1
 elif [ -n "$ROOT" ] && [ "${ROOT#* }" != "0:" ]; then
     echo "qosc: $DEV has a root qdisc qosc did not install ($ROOT); left in place" >&2
@@ -35,7 +79,7 @@ fi
 MINE_CLSACT=0
 if [ -e "$OWNED" ]; then
     MINE_CLSACT=1
-elif "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -Eq '^qdisc (clsact|ingress) '; then
+elif [ "$CLSACT" = 1 ]; then
     echo "qosc: $DEV has a clsact or ingress qdisc qosc did not install; left in place" >&2
 fi
 if [ "$MINE_ROOT" = 0 ] && [ "$MINE_CLSACT" = 0 ]; then
@@ -44,29 +88,53 @@ if [ "$MINE_ROOT" = 0 ] && [ "$MINE_CLSACT" = 0 ]; then
 fi
 
 mkdir -p "$STATE" || exit 2
-qosc_dump > "$KEY.before"
+if ! qosc_dump > "$KEY.before"; then
+    rm -f "$KEY.before"
+    echo "qosc: cannot read the configuration of $DEV ($DUMP_FAILED failed); nothing changed" >&2
+    exit 2
+fi
+if [ "$MINE_ROOT" = 1 ]; then
+    # the tree deleted is the one the record names, compared with the dump just taken
+    qosc_owns_root "$KEY.before" "left in place, nothing removed"
+    rc=$?
+    if [ "$rc" != 0 ]; then
+        rm -f "$KEY.before"
+        exit "$rc"
+    fi
+fi
 ok=1
 if [ "$MINE_ROOT" = 1 ]; then
     "$TC" qdisc del dev "$DEV" root || ok=0
 fi
 if [ "$MINE_CLSACT" = 1 ] && [ "$ok" = 1 ]; then
-    "$TC" qdisc del dev "$DEV" clsact || ok=0
+    if qosc_probe "not removed"; then
+        if [ "$CLSACT" = 1 ]; then
+            "$TC" qdisc del dev "$DEV" clsact || ok=0
+        fi
+    else
+        ok=0
+    fi
 fi
 if [ "$ok" = 1 ]; then
     rm -f "$OWNED" "$APPLIED" "$KEY.dump" "$KEY.before"
     exit 0
 fi
 echo "qosc: tc failed to remove qosc's configuration of $DEV; restoring it" >&2
-if [ "$("$TC" qdisc show dev "$DEV" 2>/dev/null | awk '$4 == "root" { print $2, $3; exit }')" = "htb 1:" ]; then
-    "$TC" qdisc del dev "$DEV" root 2>/dev/null
+if ! qosc_dump > "$KEY.after" || ! cmp -s "$KEY.before" "$KEY.after"; then
+    # partly removed: remove the rest of what the record says qosc installed (re-checked now), replay its batch
+    if qosc_probe "not restored"; then
+        if [ "$MINE_ROOT" = 1 ] && [ "$ROOT" = "htb 1:" ]; then
+            "$TC" qdisc del dev "$DEV" root 2>/dev/null
+        fi
+        if [ "$MINE_CLSACT" = 1 ] && [ "$CLSACT" = 1 ]; then
+            "$TC" qdisc del dev "$DEV" clsact 2>/dev/null
+        fi
+        if [ -r "$APPLIED" ]; then
+            "$TC" -batch "$APPLIED" >/dev/null 2>&1
+        fi
+    fi
+    qosc_dump > "$KEY.after"
 fi
-if [ "$MINE_CLSACT" = 1 ]; then
-    "$TC" qdisc del dev "$DEV" clsact 2>/dev/null
-fi
-if [ -r "$APPLIED" ]; then
-    "$TC" -batch "$APPLIED" >/dev/null 2>&1
-fi
-qosc_dump > "$KEY.after"
 if cmp -s "$KEY.before" "$KEY.after"; then
     rm -f "$KEY.before" "$KEY.after"
     echo "qosc: configuration of $DEV restored as it was (tc -j dump identical to the one taken before)" >&2

@@ -13,21 +13,26 @@
 # tree from before these records) is never deleted: the script says so and leaves it, and
 # where it would have to replace it, exits 4 without touching anything; so does an HTB root
 # that changed since qosc applied it (its tc -j dump differs from the recorded one).
-# QOSC_ADOPT=1 takes over an unrecorded or changed HTB root 1:.  Before touching IFACE the
+# QOSC_ADOPT=1 takes over an unrecorded or changed HTB root 1:.  A tc call that fails while
+# reading IFACE is an error, never read as "nothing there": exit 2, nothing changed.  What is
+# deleted is only what the records say qosc installed, re-checked against them (a new tc -j
+# dump) right before the delete; after a failed batch, only the HTB root and clsact qdisc
+# that were not there right before it ran.  Before touching IFACE the
 # batch is applied to a veth in a scratch network namespace (unshare --net); if tc refuses it
 # there, IFACE keeps what it had and the script exits 1.  If tc still fails on IFACE, the
 # script restores the state it dumped before (tc -j qdisc/class/filter show): it removes the
 # partial configuration, replays the batch that made the previous tree (tc -j prints HTB
 # classes as text, with bursts rounded to kernel ticks, so a dump cannot be replayed exactly;
 # the batch can), and compares a new dump with the one taken before: exit 1 when they are
-# identical, exit 5 (both dumps kept beside the records) when they are not.  QOSC_TC_FORCE=1 instead applies every command the kernel
-# accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
+# identical, exit 5 (both dumps kept beside the records) when they are not; the same when the
+# tree applied cannot be dumped for the records.  QOSC_TC_FORCE=1 instead applies every command the
+# kernel accepts, reports the others and exits 3.  TC=/path/to/tc selects the binary.
 # Kernel support needed: htb, bfifo, u32
 #
 # Egress: HTB root 1: at 100mbit (burst 14014 bytes); unmatched traffic goes to 1:10 (best-effort).
 # u32 filters match the DSCP (mask 0xfc, ECN ignored): prio 1 IPv4 ip dsfield, prio 2 IPv6 ip6 priority.
-#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf bfifo limit 1237500: capped: drains at its cap 99 Mbit/s; queue no buffer: one BDP, 99 Mbit/s x rtt 100 ms / 8 = 1237500 B (818 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 99 Mbit/s / 8) = 15140 B
-#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf bfifo limit 65536: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least one 65536 B aggregate = 65536 B (44 packets of 1514 B)
+#   1:10 best-effort (dscp 0): prio 1; rate = its share 99%, ceil = its ceiling 99%; leaf bfifo limit 4194304: capped: drains at its cap 99 Mbit/s; queue no buffer: one BDP, 99 Mbit/s x rtt 100 ms / 8 = 1237500 B, at least what one local TCP socket may keep in the qdisc (tcp_limit_output_bytes), 4194304 B = 4194304 B (2771 packets of 1514 B); burst = cburst max(10 x 1514 B, 1 ms x 99 Mbit/s / 8) = 15140 B
+#   1:11 qbss (dscp 8): prio 7 (LBE: the highest number); rate = its share 1%, ceil = its ceiling 100%; leaf bfifo limit 4194304: may be starved to its guarantee 1 Mbit/s; queue no buffer: one BDP, 1 Mbit/s x rtt 100 ms / 8 = 12500 B, at least what one local TCP socket may keep in the qdisc (tcp_limit_output_bytes), 4194304 B = 4194304 B (2771 packets of 1514 B)
 
 set -u
 DEV=${1:-${QOSC_IFACE:-eth0}}
@@ -47,32 +52,87 @@ if [ ! -r "$BATCH" ]; then
 fi
 
 qosc_dump() {
+    # The tc -j dump of $DEV that records and comparisons use.  It fails (DUMP_FAILED names the tc call) when any
+    # tc call does: a dump with an error in it is never recorded or taken as the state of $DEV.
+    DUMP_FAILED=
     for what in "qdisc show" "class show" "filter show" "filter show ingress" "filter show egress"; do
         echo "## tc -j $what dev $DEV"
-        "$TC" -j $what dev "$DEV" 2>&1 | sed 's/"direct_packets_stat":[0-9]*,//g; s/ direct_packets_stat [0-9]*//g'
-    done
+        rc=$({ { "$TC" -j $what dev "$DEV" 2>&1; echo "$?" >&3; } | sed 's/"direct_packets_stat":[0-9]*,//g; s/ direct_packets_stat [0-9]*//g' >&4; } 3>&1)
+        [ "$rc" = 0 ] || DUMP_FAILED=${DUMP_FAILED:-"tc -j $what dev $DEV"}
+    done 4>&1
+    [ -z "$DUMP_FAILED" ]
 }
 
-qosc_root() {
-    "$TC" qdisc show dev "$DEV" 2>/dev/null | awk '$4 == "root" { print $2, $3; exit }'
+qosc_probe() {
+    # ROOT: kind and handle of $DEV's root qdisc ("htb 1:", "noqueue 0:"); CLSACT=1 when a clsact or ingress qdisc
+    # is there.  A tc that fails is an error, said with tc's own words, never read as "nothing there".
+    if ! QDISCS=$("$TC" qdisc show dev "$DEV" 2>&1); then
+        echo "qosc: cannot read the qdiscs of $DEV ('$TC qdisc show dev $DEV' failed: $QDISCS); $1" >&2
+        return 1
+    fi
+    ROOT=$(printf '%s\n' "$QDISCS" | awk '$4 == "root" { print $2, $3; exit }')
+    CLSACT=0
+    if printf '%s\n' "$QDISCS" | grep -Eq '^qdisc (clsact|ingress) '; then
+        CLSACT=1
+    fi
 }
+
+qosc_owns_root() {
+    # 0 when the HTB root 1: on $DEV is the tree qosc recorded installing: the record exists and the tc -j dump in
+    # $1 is the one recorded right after the apply (QOSC_ADOPT=1 takes any HTB root 1: as qosc's).  Otherwise it
+    # says why and returns the exit status (4 not qosc's; 2 when $DEV could not be read); $2 says what follows.
+    [ "${QOSC_ADOPT:-0}" = 1 ] && return 0
+    if [ ! -e "$APPLIED" ]; then
+        echo "qosc: $DEV has an HTB root 1: qosc did not record installing; $2 (QOSC_ADOPT=1 replaces it)" >&2
+        return 4
+    fi
+    if [ -n "$DUMP_FAILED" ]; then
+        echo "qosc: cannot read the configuration of $DEV ($DUMP_FAILED failed); $2" >&2
+        return 2
+    fi
+    if ! cmp -s "$1" "$DUMP"; then
+        echo "qosc: $DEV's HTB root 1: changed since qosc applied it (tc -j dump differs from $DUMP); $2 (QOSC_ADOPT=1 replaces it)" >&2
+        return 4
+    fi
+}
+DUMP_FAILED=
 
 qosc_remove() {
-    if [ "$(qosc_root)" = "htb 1:" ]; then
-        "$TC" qdisc del dev "$DEV" root 2>/dev/null || true
+    # Deletes what the record says qosc installed, re-checked now (the dump compared is the one just taken into
+    # $KEY.before), never anything else.  0: deleted; 2 or 4: refused before deleting anything; 1: a delete failed.
+    if [ "$HAD_ROOT" = 1 ]; then
+        qosc_probe "nothing changed" || return 2
+        if [ "$ROOT" != "htb 1:" ]; then
+            echo "qosc: $DEV's root qdisc changed while qosc was applying ($ROOT); left in place, nothing applied" >&2
+            return 4
+        fi
+        qosc_owns_root "$KEY.before" "left in place, nothing applied" || return $?
+        "$TC" qdisc del dev "$DEV" root || return 1
     fi
-    if [ "$HAD_CLSACT" = 1 ] || [ "$NEW_CLSACT" = 1 ]; then
-        "$TC" qdisc del dev "$DEV" clsact 2>/dev/null || true
+    if [ "$HAD_CLSACT" = 1 ]; then
+        qosc_probe "restoring" || return 1
+        if [ "$CLSACT" = 1 ]; then
+            "$TC" qdisc del dev "$DEV" clsact || return 1
+        fi
     fi
+    return 0
 }
 
 qosc_restore() {
-    qosc_remove
-    if [ "$HAD_ROOT" = 1 ] && [ -r "$KEY.previous" ]; then
-        "$TC" -batch "$KEY.previous" >/dev/null 2>&1
+    # The batch failed: remove what it installed (an HTB root 1: or clsact qdisc that was not there right before
+    # it ran, probed then and again now), replay the batch that made the previous tree, compare the dumps.
+    if qosc_probe "not restored"; then
+        if [ "$ROOT" = "htb 1:" ] && [ "$PRE_ROOT" = none ]; then
+            "$TC" qdisc del dev "$DEV" root 2>/dev/null
+        fi
+        if [ "$CLSACT" = 1 ] && [ "$PRE_CLSACT" = 0 ]; then
+            "$TC" qdisc del dev "$DEV" clsact 2>/dev/null
+        fi
+        if [ "$HAD_ROOT" = 1 ] && [ -r "$KEY.previous" ]; then
+            "$TC" -batch "$KEY.previous" >/dev/null 2>&1
+        fi
     fi
-    qosc_dump > "$KEY.after"
-    if cmp -s "$KEY.before" "$KEY.after"; then
+    if qosc_dump > "$KEY.after" && cmp -s "$KEY.before" "$KEY.after"; then
         rm -f "$KEY.before" "$KEY.after" "$KEY.previous"
         [ "$HAD_CLSACT" = 1 ] || rm -f "$OWNED"
         echo "qosc: previous configuration of $DEV restored (tc -j dump identical to the one taken before)" >&2
@@ -82,20 +142,15 @@ qosc_restore() {
     return 1
 }
 
-ROOT=$(qosc_root)
+qosc_probe "nothing changed" || exit 2
 HAD_ROOT=0
 case "$ROOT" in
     "htb 1:")
-        if [ "${QOSC_ADOPT:-0}" != 1 ]; then
-            if [ ! -e "$APPLIED" ]; then
-                echo "qosc: $DEV has an HTB root 1: qosc did not record installing; left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
-                exit 4
-            fi
-            if ! qosc_dump | cmp -s - "$DUMP"; then
-                echo "qosc: $DEV's HTB root 1: changed since qosc applied it (tc -j dump differs from $DUMP); left in place, nothing applied (QOSC_ADOPT=1 replaces it)" >&2
-                exit 4
-            fi
-        fi
+        [ -e "$APPLIED" ] && qosc_dump > "$KEY.now"
+        qosc_owns_root "$KEY.now" "left in place, nothing applied"
+        rc=$?
+        rm -f "$KEY.now"
+        [ "$rc" = 0 ] || exit "$rc"
         HAD_ROOT=1 ;;
     ""|*" 0:") ;;
     *)
@@ -104,10 +159,9 @@ case "$ROOT" in
 esac
 
 HAD_CLSACT=0
-NEW_CLSACT=0
 if [ -e "$OWNED" ]; then
     HAD_CLSACT=1
-elif "$TC" qdisc show dev "$DEV" 2>/dev/null | grep -Eq '^qdisc (clsact|ingress) '; then
+elif [ "$CLSACT" = 1 ]; then
     echo "qosc: $DEV has a clsact or ingress qdisc qosc did not install; left in place" >&2
 fi
 
@@ -124,34 +178,58 @@ if [ "${QOSC_TC_FORCE:-0}" != 1 ] && command -v unshare >/dev/null 2>&1; then
 fi
 
 mkdir -p "$STATE" || exit 2
-qosc_dump > "$KEY.before"
+if ! qosc_dump > "$KEY.before"; then
+    rm -f "$KEY.before"
+    echo "qosc: cannot read the configuration of $DEV ($DUMP_FAILED failed); nothing changed" >&2
+    exit 2
+fi
 if [ "$HAD_ROOT" = 1 ] && [ -e "$APPLIED" ]; then
     cp "$APPLIED" "$KEY.previous"
 fi
 qosc_batch > "$KEY.next"
 qosc_remove
+rc=$?
+if [ "$rc" -gt 1 ]; then
+    rm -f "$KEY.before" "$KEY.next" "$KEY.previous"
+    exit "$rc"
+fi
+# what is there right before the batch runs: what a failed batch leaves beyond it is what the batch installed
+PRE_ROOT=unknown
+PRE_CLSACT=unknown
+if [ "$rc" = 0 ] && qosc_probe "not applied"; then
+    PRE_ROOT=$ROOT
+    [ "$ROOT" = "htb 1:" ] || PRE_ROOT=none
+    PRE_CLSACT=$CLSACT
+fi
 qosc_record() {
+    # the records: the batch applied and the dump taken right after it (0), or 1 when they could not be taken
+    qosc_dump > "$KEY.dump.next" || return 1
     mv "$KEY.next" "$APPLIED"
-    qosc_dump > "$DUMP"
+    mv "$KEY.dump.next" "$DUMP"
     rm -f "$OWNED"
     rm -f "$KEY.before" "$KEY.previous"
 }
-if [ "${QOSC_TC_FORCE:-0}" = 1 ]; then
+if [ "$PRE_ROOT" = unknown ]; then
+    echo "qosc: $DEV could not be made ready for the batch (see above); restoring its previous configuration" >&2
+elif [ "${QOSC_TC_FORCE:-0}" = 1 ]; then
     "$TC" -force -batch "$KEY.next"
     rc=$?
-    qosc_record
+    if ! qosc_record; then
+        echo "qosc: cannot read the configuration of $DEV after applying ($DUMP_FAILED failed): not recorded as qosc's" >&2
+        exit 3
+    fi
     if [ "$rc" = 0 ]; then
         exit 0
     fi
     echo "qosc: some tc commands failed on $DEV (see above); the others are applied" >&2
     exit 3
+elif "$TC" -batch "$KEY.next"; then
+    qosc_record && exit 0
+    echo "qosc: cannot read the configuration of $DEV after applying (${DUMP_FAILED:-tc qdisc show dev $DEV failed}), so it cannot be recorded as qosc's; restoring its previous configuration" >&2
+else
+    echo "qosc: tc -batch failed on $DEV; restoring its previous configuration" >&2
 fi
-if "$TC" -batch "$KEY.next"; then
-    qosc_record
-    exit 0
-fi
-rm -f "$KEY.next"
-echo "qosc: tc -batch failed on $DEV; restoring its previous configuration" >&2
+rm -f "$KEY.next" "$KEY.dump.next"
 if qosc_restore; then
     exit 1
 fi

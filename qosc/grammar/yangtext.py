@@ -152,6 +152,19 @@ class Library:
         t = next(s for s in leaf[2] if s[0] == "type")
         return self.convert(module, t)
 
+    def inherited(self, module: Module, leaf: Stmt, keyword: str) -> str | None:
+        """A leaf's `units` or `default`, else the first one its typedef chain states (RFC 7950 7.3.4, 7.6.1)."""
+        found = sub(leaf, keyword)
+        t = next(s for s in leaf[2] if s[0] == "type")
+        while found is None and (t[1] or "").rpartition(":")[2] not in _BUILTIN:
+            try:
+                module, td = self.resolve(module, t[1] or "", "typedefs")
+            except KeyError:
+                return None
+            found = sub(td, keyword)
+            t = next(s for s in td[2] if s[0] == "type")
+        return found
+
     def convert(self, module: Module, t: Stmt) -> Any:
         name = t[1] or ""
         subs = t[2]
@@ -197,6 +210,11 @@ class Library:
                 continue
             (refused if sub(s, "modifier") == "invert-match" else patterns).append(py)
         return {"string": [lo, hi, patterns, refused]}
+
+
+_BUILTIN = frozenset({"binary", "bits", "boolean", "decimal64", "empty", "enumeration", "identityref",
+                      "instance-identifier", "int8", "int16", "int32", "int64", "leafref", "string", "uint8", "uint16",
+                      "uint32", "uint64", "union"})
 
 
 def ranges(text: str | None, low: Any, high: Any) -> list[list[Any]]:

@@ -186,19 +186,24 @@ def _classes(plan: Plan) -> None:
 
 
 def _slopes(plan: Plan) -> None:
-    """Drop curves onto the pool's slopes: the profile of a class's packets picks the slope they meet."""
-    curves: list[tuple[str | None, Service]] = []
-    for fc in plan.fcs:
-        for s in fc.members:
-            for precedence in _precedences(s):
-                curve = _curve(s, precedence)
-                first = next((i for i, (c, _) in enumerate(curves) if c == curve), None)
-                if first is None:
-                    curves.append((curve, s))
-                elif _importance(plan, s) < _importance(plan, curves[first][1]):
-                    curves[first] = (curve, s)  # the curve's slope follows its most important service
-    curves.sort(key=lambda cs: (*_importance(plan, cs[1]), cs[0] is not None))
+    """Drop curves onto the pool's slopes: the profile of a class's packets picks the slope they meet.
+
+    When the device has more drop behaviours than the pool has slopes, services with a curve per AF drop
+    precedence first drop that distinction (their low-precedence curve for all, QOS236), as other targets do;
+    still too many is QOS232."""
+    collapsed: set[str] = set()
+    curves = _curves(plan, collapsed)
     slots = plan.platform.slopes
+    if len(curves) > len(slots):
+        split = [s for fc in plan.fcs for s in fc.members if len({_curve(s, p, set()) for p in _precedences(s)}) > 1]
+        collapsed = {s.name for s in split}
+        if len(_curves(plan, collapsed)) <= len(slots):
+            for s in split:
+                plan.warn("QOS236", f"device {plan.device.name} has more drop behaviours than an SR OS egress pool "
+                          f"has slopes ({len(slots)}), so service '{s.name}' drops its AF precedences alike, with "
+                          f"its low-precedence profile '{_curve(s, 1, set())}'", s.where.at("drop-profile"),
+                          "give fewer services their own drop profiles on this device")
+        curves = _curves(plan, collapsed)
     if len(curves) > len(slots):
         extra = curves[len(slots)][1]
         plan.error("QOS232", f"device {plan.device.name} needs {len(curves)} drop behaviours "
@@ -214,16 +219,36 @@ def _slopes(plan: Plan) -> None:
     for fc in plan.fcs:
         for s in fc.members:
             for precedence in _precedences(s):
-                plan.profile_of[(s.name, precedence)] = slope_of[_curve(s, precedence)]
+                plan.profile_of[(s.name, precedence)] = slope_of[_curve(s, precedence, collapsed)]
+
+
+def _curves(plan: Plan, collapsed: set[str]) -> list[tuple[str | None, Service]]:
+    """The device's distinct drop behaviours, each with its most important service, most important first."""
+    curves: list[tuple[str | None, Service]] = []
+    for fc in plan.fcs:
+        for s in fc.members:
+            for precedence in _precedences(s):
+                curve = _curve(s, precedence, collapsed)
+                first = next((i for i, (c, _) in enumerate(curves) if c == curve), None)
+                if first is None:
+                    curves.append((curve, s))
+                elif _importance(plan, s) < _importance(plan, curves[first][1]):
+                    curves[first] = (curve, s)
+    return sorted(curves, key=lambda cs: (*_importance(plan, cs[1]), cs[0] is not None))
 
 
 def _importance(plan: Plan, s: Service) -> tuple[int, int]:
     return RANK[s.kind], plan.policy.services.index(s)
 
 
-def _curve(s: Service, precedence: int) -> str | None:
-    """The drop profile a service's packets of one AF precedence meet (None: tail drop)."""
-    return s.drop_profile_for(precedence) if s.queue.aqm == "red" else None
+def _curve(s: Service, precedence: int, collapsed: set[str]) -> str | None:
+    """The drop profile a service's packets of one AF precedence meet (None: tail drop); a collapsed service
+    uses its lowest precedence's for all."""
+    if s.queue.aqm != "red" or not s.drop_profiles:
+        return None
+    if s.name in collapsed:
+        return s.drop_profiles[0][1]
+    return s.drop_profile_for(precedence)
 
 
 def _precedences(s: Service) -> tuple[int, ...]:

@@ -111,6 +111,8 @@ class Data:
 
     def get(self, name: str) -> list[Data]:
         """Children of this name (every entry of a list); a leaf absent with a default reads as its default."""
+        if name in self.schema.keys and len(self.keys) == len(self.schema.keys):
+            return [Data(self.schema.children[name], value=self.keys[self.schema.keys.index(name)], parent=self)]
         found = [d for (n, _), d in self.children.items() if n == name]
         if not found:
             schema = self.schema.children.get(name)
@@ -199,15 +201,15 @@ class _Walk:
                 data = data.child(node, tuple(keys), path)
                 self.count(path, data)
                 continue
-            leaf = data.child(node, (), path)
             if node.kind == "empty":
+                leaf = data.child(node, (), path)
                 leaf.value = leaf.value or ""
                 continue
             if i >= len(words):
                 self.refuse(path, f"{node.name} needs a value")
                 return None
             if self.value(path, node, words[i]):
-                self.set(path, leaf, words[i])
+                self.set(path, data.child(node, (), path), words[i])
             i += 1
             if i < len(words) or path[-1].children is not None:
                 self.refuse(path, f"{node.name} is a {node.kind}: nothing may follow its value")

@@ -90,10 +90,7 @@ def mutations(schema: YangSchema, document: Document) -> Iterator[Mutation]:
     seen: set[tuple[str, str, str]] = set()
     for line in lines(document):
         for at, (role, node) in enumerate(roles(schema, line)):
-            if role == "keyword":
-                found = [("path", line[at].text + "-x")]
-            else:
-                found = list(_wrong(node.type))
+            found = [("path", line[at].text + "-x")] if role == "keyword" else list(_wrong(node.type))
             for category, text in found:
                 key = (category, node.path, role)
                 if key in seen:

@@ -288,13 +288,9 @@ class YangSchema:
 
     def complete(self, root: Data) -> list[Violation]:
         """Mandatory leaves missing from the list entries and presence containers the tree creates."""
-        found = []
-        for data in root.walk():
-            if data.schema.kind == "list" or data.schema.presence:
-                for missing in _mandatory_missing(data, data.schema):
-                    found.append(Violation(data.origin, f"{data.where()} lacks its mandatory {missing}",
-                                           self.source))
-        return found
+        return [Violation(data.origin, f"{data.where()} lacks its mandatory {missing}", self.source)
+                for data in root.walk() if data.schema.kind == "list" or data.schema.presence
+                for missing in _mandatory_missing(data, data.schema)]
 
     def references(self, root: Data) -> list[Violation]:
         """Leafrefs to entries of a list the tree defines but not that entry."""
@@ -303,7 +299,7 @@ class YangSchema:
             ref = data.schema.leafref
             if ref is None or data.value is None:
                 continue
-            *parents, key = ref.split("/")
+            parents = ref.split("/")[:-1]  # the list holding the named key
             entries = _at(root, parents)
             if entries and not any(e.keys and e.keys[0] == data.value for e in entries):
                 found.append(Violation(data.origin, f"{data.name} {data.value} names no {'/'.join(parents)} "
@@ -312,17 +308,15 @@ class YangSchema:
 
     def constraints(self, root: Data) -> list[Violation]:
         """`when` and `must` of every node the tree holds, where they can be evaluated."""
-        found = []
         unevaluable = {(p, e) for p, _, e in self.unevaluable()}
-        for data in root.walk():
-            for expr in data.schema.when:
-                if (data.schema.path, expr) not in unevaluable and not evaluate(expr, data):
-                    found.append(Violation(data.origin, f"{data.where()} is written where its `when {expr}` is "
-                                                        "false: the box refuses it", self.source))
-            for expr, error in data.schema.must:
-                if (data.schema.path, expr) not in unevaluable and not evaluate(expr, data):
-                    found.append(Violation(data.origin, f"{data.where()} breaks `must {expr}`"
-                                                        + (f": {error}" if error else ""), self.source))
+
+        def holds(data: Data, expr: str) -> bool:
+            return (data.schema.path, expr) in unevaluable or evaluate(expr, data)
+
+        found = [Violation(d.origin, f"{d.where()} is written where its `when {e}` is false: the box refuses it",
+                           self.source) for d in root.walk() for e in d.schema.when if not holds(d, e)]
+        found += [Violation(d.origin, f"{d.where()} breaks `must {e}`" + (f": {why}" if why else ""), self.source)
+                  for d in root.walk() for e, why in d.schema.must if not holds(d, e)]
         return found
 
     def unevaluable(self) -> list[tuple[str, str, str]]:

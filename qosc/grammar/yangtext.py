@@ -202,7 +202,8 @@ class Library:
         if length:
             r = ranges(length, 0, 2**31)
             lo, hi = r[0][0], r[-1][1]
-        patterns, refused = [], []
+        patterns: list[str] = []
+        refused: list[str] = []
         for s in (s for s in subs if s[0] == "pattern"):
             py = xsd(s[1] or "")
             if not _compiles(py):
@@ -235,7 +236,8 @@ def ranges(text: str | None, low: Any, high: Any) -> list[list[Any]]:
     return out
 
 
-_CLASS_ESCAPES = {r"\p{N}": "0-9", r"\p{L}": "A-Za-z\u00c0-\uffff", r"\p{P}": r"!-/:-@\[-`{-~", r"\i": "A-Za-z_:", r"\c": r"\w.:-"}
+_CLASS_ESCAPES = {r"\p{N}": "0-9", r"\p{L}": "A-Za-z\u00c0-\uffff", r"\p{P}": r"!-/:-@\[-`{-~", r"\i": "A-Za-z_:",
+                  r"\c": r"\w.:-"}
 
 
 def xsd(pattern: str) -> str:

@@ -108,17 +108,18 @@ def _ingress(plan: Plan, name: str, classifier: Classifier | None, trust: str) -
             dsts = _prefixes(rule.destinations, family)
             if srcs == [] or dsts == []:
                 continue  # the rule's prefixes are all of the other family
+            none: list[None] = [None]
             for proto, src, dst, sport, dport, code in itertools.product(
-                    rule.protocols or [None], srcs or [None], dsts or [None], rule.source_ports or [None],
-                    rule.destination_ports or [None], rule.match_dscp or [None]):
+                    rule.protocols or none, srcs or none, dsts or none, rule.source_ports or none,
+                    rule.destination_ports or none, rule.match_dscp or none):
                 spec.entries.append(Entry(ENTRY_STEP * (len(spec.entries) + 1), family, rule, proto, src, dst,
                                           sport, dport, code, fc, policer))
         services.append(s)
     if trust == "dscp":
-        for fc in plan.fcs:
-            for s in fc.members:
-                if s.policer:
-                    _policer(plan, spec, s.policer, s)
+        for cls in plan.fcs:
+            for member in cls.members:
+                if member.policer:
+                    _policer(plan, spec, member.policer, member)
     return spec
 
 

@@ -17,6 +17,7 @@ from qosc.targets.sros.plan import Plan, PortSpec, Slope
 from qosc.targets.sros.words import ascii_text, description, dscp_word, num, port_id
 from qosc.tree import At, Document, Statement, integer, kw, name, stmt
 
+
 def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     core = [p for p in plan.ports if not p.binding.edge]
     qos: list[Statement] = []
@@ -46,6 +47,7 @@ def _header(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
         members = ", ".join(s.name for s in fc.members)
         profiles = sorted({plan.profile(s, c) for s in fc.members for c in s.dscp})
         lines.append(f"  {fc.name} queue {fc.queue}: {members} (profile {', '.join(profiles) or 'in'})")
+        lines += [f"    {s.name}: {ascii_text(s.description)}" for s in fc.members if ascii_text(s.description)]
     for slope in plan.slopes:
         lines.append(f"  profile {slope.profile} meets the {slope.slope}: {slope.curve or 'disabled (tail drop)'}")
     for port in plan.ports:
@@ -144,11 +146,13 @@ def _network(plan: Plan) -> Statement:
             stmt("fc", name(default.name)),
             stmt("profile", kw(plan.profile(default.owner, default.owner.mark)))]))
     for code in sorted(plan.codes):
-        fc, profile = plan.codes[code]
-        ingress.append(stmt("dscp", dscp_word(code), children=[stmt("fc", name(fc)), stmt("profile", kw(profile))]))
+        code_fc, code_profile = plan.codes[code]
+        ingress.append(stmt("dscp", dscp_word(code), children=[stmt("fc", name(code_fc)),
+                                                               stmt("profile", kw(code_profile))]))
     for exp in sorted(plan.exp):  # MPLS marking domains (issue 21)
-        fc, profile = plan.exp[exp]
-        ingress.append(stmt("lsp-exp", integer(exp), children=[stmt("fc", name(fc)), stmt("profile", kw(profile))]))
+        exp_fc, exp_profile = plan.exp[exp]
+        ingress.append(stmt("lsp-exp", integer(exp), children=[stmt("fc", name(exp_fc)),
+                                                                stmt("profile", kw(exp_profile))]))
     egress = []
     for fc in plan.fcs:
         mark = dscp_word(plan.marks[fc.name])

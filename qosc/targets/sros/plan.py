@@ -173,16 +173,16 @@ def _classes(plan: Plan) -> None:
                        "carry fewer services on this device, or let one share another's queue (queue.shared-with)")
             return
         taken[fc] = s
-    for name in platform.forwarding_classes:
-        owner = taken.get(name)
-        if owner is None:
+    for fc_name in platform.forwarding_classes:
+        holder = taken.get(fc_name)
+        if holder is None:
             continue
-        members = (owner, *(s for s in services if s is not owner and policy.queue_owner(s) is owner))
-        fc = Fc(name, platform.network_queue[name], owner, members)
-        plan.fcs.append(fc)
-        for s in members:
-            plan.fc_of[s.name] = fc
-        plan.marks[name] = owner.mark
+        members = (holder, *(m for m in services if m is not holder and policy.queue_owner(m) is holder))
+        cls = Fc(fc_name, platform.network_queue[fc_name], holder, members)
+        plan.fcs.append(cls)
+        for m in members:
+            plan.fc_of[m.name] = cls
+        plan.marks[fc_name] = holder.mark
 
 
 def _slopes(plan: Plan) -> None:

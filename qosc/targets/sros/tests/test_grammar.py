@@ -20,11 +20,12 @@ POLICIES = sorted((HERE / "policies").glob("*.yaml"))
 def documents(path: Path) -> list[Document]:
     result = api.validate(path)
     assert result.policy is not None and result.ok, [str(d) for d in result.diagnostics if d.is_error]
-    out = []
+    out: list[Document] = []
     for target, unit in select(result.policy):
         if target.name == "sros":
             found, lowered = lower(target, result.policy, unit)
             assert not [d for d in found if d.is_error], found
+            assert lowered is not None
             out += lowered.documents
     assert out
     return out

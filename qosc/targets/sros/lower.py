@@ -24,11 +24,11 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     if core:
         qos.append(_slope_policy(plan))
     qos += _edge_slopes(plan)
-    done: set[str] = set()
+    done: set[tuple[bool, str]] = set()
     for port in plan.ports:
-        if port.queue_policy in done:
+        if (port.binding.edge, port.queue_policy) in done:
             continue
-        done.add(port.queue_policy)
+        done.add((port.binding.edge, port.queue_policy))
         qos.append(_sap_egress(plan, port) if port.binding.edge else _network_queue(plan, port))
     if any(p.binding.router_interface for p in core):
         qos.append(_network(plan))
@@ -190,5 +190,7 @@ def _routers(plan: Plan) -> Iterable[Statement]:
     if bound:
         yield stmt("router", name("Base"), children=[
             stmt("interface", name(p.binding.router_interface or ""), children=[
+                stmt("port", port_id(p.binding.port),
+                     comment="the port the policy names this interface on (it must be the box's)"),
                 stmt("qos", "network-policy", name(plan.network_policy))], origin=p.iface.where.loc)
             for p in bound])

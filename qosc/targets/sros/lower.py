@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from qosc.model import Device, DropProfile, Policy
+from qosc.model import Device, DropProfile, Policy, Service
 from qosc.targets.sros.lower_edge import ingress_statements, sap_bindings
 from qosc.targets.sros.plan import Plan, PortSpec, Slope
 from qosc.targets.sros.words import ascii_text, description, dscp_word, num, port_id
@@ -80,6 +80,12 @@ def _slope_policy(plan: Plan) -> Statement:
     return stmt("slope-policy", name(plan.slope_policy), children=children)
 
 
+def edge_curve(service: Service) -> str | None:
+    """The drop profile of a service's SAP egress queue: its first (lowest precedence) one, as the network side
+    uses when it cannot tell precedences apart; native WRED has one curve for out-of-profile and exceed."""
+    return service.drop_profiles[0][1] if service.queue.aqm == "red" and service.drop_profiles else None
+
+
 def edge_slope_name(plan: Plan, curve: str) -> str:
     return plan.names.name("slope-policy", f"{plan.slope_policy}-{curve}", f"curve {curve}")
 
@@ -87,9 +93,9 @@ def edge_slope_name(plan: Plan, curve: str) -> str:
 def _edge_slopes(plan: Plan) -> list[Statement]:
     """A slope policy per drop profile used on a SAP's queue (wred-queue native: low and exceed slopes)."""
     out = []
-    curves = [c for c in {dp for p in plan.ports if p.binding.edge for q in p.queues for _, dp in
-                          q.fc.owner.drop_profiles} if c]
-    for curve in sorted(curves):
+    curves = {edge_curve(q.fc.owner) for p in plan.ports if p.binding.edge and plan.platform.sap_egress_wred
+              for q in p.queues} - {None}
+    for curve in sorted(c for c in curves if c is not None):
         profile = plan.policy.drop_profile_map[curve]
         children = [*description(profile.description, At(profile.where, "description")),
                     stmt("high-slope", children=[stmt("admin-state", kw("disable"))])]
@@ -109,10 +115,11 @@ def _queue_children(plan: Plan, port: PortSpec, percent: bool) -> list[Statement
             children.append(stmt("mbs", num(q.mbs)))
         children.append(stmt("percent-rate" if percent else "rate", children=rate))
         owner = q.fc.owner
-        if percent and plan.platform.sap_egress_wred and owner.queue.aqm == "red" and owner.drop_profiles:
-            curve = owner.drop_profile_for(2) or owner.drop_profiles[0][1]
+        mode = plan.platform.sap_egress_wred
+        curve = edge_curve(owner) if percent and mode else None
+        if curve is not None and mode is not None:
             children.append(stmt("wred-queue", children=[stmt("policy", name(edge_slope_name(plan, curve))),
-                                                         stmt("mode", kw(plan.platform.sap_egress_wred))]))
+                                                         stmt("mode", kw(mode))]))
         out.append(stmt("queue", integer(q.fc.queue), children=children, comment=q.why,
                         origin=At(owner.where, "queue")))
     return out

@@ -62,7 +62,7 @@ def sap_rules(r: Reading, ingress: Data) -> tuple[tuple[Rule, ...], bool, int | 
                 if v is not None and v not in g[k]:
                     g[k].append(v)
     rules = []
-    for label in sorted(order, key=lambda lb: min(gathered[lb]["id"])):  # type: ignore[type-var]
+    for label in sorted(order, key=lambda lb: min(int(str(i)) for i in gathered[lb]["id"])):
         g = gathered[label]
         fc = str(g["fc"][0]) if g["fc"] else default_fc
         conform, exceed = remarks.get(fc, (None, None))

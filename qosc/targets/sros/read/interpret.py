@@ -26,12 +26,12 @@ the configuration does not define are QOS174 warnings.
 from __future__ import annotations
 
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
-from qosc.diagnostics import Diagnostic, warning
+from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.grammar.yang import Data
 from qosc.targets.sros.grammar import YANG
 from qosc.targets.sros.read.codes import code_of
-from qosc.tree import Document
+from qosc.tree import Document, locate
 
 PROFILE_SLOPE = {"inplus": "highplus-slope", "in": "high-slope", "out": "low-slope", "exceed": "exceed-slope"}
 
@@ -52,6 +52,11 @@ def val(d: Data | None, *names: str) -> str | None:
 
 def entries(d: Data | None, name: str) -> dict[str, Data]:
     return {e.keys[0]: e for e in (d.get(name) if d is not None else []) if e.keys}
+
+
+def _loc(d: Data) -> Location | None:
+    """Where a data node was read (the statement it came from)."""
+    return locate(d.origin[-1].origin) if d.origin else None
 
 
 def _num(text: str | None) -> float | None:
@@ -82,7 +87,7 @@ class Reading:
 
     def missing(self, what: str, name: str, where: Data) -> None:
         self.diagnostics.append(warning("QOS174", f"{where.where()} names {what} {name}, which is not defined",
-                                        where.origin[-1].origin if where.origin else None))  # type: ignore[arg-type]
+                                        _loc(where)))
 
     def _classify(self) -> tuple[dict[int, tuple[str, str]], tuple[str, str] | None]:
         codes: dict[int, tuple[str, str]] = {}
@@ -128,7 +133,7 @@ class Reading:
             drop = self._drops(fcs, slopes, q if percent else None)
             out.append(Class(name, share=cir, strict=strict, priority=3 if expedited else 0,
                              cap=pir if pir < 100 else None, buffer=("percent", mbs) if mbs else None,
-                             drop=drop, queue=int(qid), origin=q.origin[-1].origin if q.origin else None))
+                             drop=drop, queue=int(qid), origin=_loc(q)))
         return tuple(out), by_fc
 
     def _drops(self, fcs: list[str], pool: Data | None, queue: Data | None) -> tuple[tuple[int, Curve], ...]:
@@ -187,7 +192,7 @@ class Reading:
         keep = tuple(range(64))
         return Interface(name, 0, "core", int(rate * 1000) if rate else None, int(rate * 1000) if rate else None,
                          classes, (table, table), (keep, keep), True,
-                         origin=at.origin[-1].origin if at.origin else None)
+                         origin=_loc(at))
 
     def sap_interfaces(self) -> list[Interface]:
         out = []
@@ -219,7 +224,7 @@ class Reading:
         table = self.table(by_fc)
         none: tuple[int | None, ...] = (None,) * 64
         return Interface(label, 0, "edge", None, None, classes, (table, table), (none, none), trust, rules,
-                         unmatched, origin=sap.origin[-1].origin if sap.origin else None)
+                         unmatched, origin=_loc(sap))
 
 
 def envelope_of(policer: Data, conform: str, exceed: str) -> Envelope:

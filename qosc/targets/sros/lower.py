@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from qosc.model import Device, DropProfile, Policy, Service
 from qosc.targets.sros.lower_edge import ingress_statements, sap_bindings
 from qosc.targets.sros.plan import Plan, PortSpec, Slope
+from qosc.targets.sros.slopes import fit
 from qosc.targets.sros.words import ascii_text, description, dscp_word, num, port_id
 from qosc.tree import At, Document, Statement, integer, kw, name, stmt
 
@@ -64,12 +65,12 @@ def _header(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
 def _slope(slope: Slope, profile: DropProfile | None) -> Statement:
     if profile is None:
         return stmt(slope.slope, children=[stmt("admin-state", kw("disable"))])
-    lo, hi, prob = profile.thresholds()
-    why = () if profile.red is not None or len(profile.points) <= 2 else (
-        f"{profile.name}: segmented profile written as the line from {lo:g}% to {hi:g}% fill, {prob:g}% drop "
-        "(one slope per profile)",)
-    return stmt(slope.slope, children=[stmt("admin-state", kw("enable")), stmt("start-avg", integer(round(lo))),
-                                       stmt("max-avg", integer(round(hi))), stmt("max-prob", integer(round(prob)))],
+    line = fit(profile)
+    why = () if line.exact else (
+        f"{profile.name}: the line closest to the profile (an SR OS slope is one line): within {line.off:g} points "
+        "of drop probability at every 5% of fill",)
+    return stmt(slope.slope, children=[stmt("admin-state", kw("enable")), stmt("start-avg", integer(line.start)),
+                                       stmt("max-avg", integer(line.top)), stmt("max-prob", integer(line.prob))],
                 comment=why, origin=At(profile.where, "points", "min"))
 
 

@@ -211,6 +211,8 @@ def _slopes(plan: Plan) -> None:
                    f"{len(slots)} slopes (one per profile: {', '.join(p for p, _ in slots)})",
                    extra.where.at("drop-profile"), "let services share drop profiles on this device")
         return
+    for curve, _ in curves:
+        _said(plan, curve)
     slope_of = {}
     for (curve, _), (profile, slope) in zip(curves, slots, strict=False):
         plan.slopes.append(Slope(profile, slope, curve))
@@ -235,6 +237,21 @@ def _curves(plan: Plan, collapsed: set[str]) -> list[tuple[str | None, Service]]
                 elif _importance(plan, s) < _importance(plan, curves[first][1]):
                     curves[first] = (curve, s)
     return sorted(curves, key=lambda cs: (*_importance(plan, cs[1]), cs[0] is not None))
+
+
+def _said(plan: Plan, curve: str | None) -> None:
+    """A drop profile an SR OS slope cannot follow within verify's tolerance is said (QOS236)."""
+    from qosc.behaviour.compare import Tolerance
+    from qosc.targets.sros.slopes import fit
+    profile = plan.policy.drop_profile_map.get(curve or "")
+    if profile is None:
+        return
+    line = fit(profile)
+    if line.off > Tolerance.curve:
+        plan.warn("QOS236", f"drop profile '{profile.name}' is written as the SR OS slope from {line.start}% to "
+                  f"{line.top}% fill ({line.prob}% drop), up to {line.off:g} points of drop probability from the "
+                  "profile: an SR OS slope is one line", profile.where.loc,
+                  "give the profile as min, max and max-probability, or points an SR OS line can follow")
 
 
 def _importance(plan: Plan, s: Service) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from qosc.dscp import drop_precedence
 from qosc.grammar.yang import Data
 from qosc.targets.sros.grammar import YANG
 from qosc.targets.sros.read.codes import code_of
+from qosc.targets.sros.slopes import line_curve
 from qosc.tree import Document, locate
 
 PROFILE_SLOPE = {"inplus": "highplus-slope", "in": "high-slope", "out": "low-slope", "exceed": "exceed-slope"}
@@ -69,8 +70,8 @@ def _num(text: str | None) -> float | None:
 def slope_curve(slope: Data | None) -> Curve | None:
     if slope is None or val(slope, "admin-state") != "enable":
         return None
-    lo, hi, prob = (_num(val(slope, k)) for k in ("start-avg", "max-avg", "max-prob"))
-    return Curve(((lo or 0.0, 0.0), (hi or 0.0, prob or 0.0)), interpolate=True, beyond=100.0)
+    lo, hi, prob = (_num(val(slope, k)) or 0.0 for k in ("start-avg", "max-avg", "max-prob"))
+    return line_curve(lo, hi, prob)
 
 
 class Reading:

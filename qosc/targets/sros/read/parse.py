@@ -199,7 +199,8 @@ def sniff(text_: str) -> str | None:
 
 
 def parse(text_: str, source: str, platform: object = None, fmt: str | None = None) -> Document:
-    kind = fmt or sniff(text_) or "cfg"
+    first = next((ln.strip() for ln in text_.splitlines() if ln.strip() and not ln.strip().startswith("#")), "")
+    kind = fmt or sniff(text_) or ("flat" if first.startswith("/") else "cfg")
     if kind == "xml":
         from qosc.targets.sros.read.xml import parse_xml
         statements = parse_xml(text_, source)

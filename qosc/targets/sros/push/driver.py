@@ -41,7 +41,7 @@ class SrosDialect:
     namespace = NAMESPACE
     yang = "yang/qosc-sros-conf.yang"
     errors: tuple[type[Exception], ...] = (ConversionError,)
-    owned_hierarchies = ("configure",)
+    owned_hierarchies: tuple[str, ...] = ("configure",)
 
     def for_load(self, text: str) -> str:
         return text

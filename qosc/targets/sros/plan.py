@@ -339,7 +339,14 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
         plan.warn("QOS236", f"{s.name}: {plan.platform.name} has no per-queue WRED on SAP egress queues, so its drop "
                   f"profile is not applied on {plan.device.name}:{iface.name} (tail drop at the queue's MBS)",
                   s.where.at("drop-profile"), "use a 7750 for WRED at the edge, or leave the profile to the core")
+    if q.aqm == "codel":
+        plan.error("QOS233", f"{s.name}: aqm codel: SR OS queues drop by WRED slopes or at their MBS, not by CoDel",
+                   s.where.at("queue"), "use aqm: red with a drop profile, or none")
     mbs = None
+    if q.buffer is not None and q.buffer.time_us is not None:
+        plan.warn("QOS236", f"{s.name}: a buffer in time is not written on {plan.device.name}:{iface.name}: SR OS "
+                  f"{'network-queue' if whole else 'sap-egress'} MBS is written as a share of the buffer pool here, "
+                  "so the queue keeps its default MBS", s.where.at("queue"), "give the buffer in percent")
     if q.buffer is not None and q.buffer.percent is not None:
         if q.buffer.percent.value > 0:
             mbs = round(q.buffer.percent.value, 2)

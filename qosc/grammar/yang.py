@@ -342,6 +342,8 @@ class YangSchema:
 
 def _mandatory_missing(data: Data, schema: SchemaNode) -> Iterator[str]:
     for name, child in schema.children.items():
+        if child.cases:
+            continue  # in a case of a choice: mandatory only when that case is taken (left to the box)
         if child.kind == "leaf" and child.mandatory and not data.get(name):
             yield name
         elif child.kind == "container" and not child.presence:

@@ -26,7 +26,8 @@ _TOKEN = re.compile(r'\s+|//[^\n]*|/\*.*?\*/|"(?:[^"\\]|\\.)*"|\'[^\']*\'|[{};]|
 
 def _unquote(tok: str) -> str:
     if tok.startswith('"'):
-        return re.sub(r'\\(.)', lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), tok[1:-1])
+        # RFC 7950 6.1.3: \n \t \" \\ are the escapes; any other backslash stays (YANG 1.0 kept it)
+        return re.sub(r'\\([nt"\\])', lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), tok[1:-1])
     if tok.startswith("'"):
         return tok[1:-1]
     return tok

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from qosc.diagnostics import Location
-from qosc.model import Device, Interface, Kind, Policy, Service, resolve_rate
+from qosc.model import Device, Interface, Kind, Policy, Service
 from qosc.names import Names
 from qosc.targets.sros.platform import SrosPlatform
 from qosc.targets.sros.ports import Binding, binding, form
@@ -354,7 +354,3 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
             why.append("buffer 0% is not written: an MBS of 0 would drop every packet; the queue keeps the "
                        "default MBS")
     return QueueSpec(fc, qtype, cir, pir, mbs, tuple(why))
-
-
-def resolve(value: object, iface: Interface) -> int | None:
-    return resolve_rate(value, iface.rate)  # type: ignore[arg-type]

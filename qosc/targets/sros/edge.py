@@ -132,7 +132,7 @@ def _prefixes(prefixes: tuple[str, ...], family: str) -> list[str] | None:
 
 
 def _remark(plan: Plan, spec: Ingress, fc: str, rule: Rule, s: Service) -> None:
-    if rule.set_dscp is None or rule.set_dscp == s.mark:
+    if rule.set_dscp is None or (s.dscp and rule.set_dscp == s.mark):
         return
     seen = spec.remarks.get(fc)
     if seen is not None and seen[0] not in (None, rule.set_dscp):
@@ -149,7 +149,9 @@ def _policer(plan: Plan, spec: Ingress, name: str | None, s: Service) -> int | N
     found = spec.policers.get(name)
     if found is not None:
         return found.id
-    p = plan.policy.policer_map[name]
+    p = plan.policy.policer_map.get(name)
+    if p is None:  # a dangling name: the core's reference check reports it (QOS0xx) at its line
+        return None
     fc = plan.fc_of[s.name].name
     why: list[str] = []
     if p.color_aware:

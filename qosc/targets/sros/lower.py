@@ -97,7 +97,9 @@ def _edge_slopes(plan: Plan) -> list[Statement]:
     curves = {edge_curve(q.fc.owner) for p in plan.ports if p.binding.edge and plan.platform.sap_egress_wred
               for q in p.queues} - {None}
     for curve in sorted(c for c in curves if c is not None):
-        profile = plan.policy.drop_profile_map[curve]
+        profile = plan.policy.drop_profile_map.get(curve)
+        if profile is None:  # a dangling name: the core's reference check reports it
+            continue
         children = [*description(profile.description, At(profile.where, "description")),
                     stmt("high-slope", children=[stmt("admin-state", kw("disable"))])]
         children += [_slope(Slope(p, sl, curve), profile) for p, sl in (("out", "low-slope"),
@@ -152,7 +154,8 @@ def _network(plan: Plan) -> Statement:
     if default is not None:
         ingress.append(stmt("default-action", children=[
             stmt("fc", name(default.name)),
-            stmt("profile", kw(plan.profile(default.owner, default.owner.mark)))]))
+            stmt("profile", kw(plan.profile(default.owner, default.owner.dscp[0] if default.owner.dscp else 0))),
+        ]))
     for code in sorted(plan.codes):
         code_fc, code_profile = plan.codes[code]
         ingress.append(stmt("dscp", dscp_word(code), children=[stmt("fc", name(code_fc)),
@@ -162,7 +165,7 @@ def _network(plan: Plan) -> Statement:
         ingress.append(stmt("lsp-exp", integer(exp), children=[stmt("fc", name(exp_fc)),
                                                                 stmt("profile", kw(exp_profile))]))
     egress = []
-    for fc in plan.fcs:
+    for fc in (f for f in plan.fcs if f.name in plan.marks):  # a service without code points marks nothing
         mark = dscp_word(plan.marks[fc.name])
         inner = [stmt("dscp-in-profile", mark), stmt("dscp-out-profile", mark)]
         if fc.name in plan.exp_marks:

@@ -182,7 +182,8 @@ def _classes(plan: Plan) -> None:
         plan.fcs.append(cls)
         for m in members:
             plan.fc_of[m.name] = cls
-        plan.marks[fc_name] = holder.mark
+        if holder.dscp:
+            plan.marks[fc_name] = holder.mark
 
 
 def _slopes(plan: Plan) -> None:
@@ -289,7 +290,8 @@ def _ports(plan: Plan) -> None:
         if bound is None:
             continue
         queues = tuple(_queue(plan, fc, iface, whole=not bound.edge) for fc in plan.fcs if any(
-            plan.policy.queue_owner(plan.policy.service_map[n]) is fc.owner for n in iface.services))
+            n in plan.policy.service_map and plan.policy.queue_owner(plan.policy.service_map[n]) is fc.owner
+            for n in iface.services))
         space = "sap-egress" if bound.edge else "network-queue"
         key = (space, *((q.fc.name, q.queue_type, q.cir, q.pir, q.mbs) for q in queues))
         if key not in seen:

@@ -66,9 +66,20 @@ def _fit(points: tuple[tuple[float, float], ...], interpolate: bool) -> Line:
     for top in range(max(0, last - 10), min(100, last + 10) + 1):
         for prob in sorted({100, round(want_curve.at(top))}):
             for start in range(top + 1):
-                got = line_curve(start, top, prob)
-                off = max(min(abs(w - got.at(f + d)) for d in SHIFTS) for w, f in zip(want, fills, strict=True))
+                off = max(min(abs(w - _line_at(start, top, prob, f + d)) for d in SHIFTS)
+                          for w, f in zip(want, fills, strict=True))
                 if best is None or off < best.off - 1e-9:
                     best = Line(start, top, prob, round(off, 2), False)
     assert best is not None
     return best
+
+
+def _line_at(start: int, top: int, prob: int, fill: float) -> float:
+    """line_curve(start, top, prob).at(fill), without building the curve (the fit tries thousands of lines)."""
+    if fill > top:
+        return 100.0
+    if fill < start:
+        return 0.0
+    if top <= start:
+        return float(prob)
+    return prob * (fill - start) / (top - start)

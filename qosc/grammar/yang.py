@@ -281,8 +281,12 @@ class YangSchema:
         return w.root, w.found
 
     def check(self, document: Document) -> list[Violation]:
+        return self.checked(document)[1]
+
+    def checked(self, document: Document) -> tuple[Data, list[Violation]]:
+        """The data tree and every violation (paths, types, whole-tree rules): one walk for both."""
         root, found = self.walk(document)
-        return found + self.complete(root) + self.references(root) + self.constraints(root)
+        return root, found + self.complete(root) + self.references(root) + self.constraints(root)
 
     # -- whole-tree rules -------------------------------------------------------------------------------------
 

@@ -38,8 +38,8 @@ class SrosGrammar:
         self.yang = yang
 
     def check(self, document: Document) -> list[Violation]:
-        found = [v for g in self.yang for v in g.check(document)]
-        root, _ = self.yang[0].walk(document)
+        root, found = self.yang[0].checked(document)
+        found += [v for g in self.yang[1:] for v in g.check(document)]
         return found + documented_check(root)
 
     def data(self, document: Document) -> Data:

@@ -80,6 +80,8 @@ class Plan:
     schedulers: dict[str, SchedulerSpec] = field(default_factory=dict)
     edge: Any = None
     """The edge conditioning (filters, policers): a junos_edge.Edge."""
+    marks: Any = None
+    """The EXP and PCP classifiers and rewrite rules: a junos marking.Marks."""
     problems: list[Problem] = field(default_factory=list)
     names: Names = field(default_factory=lambda: Names("junos", MAX_NAME))
     """Every derived name (with a suffix or prefix) goes through this allocator, so it stays within MAX_NAME."""
@@ -129,7 +131,9 @@ def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
     _schedulers(plan)
     _uncarried(plan)
     from qosc.targets.junos.edge import plan_edge  # not at the top: the edge part builds on this plan
+    from qosc.targets.junos.marking import plan_marks
     plan.edge = plan_edge(plan)
+    plan.marks = plan_marks(plan)
     return plan
 
 

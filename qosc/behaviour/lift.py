@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-import yaml
-
 from qosc import dscp as dscp_mod
+from qosc.behaviour import liftmarks
 from qosc.behaviour.bodies import envelope_body, port_value, profile_body
-from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.lifted import Lifted, yaml_spans
+from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
+
+__all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -83,9 +85,12 @@ def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str],
 _SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z]|$)", re.IGNORECASE)
 
 
-def _kind(codes: frozenset[int], default: bool, cls: Class) -> str:
+def _kind(codes: frozenset[int], default: bool, cls: Class, values3: frozenset[int] = frozenset()) -> str:
     """ef: premium; cs1/le: LBE, unless an assured class taking a whole precedence (IOS, Catalyst: af1x with
-    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured."""
+    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured.
+    A class without DSCP: network-control where its EXP/PCP values are 6 and 7 only, else other."""
+    if not codes and not default:
+        return "network-control" if values3 and values3 <= {6, 7} else "other"
     if default or 46 in codes:
         return "best-effort" if default else "premium"
     af = any(dscp_mod.af_class(c) for c in codes)
@@ -96,58 +101,31 @@ def _kind(codes: frozenset[int], default: bool, cls: Class) -> str:
     return "assured" if af else "other"
 
 
-@dataclass
-class Lifted:
-    policy: dict[str, Any]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    origins: dict[tuple[str, ...], Location] = field(default_factory=dict)
-    """Where each service, drop profile, policer, classifier and interface of the policy came from in the
-    configurations (its first class, rule or interface statement)."""
-
-    def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
-        """The diagnostics of the written policy that have a configuration origin, again at that origin: a
-        flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
-        spans = yaml_spans(policy_text)
-        out = []
-        for d in diagnostics:
-            if d.location is None or d.location.file != policy_path:
-                continue
-            path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in self.origins), None)
-            if path is not None:
-                out.append(replace(d, location=self.origins[path],
-                                   message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
-        return out
-
-
-def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
-    """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
-    spans: list[tuple[tuple[str, ...], int, int]] = []
-
-    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                walk(value, sub)
-                # a block collection ends where the next key starts: its last line is the one before
-                last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
-                spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
-    if (root := yaml.compose(text)) is not None:
-        walk(root, ())
-    return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
+Key = tuple[Any, ...]
+"""A service: ('default',) or ('group', the first class of its group: liftmarks.groups)."""
 
 
 class _Lifter:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, devices: Sequence[Device] = ()) -> None:
         self.name = name
-        self.services: dict[frozenset[int], dict[str, Any]] = {}
-        self.first: dict[frozenset[int], Class] = {}
-        self.service_names: dict[frozenset[int], str] = {}
+        self.services: dict[Key, dict[str, Any]] = {}
+        self.first: dict[Key, Class] = {}
+        self.service_names: dict[Key, str] = {}
+        self.groups = liftmarks.groups(devices)
+        self.members: dict[Key, list[tuple[Interface, str]]] = {}
+        """The classes (interface, class name) of each service, for its EXP and PCP values."""
+        self.codes: dict[Key, set[int]] = {}
+        for d, device in enumerate(devices):
+            for i, iface in enumerate(device.interfaces):
+                for cls in iface.classes:
+                    if (d, i, cls.name) in self.groups:
+                        key = ("group", self.groups[(d, i, cls.name)])
+                        self.codes.setdefault(key, set()).update(liftmarks.dscp_codes(iface, cls))
         self.curves: dict[Curve, str] = {}
         self.policers: dict[Envelope, str] = {}
         self.classifiers: dict[tuple[Rule, ...], str] = {}
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
         self.diagnostics: list[Diagnostic] = []
-        self.default: frozenset[int] | None = None
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
 
@@ -155,9 +133,14 @@ class _Lifter:
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
-    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None) -> str:
-        codes = frozenset(range(64)) if default else self.codes_of(iface, cls)
-        key = frozenset({-1}) if default else codes
+    def key(self, node: tuple[int, int, str], default: bool) -> Key:
+        return ("default",) if default else ("group", self.groups.get(node, node))
+
+    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None,
+                node: tuple[int, int, str] = (0, 0, "")) -> str:
+        key = self.key(node, default)
+        codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
+        self.members.setdefault(key, []).append((iface, cls.name))
         if key not in self.services:
             name = _ident(cls.name, "service")
             taken = set(self.service_names.values())
@@ -175,7 +158,8 @@ class _Lifter:
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
                       priority: str | None) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": _kind(codes, default, cls)}
+        values3 = frozenset(v for d in DOMAINS3 for v, _ in liftmarks.classified(iface, d, cls.name))
+        body: dict[str, Any] = {"kind": _kind(codes, default, cls, values3)}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -184,7 +168,7 @@ class _Lifter:
             declared = [] if untouched else sorted(c for c in range(64) if iface.classify[0][c] == cls.name
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
-        else:
+        elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
         queue: dict[str, Any] = {}
         if cls.share is not None:
@@ -232,7 +216,20 @@ class _Lifter:
                 self.origins[("drop-profiles", self.curves[curve])] = origin
         return self.curves[curve]
 
-    def _agree(self, key: frozenset[int], cls: Class) -> None:
+    def marking(self) -> None:
+        """Each service's EXP and PCP values, from all its classes (liftmarks); the default's less the others'."""
+        for domain in DOMAINS3:
+            claimed: set[int] = set()
+            for key, members in self.members.items():
+                if key != ("default",) and (found := liftmarks.values(members, domain)):
+                    self.services[key][domain] = liftmarks.body(found)
+                    claimed |= {v for vs in found.values() for v in vs}
+            if ("default",) in self.members:
+                found = liftmarks.default_values(self.members[("default",)], domain, claimed)
+                if found:
+                    self.services[("default",)][domain] = liftmarks.body(found)
+
+    def _agree(self, key: Key, cls: Class) -> None:
         first = self.first[key]
         for what in ("share", "priority", "strict", "cap", "ceiling", "drop", "ecn"):
             if getattr(first, what) != getattr(cls, what) and None not in (getattr(first, what), getattr(cls, what)):
@@ -320,13 +317,13 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
-    lifter = _Lifter(name)
+    lifter = _Lifter(name, devices)
     out_devices: dict[str, Any] = {}
-    for device in devices:
+    for d, device in enumerate(devices):
         interfaces: dict[str, Any] = {}
-        for iface in device.interfaces:
-            counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
-            default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
+        mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
+        for i, iface in enumerate(device.interfaces):
+            default_name = liftmarks.default_class(iface)
             kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls)
                      for cls in iface.classes}
             levels, found = priorities(iface, kinds)
@@ -340,7 +337,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
             carried: list[str] = []
             service_of: dict[int, str] = {}
             for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
+                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name),
+                                         (d, i, cls.name))
                 carried.append(service)
                 for code in lifter.codes_of(iface, cls):
                     service_of[code] = service
@@ -356,12 +354,16 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body["classifier"] = classifier
             if iface.trust is not None and iface.role == "edge":
                 body["trust"] = "dscp" if iface.trust else "none"
+            if liftmarks.involved(iface):
+                body.pop("trust", None)
+                body.update(liftmarks.settings(iface, iface.role, mpls_device))
             body.update(dict(iface.options))
             body["services"] = carried
             interfaces[iface.name] = body
             if iface.origin is not None:
                 lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
+    lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())

@@ -49,10 +49,13 @@ def rewrite_rule(plan: Plan, table: Table) -> Statement:
 
 
 def definitions(plan: Plan) -> tuple[list[Statement], list[Statement]]:
-    """(classifiers, rewrite rules) of the device's 3-bit tables."""
+    """(classifiers, rewrite rules) of the device's 3-bit tables that its units bind."""
     marks: Marks = plan.marks
     tables = marks.tables()
-    return [classifier(plan, t) for t in tables], [rewrite_rule(plan, t) for t in tables if t.rewrite]
+    used = {(family, name) for i in plan.device.interfaces for family, name in marks.rewrites(plan, i)}
+    bound = {(family, name) for i in plan.device.interfaces for family, name in marks.classifiers(plan, i)}
+    return ([classifier(plan, t) for t in tables if (t.family, t.name) in bound],
+            [rewrite_rule(plan, t) for t in tables if t.rewrite and (t.family, t.name) in used])
 
 
 def unit_classifiers(plan: Plan, iface: Interface) -> list[Statement]:

@@ -205,8 +205,13 @@ def _keep(plan: Plan, name: str) -> Table:
     """M-series: EXP classification that every declared value survives the box's rewrite (module doc)."""
     prec_lp = plan.platform.precedence_loss_priority
     services = carried(plan.policy, plan.device)
+    # each service's mark of each drop precedence first, then its other values, then those of services the device
+    # does not carry (queued as the default), then the values nobody declares (they may share, unsaid)
+    carried_values = _values(plan, Domain.EXP)
+    marks = [(v, prec) for v, prec, _, s in carried_values if v == s.exp.mark(prec)]
     ranked: list[tuple[int, str, str, Service | None]] = [
-        (v, fc, prec_lp[prec], s) for v, prec, fc, s in _values(plan, Domain.EXP)]
+        (v, fc, prec_lp[prec], s) for v, prec, fc, s in carried_values if (v, prec) in marks]
+    ranked += [(v, fc, prec_lp[prec], s) for v, prec, fc, s in carried_values if (v, prec) not in marks]
     default = plan.default_fc or ""
     ranked += [(v, default, "low", s) for s in plan.policy.services if s not in services for v in s.exp.codes]
     ranked += [(v, default, "low", None) for v in range(8)]
@@ -220,7 +225,7 @@ def _keep(plan: Plan, name: str) -> Table:
             free = [x for x in plan.platform.spread_loss_priorities if (fc, x) not in taken]
             if free:
                 lp = free[0]
-            elif taken[(fc, lp)] != v:
+            elif taken[(fc, lp)] != v and not s.default:
                 plan.warn("QOS115", f"{plan.device.name} ({plan.platform.name}) rewrites EXP by forwarding class and "
                           f"loss priority even where nothing is configured, and {fc} has no loss priority left for "
                           f"EXP {v} of service '{s.name}': it leaves as EXP {taken[(fc, lp)]}",

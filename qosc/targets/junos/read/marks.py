@@ -8,7 +8,8 @@ table (qosc.targets.junos.read.facts); otherwise they are not known.  A loss pri
 the platform maps to it (M-series: high is 2 and 3; a value classified high is at the lower), else as for DSCP
 (low 1, medium-low and medium-high 2, high 3), a rule with no medium loss priority for a class giving precedence 2
 its high value.  `rewrite-rules exp` and `ieee-802.1` (`ieee-802.1ad`: its PCP
-bits) give the marks of their domain.
+bits) give the marks of their domain, except where a rule keeps EXP on a platform that rewrites it by default
+(`_keeps`: M-series, transparent MPLS units), which is no EXP rewrite.
 
 Imposition: Junos writes the EXP of the labels a PE pushes with the EXP rewrite rule of the unit the packet
 leaves by (Junos OS CoS User Guide, 'Applying Rewrite Rules to Output Logical Interfaces'), so every unit of a
@@ -100,12 +101,30 @@ def unit_marking(c: Config, where: str, bound: dict[str, str], loc: Location | N
     ieee = "ieee-802.1ad" if "classifiers-ieee-802.1ad" in bound else "ieee-802.1"
     exp = _classify(c, "exp", bound.get("classifiers-exp"), where, loc, fc, platform)
     pcp = _classify(c, ieee, bound.get(f"classifiers-{ieee}"), where, loc, fc, platform)
-    marks = _marks(c, "exp", bound.get("rewrite-rules-exp"), "exp", where, loc, fc, platform)
+    keeps = _keeps(c, bound, platform)
+    marks = [] if keeps else _marks(c, "exp", bound.get("rewrite-rules-exp"), "exp", where, loc, fc, platform)
     rw = "ieee-802.1ad" if "rewrite-rules-ieee-802.1ad" in bound else "ieee-802.1"
     marks += _marks(c, rw, bound.get(f"rewrite-rules-{rw}"), "pcp", where, loc, fc, platform)
     if imposed is not None and not ({"classifiers-exp", "rewrite-rules-exp"} & set(bound)):
         marks += _marks(c, "exp", imposed[0], "impose", where, loc, fc, platform)
     return exp, pcp, tuple(sorted(marks))
+
+
+def _keeps(c: Config, bound: dict[str, str], platform: object) -> bool:
+    """On a platform that rewrites EXP by default (M-series: `exp_default` 'forwarding-class'), a unit that
+    rewrites no DSCP and binds an EXP rewrite rule writing each forwarding class and loss priority back with a
+    value its EXP classifier puts there keeps EXP: what qosc writes for a transparent MPLS interface."""
+    if getattr(platform, "exp_default", None) != "forwarding-class" or any(
+            k.startswith("rewrite-rules-dscp") for k in bound):
+        return False
+    table = c.classifiers.get(("exp", bound.get("classifiers-exp", "")))
+    rule = c.rewrites.get(("exp", bound.get("rewrite-rules-exp", "")))
+    if not table or not rule:
+        return False
+    into: dict[tuple[str, str], set[int]] = {}
+    for value, slot in table.items():
+        into.setdefault(slot, set()).add(value)
+    return set(into) == set(rule) and all(code in into[slot] for slot, code in rule.items())
 
 
 def imposition(c: Config, bindings: dict[tuple[str, str], tuple[str, tuple[str, ...]]]

@@ -4,7 +4,7 @@ Several devices import into one policy with shared services:
 
 - a service per set of code points that some class carries (classes of the same code points on several devices
   or interfaces are one service, named after the first class met); the class most unclassified code points
-  fall into is the default service; kinds from the code points (see _kind);
+  fall into is the default service; kinds from the code points (liftkinds.kind_of);
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
@@ -21,6 +21,7 @@ What the policy language cannot say is reported by the interpreters (QOS172), at
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -29,6 +30,7 @@ from qosc import dscp as dscp_mod
 from qosc.behaviour import liftmarks
 from qosc.behaviour.bodies import envelope_body, port_value, profile_body
 from qosc.behaviour.lifted import Lifted, yaml_spans
+from qosc.behaviour.liftkinds import kind_of, priorities
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -49,58 +51,6 @@ def _pct(value: float) -> str:
     return f"{value:g}%"
 
 
-_LEVELS = ("low", "medium-low", "medium-high", "high")
-
-
-def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
-    """The policy priority of each non-strict class of an interface, keeping the order the device serves them
-    in (only the order counts: vendors have different numbers of levels).
-
-    Ranks 0..3 are the policy's own levels (JUNOS); other scales (HTB prio) are mapped by order, lowest rank
-    to low and highest to high.  A device that gives no priority (IOS, Catalyst: WRR shares only) gets the
-    levels the policy's own rules ask for: LBE low, every other class high.  More distinct ranks than the
-    policy has levels are collapsed, with QOS172 at the class.
-    """
-    ranked = [c for c in iface.classes if not c.strict and c.priority is not None]
-    if not ranked:
-        return {c.name: "low" if kinds.get(c.name) == "lbe" else "high" for c in iface.classes if not c.strict}, []
-    ranks = sorted({c.priority for c in ranked if c.priority is not None})
-    if all(0 <= r <= 3 for r in ranks):
-        label = {r: _LEVELS[r] for r in ranks}
-    elif len(ranks) <= len(_LEVELS):
-        picks = {1: (3,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}[len(ranks)]
-        label = {r: _LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
-    else:
-        label = {r: _LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
-    out = {c.name: label[c.priority] for c in ranked if c.priority is not None}
-    diags: list[Diagnostic] = []
-    if len(ranks) > len(_LEVELS):
-        worst = next(c for c in ranked if list(out.values()).count(out[c.name]) > 1)
-        diags.append(warning("QOS172", f"interface {iface.name} serves {len(ranks)} priority levels, the policy "
-                             f"language has {len(_LEVELS)}: classes of neighbouring levels share one (e.g. "
-                             f"{worst.name}: {out[worst.name]})", worst.origin))
-    return out, diags
-
-
-_SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z]|$)", re.IGNORECASE)
-
-
-def _kind(codes: frozenset[int], default: bool, cls: Class, values3: frozenset[int] = frozenset()) -> str:
-    """ef: premium; cs1/le: LBE, unless an assured class taking a whole precedence (IOS, Catalyst: af1x with
-    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured.
-    A class without DSCP: network-control where its EXP/PCP values are 6 and 7 only, else other."""
-    if not codes and not default:
-        return "network-control" if values3 and values3 <= {6, 7} else "other"
-    if default or 46 in codes:
-        return "best-effort" if default else "premium"
-    af = any(dscp_mod.af_class(c) for c in codes)
-    if codes & {1, 8}:
-        return "assured" if af and cls.share != 0 and not _SCAVENGER.search(cls.name) else "lbe"
-    if codes & {48, 56}:
-        return "network-control"
-    return "assured" if af else "other"
-
-
 Key = tuple[Any, ...]
 """A service: ('default',) or ('group', the first class of its group: liftmarks.groups)."""
 
@@ -115,6 +65,7 @@ class _Lifter:
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
+        self.hosts = {d.host_class for d in devices if d.host_class}
         for d, device in enumerate(devices):
             for i, iface in enumerate(device.interfaces):
                 for cls in iface.classes:
@@ -158,8 +109,7 @@ class _Lifter:
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
                       priority: str | None) -> dict[str, Any]:
-        values3 = frozenset(v for d in DOMAINS3 for v, _ in liftmarks.classified(iface, d, cls.name))
-        body: dict[str, Any] = {"kind": _kind(codes, default, cls, values3)}
+        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -220,14 +170,23 @@ class _Lifter:
         """Each service's EXP and PCP values, from all its classes (liftmarks); the default's less the others'."""
         for domain in DOMAINS3:
             claimed: set[int] = set()
+            lifted: dict[Key, dict[int, list[int]]] = {}
             for key, members in self.members.items():
                 if key != ("default",) and (found := liftmarks.values(members, domain)):
-                    self.services[key][domain] = liftmarks.body(found)
+                    lifted[key] = found
                     claimed |= {v for vs in found.values() for v in vs}
             if ("default",) in self.members:
-                found = liftmarks.default_values(self.members[("default",)], domain, claimed)
+                lifted[("default",)] = liftmarks.default_values(self.members[("default",)], domain, claimed)
+            for key, found in lifted.items():
+                if found and 1 not in found:
+                    shown = ", ".join(f"{domain.upper()} {v} at drop precedence {p}" for p, vs in found.items()
+                                      for v in vs)
+                    self.diagnostics.append(warning(
+                        "QOS172", f"class {self.first[key].name} is classified or marked by {shown} only: a "
+                        f"service's values start at drop precedence low, so they are imported as low",
+                        self.first[key].origin, f"give the service {domain}: by precedence by hand"))
                 if found:
-                    self.services[("default",)][domain] = liftmarks.body(found)
+                    self.services[key][domain] = liftmarks.body(liftmarks.shifted(found))
 
     def _agree(self, key: Key, cls: Class) -> None:
         first = self.first[key]
@@ -322,9 +281,10 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     for d, device in enumerate(devices):
         interfaces: dict[str, Any] = {}
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
+        ports = Counter(i.name for i in device.interfaces)
         for i, iface in enumerate(device.interfaces):
             default_name = liftmarks.default_class(iface)
-            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls)
+            kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls)
                      for cls in iface.classes}
             levels, found = priorities(iface, kinds)
             lifter.diagnostics += found
@@ -347,7 +307,9 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body["role"] = iface.role
             if iface.rate is not None:
                 body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
-            if iface.unit:
+            # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
+            named = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
+            if iface.unit and named == iface.name:
                 body["unit"] = iface.unit
             classifier = lifter.classifier(iface, service_of)
             if classifier is not None:
@@ -359,9 +321,9 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body.update(liftmarks.settings(iface, iface.role, mpls_device))
             body.update(dict(iface.options))
             body["services"] = carried
-            interfaces[iface.name] = body
+            interfaces[named] = body
             if iface.origin is not None:
-                lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
+                lifter.origins[("devices", device.name, "interfaces", named)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}

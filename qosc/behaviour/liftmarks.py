@@ -132,15 +132,25 @@ def values(members: Iterable[tuple[Interface, str]], domain: str) -> dict[int, l
 def default_values(members: Iterable[tuple[Interface, str]], domain: str, claimed: set[int]) -> dict[int, list[int]]:
     """The default service's values: those it is written with, else those it is classified by, less `claimed`."""
     marks, seen = _collect(members, domain)
-    found = _fold(marks, {} if marks else seen)
+    written_values = set(marks.values())
+    found = _fold(marks, {p: [v for v in vs if v in written_values] for p, vs in seen.items()} if marks else seen)
     return {p: kept for p, vs in found.items() if (kept := [v for v in vs if v not in claimed])}
 
 
 def body(found: dict[int, list[int]]) -> Any:
-    """A service's `exp` or `pcp` as the schema takes it: a list when all are of drop precedence low."""
+    """A service's `exp` or `pcp` as the schema takes it: a list when all are of drop precedence low (values of a
+    service start at low: `shifted` moves the lowest precedence given there first)."""
     if set(found) == {1}:
         return found[1]
     return {_PRECEDENCE[p]: vs for p, vs in sorted(found.items())}
+
+
+def shifted(found: dict[int, list[int]]) -> dict[int, list[int]]:
+    """The values with those of the lowest drop precedence given as low, where none is low."""
+    if not found or 1 in found:
+        return found
+    lowest = min(found)
+    return {1 if p == lowest else p: vs for p, vs in found.items()}
 
 
 def involved(iface: Interface) -> bool:

@@ -7,7 +7,7 @@ where only that one is listed); with `import default`, values the classifier doe
 table (qosc.targets.junos.read.facts); otherwise they are not known.  A loss priority is the drop precedences
 the platform maps to it (M-series: high is 2 and 3; a value classified high is at the lower), else as for DSCP
 (low 1, medium-low and medium-high 2, high 3), a rule with no medium loss priority for a class giving precedence 2
-its high value.  `rewrite-rules exp` and `ieee-802.1` (`ieee-802.1ad`: its PCP
+its high value where the platform is not known.  `rewrite-rules exp` and `ieee-802.1` (`ieee-802.1ad`: its PCP
 bits) give the marks of their domain, except where a rule keeps EXP on a platform that rewrites it by default
 (`_keeps`: M-series, transparent MPLS units), which is no EXP rewrite.
 
@@ -85,7 +85,7 @@ def _marks(c: Config, family: str, name: str | None, label: str, where: str, loc
     for (cls, lp), code in rule.items():
         for prec in precedences(lp, platform):
             found.setdefault((fc(cls), prec), code >> shift)
-    for cls in {k[0] for k in found}:
+    for cls in {k[0] for k in found} if platform is None else ():  # two loss priorities, as M-series
         if (cls, 2) not in found and (cls, 3) in found:
             found[(cls, 2)] = found[(cls, 3)]
     return [(label, cls, prec, value) for (cls, prec), value in found.items()]

@@ -13,7 +13,9 @@ code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
 in the class whose rewrite writes it, every other code point in the class of
 the filter's catch-all term (unknown without one).  A unit with a classifier
-and no rewrite rule keeps every code point: its role is transparent.
+and no DSCP rewrite rule keeps every code point: its role is transparent.  The
+EXP and 802.1p tables, rewrites and the EXP a PE imposes: read.marks (a unit
+through which traffic enters LSPs is an edge).
 """
 
 from __future__ import annotations

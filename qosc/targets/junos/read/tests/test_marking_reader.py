@@ -181,3 +181,24 @@ set class-of-service interfaces so-0/0/0 unit 0 rewrite-rules exp E
     mx, _ = device(text)
     assert mx.interfaces[0].classify_exp[3] == ("af", 3)
     assert platform("junos-m-series") is not None
+
+
+# p-m (M-series) keeps every EXP on its transparent interfaces: Premium's 5 (not scheduled there) and network
+# control's 7 go to the high loss priority of their class (M-series rewrites EXP by class and loss priority)
+BACKBONE_KNOWN = {"p-m": {(i, f"EXP {v}", "drop precedence", "1", "2") for i in ("so-1/2/0", "so-1/2/1")
+                          for v in (5, 7)}}
+
+
+@pytest.mark.parametrize("name", ["pe-mx", "p-mx", "p-m"])
+@pytest.mark.parametrize("suffix", [".conf", ".set"])
+def test_the_backbones_junos_configurations_read_back_as_the_policy(name: str, suffix: str) -> None:
+    """Every EXP and PCP value, rewrite and imposition of the reference backbone's JUNOS devices, read back,
+    is what the policy asks (qosc.behaviour.intent), except what M-series cannot do."""
+    from qosc.behaviour.roundtrip import drift, load, outputs
+    policy = load("examples/mpls-backbone.yaml")
+    text = next(o.text for o in outputs(policy, name) if o.path.endswith(suffix))
+    found = read(text, name + suffix, policy.device_map[name].platform, name)
+    assert found.behaviour is not None and found.diagnostics == []
+    got = {(f.interface, f.subject, f.what, f.expected, f.found) for f in drift(policy, name, found.behaviour)}
+    assert got == BACKBONE_KNOWN.get(name, set())
+    assert any(any(i.classify_exp) for i in found.behaviour.interfaces)

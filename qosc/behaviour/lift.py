@@ -2,18 +2,21 @@
 
 Several devices import into one policy with shared services:
 
-- a service per set of code points that some class carries (classes of the same code points on several devices
-  or interfaces are one service, named after the first class met); the class most unclassified code points
-  fall into is the default service; kinds from the code points (liftkinds.kind_of);
+- a service per group of classes that share a code point in any domain (DSCP, EXP, PCP, the EXP an edge
+  imposes: qosc.behaviour.liftmarks), named after the first class met, with the DSCP code points of all of them
+  (none for a class carried in EXP or PCP alone) and their EXP and PCP values; the class most unclassified
+  code points fall into is the default service; kinds from the code points (liftkinds.kind_of);
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
-- priorities keep the order the device serves classes in (qosc.behaviour.lift.priorities); a device that
+- priorities keep the order the device serves classes in (liftkinds.priorities); a device that
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
   the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
 - drop profiles and policers deduplicated by value (equal policers rules do not share stay apart); edge rules
-  become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them.
+  become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them,
+  and encapsulation, trust, rewrite and impose where they differ from the role's defaults (liftmarks.settings);
+  logical units of one port are named port.unit.
 
 What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
 """

@@ -129,7 +129,7 @@ THREE_COLOUR = both(put("policers.ar", {"cir": "20M", "cbs": "1MB", "pir": "40M"
                                         "exceed": "af22", "violate": "drop"}),
                     put("services.assured.policer", "ar"))
 
-# every service with an EXP (PCP) value, so that MPLS (VLAN) interfaces that rewrite it bleach nothing (QOS083)
+# every service with an EXP (PCP) value, so that MPLS (VLAN) interfaces that rewrite it bleach nothing
 EXP_ALL = both(*(put(f"services.{n}.exp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
 PCP_ALL = both(*(put(f"services.{n}.pcp", v) for n, v in (

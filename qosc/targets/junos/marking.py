@@ -11,7 +11,7 @@ rewrite rule writes, per forwarding class and loss priority, the queue owner's v
 
 Binding (on the logical unit, where Junos applies them): `classifiers exp` where the interface trusts exp,
 `classifiers ieee-802.1` where it trusts pcp, `rewrite-rules exp NAME protocol mpls-any` where it rewrites exp,
-`rewrite-rules ieee-802.1 NAME vlan-tag outer` where it rewrites pcp.  The checks of the core (QOS086) keep exp
+`rewrite-rules ieee-802.1 NAME vlan-tag outer` where it rewrites pcp.  The core's marking checks keep exp
 to units that carry mpls and pcp to units that carry vlan.
 
 Imposition.  Junos has no per-edge imposition statement: the EXP of the label a PE pushes is written by the EXP
@@ -122,7 +122,7 @@ def _values(plan: Plan, domain: Domain) -> list[tuple[int, int, str, Service]]:
 
 def _dei(s: Service) -> set[tuple[int, int]]:
     """(value, drop precedence) pairs a service carries in the DEI: its low value given again to a higher drop
-    precedence (`pcp: {low: [2], medium: [2]}`; as QOS039 reads it)."""
+    precedence (`pcp: {low: [2], medium: [2]}`; as the core's AF collapse check reads it)."""
     values = s.pcp.values
     return {(v, p) for v, p in values if p > 1 and (v, 1) in values}
 

@@ -135,6 +135,14 @@ THREE_COLOUR = both(put("policers.ar", {"cir": "20M", "cbs": "1MB", "pir": "40M"
                                         "exceed": "af22", "violate": "drop"}),
                     put("services.assured.policer", "ar"))
 
+# every service with an EXP (PCP) value, so that MPLS (VLAN) interfaces that rewrite it bleach nothing
+EXP_ALL = both(*(put(f"services.{n}.exp", v) for n, v in (
+    ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
+PCP_ALL = both(*(put(f"services.{n}.pcp", v) for n, v in (
+    ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
+MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"))
+"""mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files."""
+
 # field path -> how to change it (on the base policy)
 TABLE: dict[str, Change] = {
     "name": put("name", "feat2"),
@@ -191,12 +199,13 @@ TABLE: dict[str, Change] = {
     "devices.*.interfaces.*.role": each_interface("role", "transparent", role="core"),
     "devices.*.interfaces.*.shape": each_interface("shape", "500M", role="edge"),
     "devices.*.interfaces.*.trust": each_interface("trust", "dscp", role="edge"),
-    "devices.*.interfaces.*.encapsulation": each_interface("encapsulation", "mpls", role="core"),
+    "devices.*.interfaces.*.encapsulation": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core")),
     "devices.*.interfaces.*.rewrite": each_interface("rewrite", [], role="core"),
-    "devices.*.interfaces.*.impose": each_interface("impose", False, role="edge"),
-    "mpls.tunnel-model": both(each_interface("encapsulation", "mpls", role="core"), put("mpls.tunnel-model", "pipe")),
-    "services.*.exp": put("services.premium.exp", [5]),
-    "services.*.pcp": put("services.premium.pcp", [5]),
+    "devices.*.interfaces.*.impose": both(MX_MPLS, each_interface("impose", False, role="edge")),
+    "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
+                              put("mpls.tunnel-model", "pipe")),
+    "services.*.exp": MX_MPLS,
+    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"])),
     "devices.*.interfaces.*.classifier": both(put("classifiers.other", {"rules": [
         {"name": "all-lbe", "service": "lbe", "match": {"destination": ["198.18.9.0/24"]}}]}),
         each_interface("classifier", "other", role="edge")),

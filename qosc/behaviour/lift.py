@@ -2,18 +2,21 @@
 
 Several devices import into one policy with shared services:
 
-- a service per set of code points that some class carries (classes of the same code points on several devices
-  or interfaces are one service, named after the first class met); the class most unclassified code points
-  fall into is the default service; kinds from the code points (see _kind);
+- a service per group of classes that share a code point in any domain (DSCP, EXP, PCP, the EXP an edge
+  imposes: qosc.behaviour.liftmarks), named after the first class met, with the DSCP code points of all of them
+  (none for a class carried in EXP or PCP alone) and their EXP and PCP values; the class most unclassified
+  code points fall into is the default service; kinds from the code points (liftkinds.kind_of);
 - queue settings from the first interface that carries the service; any other interface whose class differs
   (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
   value kept;
-- priorities keep the order the device serves classes in (qosc.behaviour.lift.priorities); a device that
+- priorities keep the order the device serves classes in (liftkinds.priorities); a device that
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
   the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
 - drop profiles and policers deduplicated by value (equal policers rules do not share stay apart); edge rules
-  become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them.
+  become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them,
+  and encapsulation, trust, rewrite and impose where they differ from the role's defaults (liftmarks.settings);
+  logical units of one port are named port.unit.
 
 What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
 """
@@ -21,17 +24,21 @@ What the policy language cannot say is reported by the interpreters (QOS172), at
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-import yaml
-
 from qosc import dscp as dscp_mod
-from qosc.behaviour.bodies import CLASS_KEYS, LEVELS, class_value, envelope_body, port_value, profile_body
-from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour import liftmarks
+from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body
+from qosc.behaviour.lifted import Lifted, yaml_spans
+from qosc.behaviour.liftkinds import kind_of, priorities
+from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
+
+__all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -47,105 +54,32 @@ def _pct(value: float) -> str:
     return f"{value:g}%"
 
 
-
-def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
-    """The policy priority of each non-strict class of an interface, keeping the order the device serves them
-    in (only the order counts: vendors have different numbers of levels).
-
-    Ranks 0..3 are the policy's own levels (JUNOS); other scales (HTB prio) are mapped by order, lowest rank
-    to low and highest to high.  A device that gives no priority (IOS, Catalyst: WRR shares only) gets the
-    levels the policy's own rules ask for: LBE low, every other class high.  More distinct ranks than the
-    policy has levels are collapsed, with QOS172 at the class.
-    """
-    ranked = [c for c in iface.classes if not c.strict and c.priority is not None]
-    if not ranked:
-        return {c.name: "low" if kinds.get(c.name) == "lbe" else "high" for c in iface.classes if not c.strict}, []
-    ranks = sorted({c.priority for c in ranked if c.priority is not None})
-    if all(0 <= r <= 3 for r in ranks):
-        label = {r: LEVELS[r] for r in ranks}
-    elif len(ranks) <= len(LEVELS):
-        picks = {1: (3,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}[len(ranks)]
-        label = {r: LEVELS[i] for r, i in zip(ranks, picks, strict=True)}
-    else:
-        label = {r: LEVELS[round(i * 3 / (len(ranks) - 1))] for i, r in enumerate(ranks)}
-    out = {c.name: label[c.priority] for c in ranked if c.priority is not None}
-    diags: list[Diagnostic] = []
-    if len(ranks) > len(LEVELS):
-        worst = next(c for c in ranked if list(out.values()).count(out[c.name]) > 1)
-        diags.append(warning("QOS172", f"interface {iface.name} serves {len(ranks)} priority levels, the policy "
-                             f"language has {len(LEVELS)}: classes of neighbouring levels share one (e.g. "
-                             f"{worst.name}: {out[worst.name]})", worst.origin))
-    return out, diags
-
-
-_SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z]|$)", re.IGNORECASE)
-
-
-def _kind(codes: frozenset[int], default: bool, cls: Class) -> str:
-    """ef: premium; cs1/le: LBE, unless an assured class taking a whole precedence (IOS, Catalyst: af1x with
-    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured."""
-    if default or 46 in codes:
-        return "best-effort" if default else "premium"
-    af = any(dscp_mod.af_class(c) for c in codes)
-    if codes & {1, 8}:
-        return "assured" if af and cls.share != 0 and not _SCAVENGER.search(cls.name) else "lbe"
-    if codes & {48, 56}:
-        return "network-control"
-    return "assured" if af else "other"
-
-
-@dataclass
-class Lifted:
-    policy: dict[str, Any]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    origins: dict[tuple[str, ...], Location] = field(default_factory=dict)
-    """Where each service, drop profile, policer, classifier and interface of the policy came from in the
-    configurations (its first class, rule or interface statement)."""
-
-    def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
-        """The diagnostics of the written policy that have a configuration origin, again at that origin: a
-        flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
-        spans = yaml_spans(policy_text)
-        out = []
-        for d in diagnostics:
-            if d.location is None or d.location.file != policy_path:
-                continue
-            path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in self.origins), None)
-            if path is not None:
-                out.append(replace(d, location=self.origins[path],
-                                   message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
-        return out
-
-
-def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
-    """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
-    spans: list[tuple[tuple[str, ...], int, int]] = []
-
-    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                walk(value, sub)
-                # a block collection ends where the next key starts: its last line is the one before
-                last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
-                spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
-    if (root := yaml.compose(text)) is not None:
-        walk(root, ())
-    return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
+Key = tuple[Any, ...]
+"""A service: ('default',) or ('group', the first class of its group: liftmarks.groups)."""
 
 
 class _Lifter:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, devices: Sequence[Device] = ()) -> None:
         self.name = name
-        self.services: dict[frozenset[int], dict[str, Any]] = {}
-        self.first: dict[frozenset[int], Class] = {}
-        self.service_names: dict[frozenset[int], str] = {}
+        self.services: dict[Key, dict[str, Any]] = {}
+        self.first: dict[Key, Class] = {}
+        self.service_names: dict[Key, str] = {}
+        self.groups = liftmarks.groups(devices)
+        self.members: dict[Key, list[tuple[Interface, str]]] = {}
+        """The classes (interface, class name) of each service, for its EXP and PCP values."""
+        self.codes: dict[Key, set[int]] = {}
+        self.hosts = {d.host_class for d in devices if d.host_class}
+        for d, device in enumerate(devices):
+            for i, iface in enumerate(device.interfaces):
+                for cls in iface.classes:
+                    if (d, i, cls.name) in self.groups:
+                        key = ("group", self.groups[(d, i, cls.name)])
+                        self.codes.setdefault(key, set()).update(liftmarks.dscp_codes(iface, cls))
         self.curves: dict[Curve, str] = {}
         self.policers: dict[Envelope, str] = {}
         self.classifiers: dict[tuple[Rule, ...], str] = {}
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
         self.diagnostics: list[Diagnostic] = []
-        self.default: frozenset[int] | None = None
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
 
@@ -153,9 +87,14 @@ class _Lifter:
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
-    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None) -> str:
-        codes = frozenset(range(64)) if default else self.codes_of(iface, cls)
-        key = frozenset({-1}) if default else codes
+    def key(self, node: tuple[int, int, str], default: bool) -> Key:
+        return ("default",) if default else ("group", self.groups.get(node, node))
+
+    def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None,
+                node: tuple[int, int, str] = (0, 0, "")) -> str:
+        key = self.key(node, default)
+        codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
+        self.members.setdefault(key, []).append((iface, cls.name))
         if key not in self.services:
             name = _ident(cls.name, "service")
             taken = set(self.service_names.values())
@@ -173,7 +112,7 @@ class _Lifter:
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
                       priority: str | None) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": _kind(codes, default, cls)}
+        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -182,7 +121,7 @@ class _Lifter:
             declared = [] if untouched else sorted(c for c in range(64) if iface.classify[0][c] == cls.name
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
-        else:
+        elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
         queue: dict[str, Any] = {}
         if cls.share is not None:
@@ -230,7 +169,29 @@ class _Lifter:
                 self.origins[("drop-profiles", self.curves[curve])] = origin
         return self.curves[curve]
 
-    def _agree(self, key: frozenset[int], cls: Class) -> None:
+    def marking(self) -> None:
+        """Each service's EXP and PCP values, from all its classes (liftmarks); the default's less the others'."""
+        for domain in DOMAINS3:
+            claimed: set[int] = set()
+            lifted: dict[Key, dict[int, list[int]]] = {}
+            for key, members in self.members.items():
+                if key != ("default",) and (found := liftmarks.values(members, domain)):
+                    lifted[key] = found
+                    claimed |= {v for vs in found.values() for v in vs}
+            if ("default",) in self.members:
+                lifted[("default",)] = liftmarks.default_values(self.members[("default",)], domain, claimed)
+            for key, found in lifted.items():
+                if found and 1 not in found:
+                    shown = ", ".join(f"{domain.upper()} {v} at drop precedence {p}" for p, vs in found.items()
+                                      for v in vs)
+                    self.diagnostics.append(warning(
+                        "QOS172", f"class {self.first[key].name} is classified or marked by {shown} only: a "
+                        f"service's values start at drop precedence low, so they are imported as low",
+                        self.first[key].origin, f"give the service {domain}: by precedence by hand"))
+                if found:
+                    self.services[key][domain] = liftmarks.body(liftmarks.shifted(found))
+
+    def _agree(self, key: Key, cls: Class) -> None:
         first = self.first[key]
         for what, policy_key in CLASS_KEYS.items():
             here, there = getattr(cls, what), getattr(first, what)
@@ -319,14 +280,15 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
-    lifter = _Lifter(name)
+    lifter = _Lifter(name, devices)
     out_devices: dict[str, Any] = {}
-    for device in devices:
+    for d, device in enumerate(devices):
         interfaces: dict[str, Any] = {}
-        for iface in device.interfaces:
-            counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
-            default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
-            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls)
+        mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
+        ports = Counter(i.name for i in device.interfaces)
+        for i, iface in enumerate(device.interfaces):
+            default_name = liftmarks.default_class(iface)
+            kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls)
                      for cls in iface.classes}
             levels, found = priorities(iface, kinds)
             lifter.diagnostics += found
@@ -339,7 +301,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
             carried: list[str] = []
             service_of: dict[int, str] = {}
             for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
+                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name),
+                                         (d, i, cls.name))
                 carried.append(service)
                 for code in lifter.codes_of(iface, cls):
                     service_of[code] = service
@@ -348,19 +311,25 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 body["role"] = iface.role
             if iface.rate is not None:
                 body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
-            if iface.unit:
+            # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
+            named = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
+            if iface.unit and named == iface.name:
                 body["unit"] = iface.unit
             classifier = lifter.classifier(iface, service_of)
             if classifier is not None:
                 body["classifier"] = classifier
             if iface.trust is not None and iface.role == "edge":
                 body["trust"] = "dscp" if iface.trust else "none"
+            if liftmarks.involved(iface):
+                body.pop("trust", None)
+                body.update(liftmarks.settings(iface, iface.role, mpls_device))
             body.update(dict(iface.options))
             body["services"] = carried
-            interfaces[iface.name] = body
+            interfaces[named] = body
             if iface.origin is not None:
-                lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
+                lifter.origins[("devices", device.name, "interfaces", named)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
+    lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load(policy: str) -> Policy:
-    result = pipeline.validate(str(ROOT / "policies" / policy))
+    """A reference policy: a file of policies/, or a path under the repository (examples/mpls-backbone.yaml)."""
+    result = pipeline.validate(str(ROOT / policy if "/" in policy else ROOT / "policies" / policy))
     assert result.policy is not None, result.diagnostics
     return result.policy
 

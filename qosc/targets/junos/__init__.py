@@ -54,6 +54,18 @@ a class and loss priority (AFx2/AFx3 on M-series' two loss priorities), the
 rule keeps the first and QOS115 warns; a service the device does not schedule
 is queued and marked as the default service, and QOS116 warns.
 
+MPLS EXP and 802.1p PCP (marking.py, lower_marks.py).  One EXP and one PCP
+classifier and rewrite rule per device, every value spelled as bits, bound on
+the units that trust or rewrite the domain (`rewrite-rules exp NAME protocol
+mpls-any`, `ieee-802.1 NAME vlan-tag outer`; `ieee-802.1ad` where a service
+carries a drop precedence in the DEI, on MX).  A PE imposes EXP with its
+uplinks' EXP rewrite rule (so its edges must agree on `impose`: QOS114), and
+writes the DSCP of IP packets entering an LSP with its DSCP rewrite rule bound
+`protocol mpls` (MX).  M-series keeps EXP on MPLS units that do not rewrite it
+with a table of its own (the box rewrites EXP by default there).  Tunnel
+models: short-pipe rendered; pipe and uniform need explicit-null outside
+class-of-service, QOS192.
+
 Queue shares.  Schedulers per forwarding class: `transmit-rate percent N`
 for percentages, the rate in bit/s for absolute shares, `remainder` when no
 share is given; `exact` when the queue may not borrow (ceiling or rate cap
@@ -111,7 +123,7 @@ QOS113 values outside what JUNOS accepts, QOS114 classification or re-mark
 JUNOS cannot realise, QOS115/QOS116 warnings where a DSCP will be rewritten,
 QOS117 names that collide once made JUNOS-safe, QOS118 more queues on a
 device than the platform has, QOS119 logical units that need per-unit
-scheduling on M-series.  `aqm: red` is the scheduler's drop-profile-map,
+scheduling on M-series, QOS192 a tunnel model JUNOS cannot render.  `aqm: red` is the scheduler's drop-profile-map,
 `none` a scheduler without one (tail drop), `codel` QOS113; `ecn` is not
 rendered (the core reports QOS090 at the field).  Queue count per interface (QOS091), priority
 levels (QOS092), strict count (QOS093) and policer ranges (QOS095) are the
@@ -153,6 +165,7 @@ CODES: tuple[Code, ...] = (
     Code("QOS190", _J, "info", "policer named by IPv4 and IPv6 rules polices each family at its rate", _J),
     Code("QOS119", _J, "error", "logical units of one interface with different schedules where the platform "
          "schedules per port", _J),
+    Code("QOS192", _J, "error", "RFC 3270 tunnel model JUNOS class-of-service cannot render", _J),
 )
 
 # The policy fields this target renders, listed (never derived from the schema: a field added to the schema is
@@ -177,6 +190,8 @@ FIELDS = frozenset({
     "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit", "devices.*.description",
+    "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite",
+    "devices.*.interfaces.*.impose", "mpls.tunnel-model",
 })
 
 

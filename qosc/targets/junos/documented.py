@@ -27,7 +27,13 @@ _BURST = Source("Junos OS CLI reference, 'shaping-rate (Schedulers)': shaping-ra
                  "<burst-size bytes>, burst-size 0 through 1,000,000,000 bytes (MIC and MPC interfaces on MX Series, "
                  "Junos OS 11.4 and later)", "Junos OS 11.4 .. 23.4")
 
+_CODES = Source("Junos OS CoS User Guide, 'Default Aliases for CoS Value Bit Patterns Overview' and 'Configuring "
+                "and Applying IEEE 802.1ad Classifiers': an MPLS EXP or IEEE 802.1p code point is 3 bits, an IEEE "
+                "802.1ad one 4 (the PCP, then the DEI bit), or an alias (a letter, up to 64 characters); the YANG "
+                "types classifier code-points as a plain string", "Junos OS 12.3 .. 23.4")
+
 _NUMBER = String(1, 32, (r"[0-9]+(\.[0-9]+)?[kmg]?",))
+_ALIAS = String(1, 64, (r"[a-zA-Z].*",))
 _DSCP_VALUE: ValueType = Union((IntRange(((0, 63),)), Enum(tuple(sorted(
     {a for a in BUILTIN_ALIASES if not a.startswith("nc")} | {f"cs{i}" for i in range(8)})))))
 
@@ -49,6 +55,10 @@ RULES: tuple[tuple[str, int, ValueType, Source], ...] = (
      _BURST),
     ("class-of-service interfaces * shaping-rate *", 4, _NUMBER, _RATE),
     ("class-of-service interfaces * unit * shaping-rate *", 6, _NUMBER, _RATE),
+    ("class-of-service classifiers <exp|ieee-802.1> * forwarding-class * loss-priority * code-points *", 9,
+     Union((String(3, 3, (r"[01]{3}",)), _ALIAS)), _CODES),
+    ("class-of-service classifiers ieee-802.1ad * forwarding-class * loss-priority * code-points *", 9,
+     Union((String(4, 4, (r"[01]{4}",)), _ALIAS)), _CODES),
 )
 _COMPILED = [(_matcher(p), at, t, s) for p, at, t, s in RULES]
 

@@ -130,6 +130,10 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
             if not terms:
                 continue
             terms.append(Term("trusted"))
+        elif iface.trust:  # trusts EXP or PCP only: the rules, then the BA classifier for the rest
+            if not terms:
+                continue
+            terms.append(Term("trusted"))
         else:
             default = policy.default_service
             if default is not None and default.name in plan.fc_of:

@@ -15,6 +15,7 @@ from qosc.marking import trust_label
 from qosc.model import Device, Domain, Interface, Kind, Policy, Role
 from qosc.render import quoted
 from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
+from qosc.targets.junos.lower_marks import definitions, unit_classifiers, unit_rewrites
 from qosc.targets.junos.plan import Plan, jname, num
 from qosc.tree import (
     At,
@@ -144,8 +145,9 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     entries = [stmt("forwarding-class", name(fc), origin=fc_origin[fc], children=[
         stmt("loss-priority", kw(lp), "code-points", _values([_code(plan, c) for c in codes]))
         for lp, codes in lps.items()]) for fc, lps in sorted(by_fc.items(), key=lambda kv: order[kv[0]])]
+    marked, remarked = definitions(plan)
     cos.append(stmt("classifiers", children=[
-        stmt(kw(kind), name(cl), children=[stmt("import", "default"), *entries]) for kind, cl in ba]))
+        *(stmt(kw(kind), name(cl), children=[stmt("import", "default"), *entries]) for kind, cl in ba), *marked]))
 
     used = {n for maps in plan.drop_maps.values() for _, n in maps}
     profiles = []
@@ -201,6 +203,7 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         by_ifd.setdefault(ifd, []).append((iface, unit, smap))
     per_unit: dict[str, Interface] = {}
     interfaces = []
+    into_lsp = _into_lsp(plan, ba)
     for ifd, members in by_ifd.items():
         split = len({(smap, i.shape) for i, _, smap in members}) > 1 and plan.platform.per_unit_scheduler
         body = []
@@ -211,10 +214,12 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
             body += _schedule(first, smap)
         for iface, unit, smap in members:
             unit_body = _schedule(iface, smap) if split else []
-            if iface.role is not Role.EDGE or Domain.DSCP in iface.trust:
-                unit_body.append(stmt("classifiers", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
-            if iface.role is not Role.TRANSPARENT and plan.rewrite:
-                unit_body.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl)) for kind, cl in ba]))
+            bound = [stmt(kw(kind), name(cl)) for kind, cl in ba] if Domain.DSCP in iface.trust else []
+            if bound or unit_classifiers(plan, iface):
+                unit_body.append(stmt("classifiers", children=bound + unit_classifiers(plan, iface)))
+            bound = _dscp_rewrites(plan, iface, ba, into_lsp) if Domain.DSCP in iface.rewrite and plan.rewrite else []
+            if bound or unit_rewrites(plan, iface):
+                unit_body.append(stmt("rewrite-rules", children=bound + unit_rewrites(plan, iface)))
             body.append(stmt("unit", integer(int(unit)), children=unit_body, origin=At(iface.where)))
         interfaces.append(stmt(name(ifd), children=body, origin=At(members[0][0].where)))
     if maps:
@@ -225,10 +230,14 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     for (fc_name, lp), code in sorted(plan.rewrite.items(),
                                       key=lambda kv: (order[kv[0][0]], lp_order.index(kv[0][1]))):
         rewrites.setdefault(fc_name, []).append((lp, code))
+    dscp_rules = []
     if rewrites:
         rules = [stmt("forwarding-class", name(fc), origin=fc_origin[fc], children=[
             stmt("loss-priority", kw(lp), "code-point", _code(plan, c)) for lp, c in v]) for fc, v in rewrites.items()]
-        cos.append(stmt("rewrite-rules", children=[stmt(kw(kind), name(cl), children=rules) for kind, cl in ba]))
+        dscp_rules = [stmt(kw(kind), name(cl), children=rules) for kind, cl in ba]
+        dscp_rules += [stmt(kw(kind), name(into_lsp[cl]), children=rules) for kind, cl in ba if cl in into_lsp]
+    if dscp_rules or remarked:
+        cos.append(stmt("rewrite-rules", children=dscp_rules + remarked))
     cos.append(stmt("interfaces", children=interfaces))
 
     statements = [stmt("class-of-service", children=cos)]
@@ -271,6 +280,28 @@ def _host_outbound(plan: Plan) -> Statement | None:
         return None
     origin = At(nc.owner.where) if nc is not None else At(plan.device.where)
     return stmt("host-outbound-traffic", children=[stmt("forwarding-class", name(fc_name), origin=origin)])
+
+
+def _into_lsp(plan: Plan, ba: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """DSCP rewrite rules -> the copy bound `protocol mpls` on units that carry IP and MPLS (Junos takes one
+    binding of a rule per unit, and a plain binding does not write the DSCP of IP packets entering an LSP)."""
+    if not plan.platform.dscp_into_lsp or not any(
+            i.mpls and "ip" in i.encapsulation and Domain.DSCP in i.rewrite for i in plan.device.interfaces):
+        return {}
+    return {cl: plan.names.name("classifier", f"{cl}-mpls", f"{kind} into LSPs") for kind, cl in ba}
+
+
+def _dscp_rewrites(plan: Plan, iface: Interface, ba: tuple[tuple[str, str], ...],
+                   into_lsp: dict[str, str]) -> list[Statement]:
+    """The DSCP rewrite bindings of a unit: plain for IP leaving as IP; `protocol mpls` where IP packets enter
+    LSPs here, on platforms that write their DSCP (`dscp_into_lsp`), with the rule's copy where both happen."""
+    if not iface.mpls or not plan.platform.dscp_into_lsp:
+        return [stmt(kw(kind), name(cl)) for kind, cl in ba]
+    at = At(iface.where, "encapsulation")
+    if "ip" not in iface.encapsulation:
+        return [stmt(kw(kind), name(cl), "protocol", "mpls", origin=at) for kind, cl in ba]
+    return [*(stmt(kw(kind), name(cl)) for kind, cl in ba),
+            *(stmt(kw(kind), name(into_lsp[cl]), "protocol", "mpls", origin=at) for kind, cl in ba)]
 
 
 def _schedule(iface: Interface, smap: str | None) -> list[Statement]:

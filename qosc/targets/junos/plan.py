@@ -83,6 +83,8 @@ class Plan:
     """(interface name, forwarding class) -> the scheduler that serves the class there."""
     edge: Any = None
     """The edge conditioning (filters, policers): a junos_edge.Edge."""
+    marks: Any = None
+    """The EXP and PCP classifiers and rewrite rules: a junos marking.Marks."""
     problems: list[Problem] = field(default_factory=list)
     names: Names = field(default_factory=lambda: Names("junos", MAX_NAME))
     """Every derived name (with a suffix or prefix) goes through this allocator, so it stays within MAX_NAME."""
@@ -153,8 +155,10 @@ def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
     from qosc.targets.junos.schedulers import plan_schedulers  # not at the top: these parts build on this plan
     plan_schedulers(plan)
     _uncarried(plan)
-    from qosc.targets.junos.edge import plan_edge
+    from qosc.targets.junos.edge import plan_edge  # not at the top: the edge part builds on this plan
+    from qosc.targets.junos.marking import plan_marks
     plan.edge = plan_edge(plan)
+    plan.marks = plan_marks(plan)
     return plan
 
 

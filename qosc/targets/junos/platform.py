@@ -45,6 +45,12 @@ class JunosPlatform(Platform):
     the last whose from_bps the port rate reaches applies.  Empty where Juniper documents no figure for the
     platform (its percentages are then not sized, and the SLS keeps the generic formula for them).  Source:
     `sources["delay_buffer_us"]`."""
+    dei: bool = False
+    """Whether the box classifies and rewrites the 802.1Q drop eligible indicator beside the PCP (`ieee-802.1ad`
+    classifiers and rewrite rules, 4-bit code points).  Source: `sources["dei"]`."""
+    dscp_into_lsp: bool = False
+    """Whether a DSCP rewrite rule can be bound `protocol mpls`, writing the DSCP of IP packets that enter an LSP
+    on the unit (independently of the label's EXP).  Source: `sources["dscp_into_lsp"]`."""
     statement_sources: tuple[str, ...] = ()
 
     def delay_buffer_at(self, port_bps: int) -> int | None:

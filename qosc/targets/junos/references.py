@@ -27,11 +27,14 @@ SOURCE = Source("Junos OS Class of Service and Firewall user guides: commit refu
 DEFINES = (  # (pattern, index of the defined name, kind)
     ("class-of-service forwarding-classes queue * *", 4, "forwarding class"),
     ("class-of-service code-point-aliases <dscp|dscp-ipv6> * *", 3, "code point"),
+    ("class-of-service code-point-aliases <exp|ieee-802.1|ieee-802.1ad> * *", 3, "3-bit code point"),
     ("class-of-service classifiers <dscp|dscp-ipv6> *", 3, "classifier"),
+    ("class-of-service classifiers <exp|ieee-802.1|ieee-802.1ad> *", 3, "3-bit classifier"),
     ("class-of-service drop-profiles *", 2, "drop profile"),
     ("class-of-service schedulers *", 2, "scheduler"),
     ("class-of-service scheduler-maps *", 2, "scheduler map"),
     ("class-of-service rewrite-rules <dscp|dscp-ipv6> *", 3, "rewrite rule"),
+    ("class-of-service rewrite-rules <exp|ieee-802.1|ieee-802.1ad> *", 3, "3-bit rewrite rule"),
     ("firewall policer *", 2, "policer"),
     ("firewall three-color-policer *", 2, "three-color-policer"),
     ("firewall family inet filter *", 4, "inet filter"),
@@ -44,6 +47,12 @@ REFERS = (  # (pattern, index of the referenced name, kind)
     ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
     ("class-of-service rewrite-rules <dscp|dscp-ipv6> * forwarding-class * loss-priority * code-point *", 9,
      "code point"),
+    ("class-of-service classifiers <exp|ieee-802.1|ieee-802.1ad> * forwarding-class *", 5, "forwarding class"),
+    ("class-of-service classifiers <exp|ieee-802.1|ieee-802.1ad> * forwarding-class * loss-priority * code-points *",
+     9, "3-bit code point"),
+    ("class-of-service rewrite-rules <exp|ieee-802.1|ieee-802.1ad> * forwarding-class *", 5, "forwarding class"),
+    ("class-of-service rewrite-rules <exp|ieee-802.1|ieee-802.1ad> * forwarding-class * loss-priority * code-point *",
+     9, "3-bit code point"),
     ("class-of-service schedulers * drop-profile-map loss-priority * protocol * drop-profile *", 9, "drop profile"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 4, "forwarding class"),
     ("class-of-service scheduler-maps * forwarding-class * scheduler *", 6, "scheduler"),
@@ -51,6 +60,11 @@ REFERS = (  # (pattern, index of the referenced name, kind)
     ("class-of-service interfaces * unit * scheduler-map *", 6, "scheduler map"),
     ("class-of-service interfaces * unit * classifiers <dscp|dscp-ipv6> *", 7, "classifier"),
     ("class-of-service interfaces * unit * rewrite-rules <dscp|dscp-ipv6> *", 7, "rewrite rule"),
+    ("class-of-service interfaces * unit * rewrite-rules <dscp|dscp-ipv6> * protocol *", 7, "rewrite rule"),
+    ("class-of-service interfaces * unit * classifiers <exp|ieee-802.1|ieee-802.1ad> *", 7, "3-bit classifier"),
+    ("class-of-service interfaces * unit * rewrite-rules exp * protocol *", 7, "3-bit rewrite rule"),
+    ("class-of-service interfaces * unit * rewrite-rules <ieee-802.1|ieee-802.1ad> * vlan-tag *", 7,
+     "3-bit rewrite rule"),
     ("class-of-service host-outbound-traffic forwarding-class *", 3, "forwarding class"),
     ("firewall policer * then forwarding-class *", 5, "forwarding class"),
     ("firewall family * filter * term * then forwarding-class *", 9, "forwarding class"),
@@ -65,6 +79,7 @@ BUILTIN_ALIASES = frozenset({
 """JUNOS's built-in DSCP aliases (Junos OS CoS User Guide, "Default CoS Values and Aliases"; the same table as
 the platforms' `dscp_aliases`)."""
 _BITS = re.compile(r"[01]{6}")
+_BITS3 = re.compile(r"[01]{3,4}")
 
 
 def _matcher(pattern: str) -> tuple[frozenset[str] | None, ...]:
@@ -119,7 +134,8 @@ def dangling(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]],
             if not _matches(matcher, words, prefix=False):
                 continue
             value = words[at]
-            if kind == "code point" and _BITS.fullmatch(value):
+            if (kind == "code point" and _BITS.fullmatch(value)) or (kind == "3-bit code point"
+                                                                     and _BITS3.fullmatch(value)):
                 continue
             if value not in defined.get(kind, set()):
                 found.append(Violation(path, f"{kind} {value!r} is referred to but not defined "

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.errors import QoscError
-from qosc.targets.junos.read.facts import code_point
+from qosc.targets.junos.read.facts import BITS, code_point
 from qosc.targets.junos.read.parse import paths
 from qosc.tree import Document
 
@@ -33,7 +32,10 @@ class Config:
     filters: dict[tuple[str, str], dict[str, list[Path]]] = field(default_factory=dict)
     bound: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     where: dict[tuple[str, str], Location | None] = field(default_factory=dict)
-    aliases: dict[str, int] = field(default_factory=dict)
+    aliases: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Code-point aliases per family (dscp, dscp-ipv6, exp, ieee-802.1, ieee-802.1ad, ...)."""
+    unread: set[tuple[str, str, str]] = field(default_factory=set)
+    """(classifiers | rewrite-rules, family, name) of the families this reader does not read (named once)."""
     host_class: str | None = None
     """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -41,13 +43,31 @@ class Config:
     def at(self, kind: str, name: str, loc: Location | None) -> None:
         self.where.setdefault((kind, name), loc)
 
+    def aliases_of(self, family: str) -> dict[str, int]:
+        return self.aliases.get(family, {})
+
+    def code(self, text: str, family: str, what: str, loc: Location | None) -> int | None:
+        """A code point of a family, or None with QOS172 where it is neither bits of the family's width nor an
+        alias of it (an EXP value is never read as a DSCP)."""
+        try:
+            return code_point(text, self.aliases_of(family), family)
+        except ValueError:
+            self.diagnostics.append(warning("QOS172", f"{what}: unknown {family} code point {text}: not read", loc,
+                                            f"define it under code-point-aliases {family}, or write the "
+                                            f"{BITS[family]}-bit pattern"))
+            return None
+
 
 def collect(document: Document) -> Config:
     c = Config()
     leaves = paths(document.statements)
-    for p, _ in leaves:
-        if p[:3] == ("class-of-service", "code-point-aliases", "dscp") and len(p) == 5:
-            c.aliases[p[3]] = int(p[4], 2)
+    for p, loc in leaves:
+        if p[:2] == ("class-of-service", "code-point-aliases") and len(p) == 5:
+            if set(p[4]) <= {"0", "1"} and len(p[4]) == BITS.get(p[2], len(p[4])):
+                c.aliases.setdefault(p[2], {})[p[3]] = int(p[4], 2)
+            else:
+                c.diagnostics.append(warning("QOS172", f"code-point-aliases {p[2]} {p[3]}: {p[4]} is not a bit "
+                                             "pattern of the family: not read", loc))
     for p, loc in leaves:
         if p[:1] == ("class-of-service",):
             _cos(c, p[1:], loc)
@@ -65,6 +85,12 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
             c.queues[p[3]] = int(p[2])
         elif p[1] == "class" and p[3] == "queue-num":
             c.queues[p[2]] = int(p[4])
+    elif head in ("classifiers", "rewrite-rules") and len(p) >= 3 and p[1] not in BITS:
+        if (head, p[1], p[2]) not in c.unread:  # inet-precedence and the like: named once, where they are
+            c.unread.add((head, p[1], p[2]))
+            c.diagnostics.append(warning("QOS172", f"{head} {p[1]} {p[2]}: not read (qosc reads the families "
+                                         f"{', '.join(BITS)})", loc))
+        c.at("classifier" if head == "classifiers" else "rewrite-rule", p[2], loc)
     elif head == "classifiers" and len(p) >= 4:
         key = (p[1], p[2])
         table = c.classifiers.setdefault(key, {})
@@ -72,10 +98,8 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
         if p[3:5] == ("import", "default"):
             c.imports.add(key)
         elif p[3] == "forwarding-class" and len(p) >= 9 and p[5] == "loss-priority" and p[7] == "code-points":
-            try:
-                code = code_point(p[8], c.aliases)
-            except QoscError:
-                c.diagnostics.append(warning("QOS172", f"classifier {p[2]}: unknown code point {p[8]}", loc))
+            code = c.code(p[8], p[1], f"classifier {p[1]} {p[2]}", loc)
+            if code is None:
                 return
             if code in table and table[code] != (p[4], p[6]):
                 c.diagnostics.append(warning("QOS175", f"classifier {p[2]} classifies code point {p[8]} twice "
@@ -92,8 +116,11 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
         c.at("scheduler-map", p[1], loc)
         c.where.setdefault(("map-entry", f"{p[1]}/{p[3]}"), loc)
     elif head == "rewrite-rules" and len(p) >= 9 and p[3] == "forwarding-class" and p[7] == "code-point":
-        c.rewrites.setdefault((p[1], p[2]), {})[(p[4], p[6])] = code_point(p[8], c.aliases)
+        rule = c.rewrites.setdefault((p[1], p[2]), {})
         c.at("rewrite-rule", p[2], loc)
+        code = c.code(p[8], p[1], f"rewrite rule {p[1]} {p[2]}", loc)
+        if code is not None:
+            rule[(p[4], p[6])] = code
     elif head == "interfaces" and len(p) >= 3:
         c.ports.setdefault(p[1], {}).setdefault(p[2] if p[2] != "unit" else f"unit {p[3]}", []).append(p)
         c.at("interface", p[1], loc)

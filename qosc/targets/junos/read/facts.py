@@ -7,7 +7,15 @@ network-control, every other code point -> best-effort, loss priority low),
 "Default Forwarding Classes" (best-effort queue 0, expedited-forwarding 1,
 assured-forwarding 2, network-control 3), "Configuring Schedulers" (priority
 low, medium-low, medium-high, high, strict-high), "Rate and size suffixes"
-(k, m, g: 10^3, 10^6, 10^9).
+(k, m, g: 10^3, 10^6, 10^9).  The 3-bit families: "Default Aliases for CoS Value
+Bit Patterns Overview" (MPLS EXP and IEEE 802.1: be 000, be1 001, ef 010, ef1
+011, af11 100, af12 101, nc1/cs6 110, nc2/cs7 111; IEEE 802.1ad: the same with
+a fourth bit, the DEI, and `-dei` aliases for it set), "Default MPLS EXP
+Classifier" and "Default IEEE 802.1p Classifier" (000 best-effort low, 001
+best-effort high, 010/011 expedited-forwarding low/high, 100/101
+assured-forwarding low/high, 110/111 network-control low/high), "Default IEEE
+802.1ad Classifier" (the PCP pairs as the 802.1p table, the DEI bit the loss
+priority: set is high).
 """
 
 from __future__ import annotations
@@ -45,12 +53,34 @@ def number(text: str) -> int:
     return int(float(t))
 
 
-def code_point(text: str, aliases: dict[str, int]) -> int:
-    """A code point as JUNOS writes it: a 6-bit string or an alias (standard or code-point-aliases)."""
-    if len(text) == 6 and set(text) <= {"0", "1"}:
+BITS = {"dscp": 6, "dscp-ipv6": 6, "exp": 3, "ieee-802.1": 3, "ieee-802.1ad": 4}
+"""The classifier and rewrite families this reader reads, and the width of their code points."""
+THREE_BIT = ("exp", "ieee-802.1", "ieee-802.1ad")
+_ALIASES3 = {"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, "nc1": 6, "cs6": 6, "nc2": 7, "cs7": 7}
+_ALIASES4 = {**{a: v << 1 for a, v in _ALIASES3.items()}, **{f"{a}-dei": v << 1 | 1 for a, v in _ALIASES3.items()
+                                                              if not a.startswith("cs")}}
+_DEFAULT3 = ("best-effort", "expedited-forwarding", "assured-forwarding", "network-control")
+
+
+def default_classifier3(value: int) -> tuple[str, str]:
+    """(forwarding class, loss priority) of a 3-bit value in the default EXP or IEEE 802.1p classifier."""
+    return _DEFAULT3[value >> 1], "high" if value & 1 else "low"
+
+
+def code_point(text: str, aliases: dict[str, int], family: str = "dscp") -> int:
+    """A code point as JUNOS writes it in a family: a bit string of the family's width (6 for dscp and
+    dscp-ipv6, 3 for exp and ieee-802.1, 4 for ieee-802.1ad), an alias of the family's code-point-aliases or a
+    standard alias.  Raises ValueError (DscpError for a DSCP) for anything else."""
+    width = BITS.get(family, 6)
+    if len(text) == width and set(text) <= {"0", "1"}:
         return int(text, 2)
     if text in aliases:
         return aliases[text]
+    if family in THREE_BIT:
+        standard = _ALIASES4 if width == 4 else _ALIASES3
+        if text in standard:
+            return standard[text]
+        raise ValueError(f"{text!r} is neither a {width}-bit pattern nor a {family} alias")
     return parse_dscp(text)
 
 

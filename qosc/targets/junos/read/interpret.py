@@ -13,7 +13,9 @@ code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
 in the class whose rewrite writes it, every other code point in the class of
 the filter's catch-all term (unknown without one).  A unit with a classifier
-and no rewrite rule keeps every code point: its role is transparent.
+and no DSCP rewrite rule keeps every code point: its role is transparent.  The
+EXP and 802.1p tables, rewrites and the EXP a PE imposes: read.marks (a unit
+through which traffic enters LSPs is an edge).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, Path, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
+from qosc.targets.junos.read.marks import exp_bindings, imposition, unit_marking
 from qosc.tree import Document
 
 
@@ -112,14 +115,19 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                 if key == "scheduler-map":
                     smaps[port] = p[3]
                 elif key.startswith("unit") and len(p) >= 7 and p[4] in ("classifiers", "rewrite-rules"):
-                    units[(port, p[3])][f"{p[4]}-{p[5]}"] = p[6]
+                    if p[5] in ("dscp", "dscp-ipv6") and p[7:9] == ("protocol", "mpls"):
+                        # IP packets entering LSPs: a plain binding of the family (IP leaving as IP) wins
+                        units[(port, p[3])].setdefault(f"{p[4]}-{p[5]}", p[6])
+                    else:
+                        units[(port, p[3])][f"{p[4]}-{p[5]}"] = p[6]
     for (port, unit), bound in c.bound.items():
         units[(port, unit)].update(bound)
     for port in smaps:
         if not any(k[0] == port for k in units):
             units[(port, "0")] = {}
+    imposed = imposition(c, exp_bindings(c))
     for (port, unit), bound in units.items():
-        interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
+        interfaces.append(_interface(c, port, unit, bound, smaps.get(port), imposed, platform))
     mine = _firewall_owned(c)
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")
                           and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
@@ -144,7 +152,8 @@ def _firewall_owned(c: Config) -> set[tuple[str, str]]:
     return owned
 
 
-def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:
+def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
+               imposed: tuple[str, tuple[str, ...]] | None = None, platform: object = None) -> Interface:
     loc = c.where.get(("interface", port))
     if smap is not None and smap not in c.maps:
         c.diagnostics.append(warning("QOS174", f"interface {port} names scheduler map {smap}, which is not "
@@ -184,9 +193,14 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
             catch = classify[fam][unmatched]
             classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
-    # a unit that classifies but binds no rewrite rule keeps every code point as it came: transparent
-    rewrites = any(k.startswith("rewrite-rules-") for k in bound)
-    role = "edge" if rules or unmatched is not None else ("core" if rewrites else "transparent" if bound else None)
+    exp, pcp, marked = unit_marking(c, f"interface {port} unit {unit}", bound, loc, lambda n: _fc(c, n, known),
+                                    imposed, platform)
+    # a unit that classifies but binds no DSCP rewrite rule keeps every code point as it came: transparent (an
+    # EXP rewrite of its own keeps or writes EXP: marks); a unit whose traffic enters LSPs (imposes) is an edge
+    rewrites = any(k.startswith("rewrite-rules-dscp") for k in bound) or (
+        not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
+    edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
+    role = "edge" if edge else ("core" if rewrites else "transparent" if bound else None)
     return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else bool(bound.get("classifiers-dscp")),
-                     tuple(rules), unmatched, origin=loc)
+                     tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked, origin=loc)

@@ -193,7 +193,15 @@ def test_no_output_breaks_a_must_on_either_platform_or_release(tmp_path: Path, p
     (where the policy fits it): the whole junos grammar, musts included, accepts the output for both releases."""
     text = re.sub(r"platform: (junos-mx|junos-m-series|ios-gsr|ios-xe|catalyst6500)\b", f"platform: {plat}",
                   path.read_text(encoding="utf-8"))
-    moved = tmp_path / path.name
+    (tmp_path / ".qosc-root").write_text("")  # includes (examples/grid-hosts-untuned.yaml) resolve beside it
+    for sibling in ("policies", "examples"):
+        (tmp_path / sibling).mkdir(exist_ok=True)
+        for other in (ROOT / sibling).glob("*.yaml"):
+            (tmp_path / sibling / other.name).write_text(re.sub(
+                r"platform: (junos-mx|junos-m-series|ios-gsr|ios-xe|catalyst6500)\b", f"platform: {plat}",
+                other.read_text(encoding="utf-8")), encoding="utf-8")
+    moved = tmp_path / path.parent.name / path.name
+    moved.parent.mkdir(exist_ok=True)
     moved.write_text(text, encoding="utf-8")
     result = api.validate(moved)
     assert result.policy is not None

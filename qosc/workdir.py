@@ -130,10 +130,11 @@ def open_work(work: str) -> int:
 def make_parents(directory: str) -> list[str]:
     """Create `directory` and its missing parents, as `mkdir -p` does; returns those created, outermost first.
 
-    Existing directories are taken as they are (through symbolic links, as mkdir -p does); each one created
-    is made mode 0775 less the umask, never writable by others, and checked as it is made, through a
-    descriptor of its parent: a directory, not a link, owned by this user and not writable by others
-    (UntrustedState otherwise: another user's directory planted in the moment between two mkdirs).
+    Existing directories are taken as they are (through symbolic links, as mkdir -p does).  Each one
+    created is made mode 0775 less the umask, never writable by others, and checked as it is made through
+    a descriptor of its parent: a directory, not a link, owned by this user and not writable by others;
+    otherwise (another user's directory or link planted between two mkdirs) OSError naming it, and the
+    ones made are removed again.
     """
     missing = []
     top = directory
@@ -152,14 +153,21 @@ def make_parents(directory: str) -> list[str]:
                 made.append(path)
             except FileExistsError:
                 pass  # made meanwhile (by another compile): checked as if ours
-            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
-                          dir_fd=fd)
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                              dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    what = "a symbolic link" if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode) else "not a directory"
+                    raise OSError(errno.EPERM, f"{path}, which qosc was making, is {what}", path) from None
+                raise
             os.close(fd)
             fd = sub
             st = os.fstat(fd)
-            check_private(st, path, "output directory's parent", mode_bits=False)
-            if st.st_mode & stat.S_IWOTH:
-                raise UntrustedState(errno.EPERM, f"output directory's parent {path} is writable by others", path)
+            if st.st_uid != os.geteuid() or st.st_mode & stat.S_IWOTH:
+                raise OSError(errno.EPERM, f"{path}, which qosc was making, is owned by uid {st.st_uid} with mode "
+                              f"{stat.S_IMODE(st.st_mode):04o}: qosc writes no output under a directory another "
+                              "user can change", path)
             top = path
     except BaseException:
         remove_made(made)

@@ -25,11 +25,11 @@ from typing import Any
 import yaml
 
 from qosc import pipeline
+from qosc.atomicfile import write_atomic
 from qosc.behaviour.lift import lift
 from qosc.commands._common import add_report_options, report
 from qosc.commands.equiv import side
 from qosc.diagnostics import Diagnostic, has_errors
-from qosc.atomicfile import write_atomic
 
 
 def register(sub: Any) -> argparse.ArgumentParser:

@@ -363,3 +363,33 @@ def test_a_parent_planted_while_it_is_made_is_refused(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     assert list(elsewhere.iterdir()) == [] and not out.exists()
     assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["qos"]  # theirs, left alone
+
+
+# --- a shell sitting in out/ ---------------------------------------------------------------------------
+
+SHELL_IN_OUT = ("a shell sitting in it is left in the old directory, which qosc empties and removes right after "
+                "the switch (a large one in the background): it sees an empty directory until it changes "
+                "directory again (`cd \"$PWD\"` shows the new tree); files a program holds open stay readable")
+
+
+def test_a_shell_sitting_in_out_sees_what_the_readme_says(tmp_path: Path, trees: tuple) -> None:
+    work, policy, _, old, new = trees
+    out = work / "out"
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert SHELL_IN_OUT in readme
+    held = (out / "junos" / "r00000.example.net.conf").open()
+    before = held.name and Path(held.name).read_text()
+    shell = subprocess.Popen(["sh", "-c", 'cd "$1" && read go && echo "old: [$(ls -A)]" && cd "$PWD" && '
+                              'echo "new: [$(ls -A | tr "\\n" " ")]"', "sh", str(out)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out),
+                    env={"QOSC_CACHE_DIR": str(tmp_path / "cache")})
+        assert proc.returncode == 0, proc.stderr
+        said, _ = shell.communicate("\n", timeout=60)
+    finally:
+        shell.kill()
+    assert digests(out) == new != old
+    assert said.splitlines() == ["old: []", f"new: [{' '.join(sorted(p.name for p in out.iterdir()))} ]"], said
+    assert held.read() == before  # changed since, and still readable as it was
+    held.close()

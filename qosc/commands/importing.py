@@ -65,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     lifted = lift(devices, args.name or out.stem)
     diagnostics += lifted.diagnostics
-    text = "# Imported by qosc from " + ", ".join(args.configs) + "\n" + yaml.safe_dump(
-        lifted.policy, sort_keys=False, allow_unicode=True)
+    text = header(args.configs) + yaml.safe_dump(lifted.policy, sort_keys=False, allow_unicode=True)
     try:
         write_atomic(out, text)
     except OSError as exc:
@@ -78,3 +77,28 @@ def run(args: argparse.Namespace) -> int:
     print(f"qosc import: {len(devices)} device(s) into {out}: {len(lifted.policy['services'])} services",
           file=sys.stderr)
     return 1 if has_errors(checked.diagnostics, args.strict) else 0
+
+
+def header(configs: list[str]) -> str:
+    """The policy's first line, naming the configurations as given: one comment line whatever their names."""
+    return "# Imported by qosc from " + ", ".join(_literal(c) for c in configs) + "\n"
+
+
+def _literal(text: str) -> str:
+    """`text` as a double-quoted string literal (Python's escapes) holding only printable characters.
+
+    No name can end the comment or the line: newlines, the other YAML line breaks (CR, NEL, U+2028/9), other
+    control and format characters (bidi overrides) and the surrogates a name that is not UTF-8 decodes to are
+    written as escapes, so a reader (and `eval`) gets the name back exactly.
+    """
+    out = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else
+                       f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'

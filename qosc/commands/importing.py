@@ -11,7 +11,8 @@ then validated like any other, and what its checks find in an imported
 service, interface, drop profile or policer (shares above 100%, LBE not
 below best effort) is reported again at the configuration line it came from.  Exit 0 when a policy was written (warnings
 allowed), 1 when a configuration could not be read or the policy has errors,
-2 on usage errors.
+2 on usage errors (two configurations under one device name: QOS185, nothing
+written).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from qosc.atomicfile import write_atomic
 from qosc.behaviour.lift import lift
 from qosc.commands._common import add_report_options, report
 from qosc.commands.equiv import side
-from qosc.diagnostics import Diagnostic, has_errors
+from qosc.diagnostics import Diagnostic, Location, error, has_errors
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -47,6 +48,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     devices = []
+    named: dict[str, str] = {}  # device name, case folded -> the configuration given it first
+    twice = []
     for spec in args.configs:
         path_spec, at, device = spec.rpartition("@")
         if not at:
@@ -58,7 +61,17 @@ def run(args: argparse.Namespace) -> int:
         behaviour = read.behaviour
         if device:
             behaviour = replace(behaviour, name=device)
+        first = named.setdefault(behaviour.name.casefold(), spec)
+        if first != spec:
+            twice.append(error(
+                "QOS185", f"import: configurations {first!r} and {spec!r} are both device {behaviour.name!r}"
+                f"{'' if behaviour.name in (d.name for d in devices) else ' (names differing only by case)'}; "
+                "one policy holds one device of a name", Location(read.source, 1, 1),
+                "give each configuration its own device name: [PLATFORM:]FILE@DEVICE"))
         devices.append(behaviour)
+    if twice:  # a usage error: nothing is written
+        report(diagnostics + twice, args.format)
+        return 2
     if has_errors(diagnostics) or not devices:
         report(diagnostics, args.format)
         return 1

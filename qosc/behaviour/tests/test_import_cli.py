@@ -80,3 +80,23 @@ def test_the_header_is_one_comment_line_whatever_the_names(specs: list[str]) -> 
     assert yaml.safe_load(line + "x: 1\n") == {"x": 1}
     # every name is there, quoted and escaped as a Python string literal would be, and can be read back
     assert ast.literal_eval("[" + line.removeprefix("# Imported by qosc from ") + "]") == specs
+
+
+@pytest.mark.parametrize("how", ["named", "file names", "case"])
+def test_two_configurations_under_one_device_name_are_an_error(tmp_path: Path, how: str) -> None:
+    mx = tmp_path / "a" / "r1.conf"
+    xe = tmp_path / "b" / ("r1.cfg" if how != "case" else "R1.cfg")
+    for path, device, suffix in ((mx, "edge-mx", ".conf"), (xe, "asr-1", ".cfg")):
+        path.parent.mkdir()
+        path.write_text(_config(tmp_path, device, suffix))
+    specs = [f"junos-mx:{mx}", f"ios-xe:{xe}"]
+    if how == "named":
+        specs = [f"{specs[0]}@r1", f"{specs[1]}@r1"]
+    out = tmp_path / "p.yaml"
+    run = qosc("import", *specs, "-o", str(out))
+    assert run.returncode == 2, run.stderr
+    second = "R1" if how == "case" else "r1"
+    said = f"{xe}:1:1: error[QOS185]: import: configurations {specs[0]!r} and {specs[1]!r} are both device {second!r}"
+    assert said in run.stderr, run.stderr
+    assert ("(names differing only by case)" in run.stderr) == (how == "case")
+    assert "hint: give each configuration its own device name" in run.stderr and not out.exists()

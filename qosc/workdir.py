@@ -209,7 +209,7 @@ def enter(parent: str, work: str, tag: str, waiting: Callable[[], None] | None =
             except FileNotFoundError:  # the work directory, or a parent, was removed by its last user meanwhile
                 continue
             except OSError as exc:
-                if exc.errno == errno.ELOOP:
+                if exc.errno in (errno.ELOOP, errno.EISDIR):
                     check_private(os.lstat(f"{tag}{LOCK_SUFFIX}", dir_fd=work_fd),
                                   os.path.join(work, f"{tag}{LOCK_SUFFIX}"), "lock file")
                 raise

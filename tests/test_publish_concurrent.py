@@ -22,7 +22,7 @@ from helpers import tree_digests
 from qosc import emit
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUNDS = 8
+ROUNDS = 6
 WRITERS = 4
 """Compiles started together in each round, alternating between the two policies."""
 

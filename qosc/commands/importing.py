@@ -28,6 +28,7 @@ import yaml
 from qosc import pipeline
 from qosc.atomicfile import write_atomic
 from qosc.behaviour.lift import lift
+from qosc.behaviour.model import Device
 from qosc.commands._common import add_report_options, report
 from qosc.commands.equiv import side
 from qosc.diagnostics import Diagnostic, Location, error, has_errors
@@ -47,7 +48,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
-    devices = []
+    devices: list[Device] = []
     named: dict[str, str] = {}  # device name, case folded -> the configuration given it first
     twice = []
     for spec in args.configs:

@@ -6,6 +6,16 @@ OUT, `.qosc-work-<euid>` (same filesystem, so renames work; see qosc.workdir
 for its checks and for what a dead transaction's state becomes): a journal
 and a staging tree.
 
+One transaction at a time per output directory (and user): the transaction
+takes OUT's lock (qosc.workdir.enter, a flock on `<tag>.lock` in the work
+directory) when it starts and holds it until its switch is done, so what it
+judges unchanged is what OUT still holds when it switches; a compile takes
+it before it looks at OUT at all.  It also keeps OUT open, and refuses to
+switch (nothing published) when OUT is no longer that directory: a writer
+that does not take the lock replaced or removed it meanwhile.  Missing
+parents of OUT are created (mkdir -p, checked; see qosc.workdir.make_parents)
+and removed again when nothing is published.
+
 Changed files are written into the staging tree (by this process or by worker
 processes, see `Transaction.write`); a file whose content is unchanged is not
 written.  `commit` then completes the staging tree with hard links to every
@@ -34,23 +44,23 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import itertools
 import os
 import shutil
 import signal
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
 from qosc import workdir
+from qosc.atomicfile import fsync_path, same_content
 from qosc.targets.base import Output
 from qosc.workdir import JOURNAL_HEADER, WORK_PREFIX, UntrustedState
 
-__all__ = ["JOURNAL_HEADER", "WORK_PREFIX", "Staged", "Transaction", "UntrustedState", "emit", "write_atomic"]
+__all__ = ["JOURNAL_HEADER", "WORK_PREFIX", "Staged", "Transaction", "UntrustedState", "emit"]
 
 _mkdir = os.mkdir
 _open = os.open
@@ -93,7 +103,9 @@ def _step(label: str) -> None:
 class Transaction:
     """Stage files for one output directory, then publish the whole new tree in one step (or nothing)."""
 
-    def __init__(self, directory: Path | str, durable: bool = True) -> None:
+    def __init__(self, directory: Path | str, durable: bool = True, waiting: Callable[[], None] | None = None) -> None:
+        """Take OUT's lock (`waiting` is called if another transaction on it holds it), creating its missing
+        parents (removed again unless something is published), and clear what dead transactions left."""
         self.shown = os.path.abspath(directory)
         self.root = os.path.realpath(directory)
         parent = os.path.dirname(self.root)
@@ -102,15 +114,18 @@ class Transaction:
         self.durable = durable
         self.staged: list[Staged] = []
         self._closed = False
+        self._published = False
         self._background = False
         self._dirs_ok: set[str] = set()
+        self._root_fd = -1
         self.work = os.path.join(parent, f"{WORK_PREFIX}{os.geteuid()}")
         self.tag = hashlib.blake2b(os.path.basename(self.root).encode("utf-8", "surrogateescape"),
                                    digest_size=8).hexdigest()
         self.name = f"{self.tag}-{os.getpid()}"
-        self.work_fd = workdir.open_work(self.work)
+        self.work_fd, self._lock_fd, self._made = workdir.enter(parent, self.work, self.tag, waiting)
         try:
-            workdir.recover(self.work_fd, self.work, self.tag, self.root)
+            workdir.recover(self.work_fd, self.work, self.tag, self.root)  # (it may put OUT back)
+            self._root_fd = _hold(self.root, self.shown)
             self._journal_fd = _open(f"{self.name}.journal",
                                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                                      dir_fd=self.work_fd)
@@ -162,7 +177,7 @@ class Transaction:
         final = os.path.join(self.shown, rel)
         data = text.encode("utf-8")
         sha = digest(data)
-        if _same_content(os.path.join(self.root, rel), data):
+        if same_content(os.path.join(self.root, rel), data):
             return Staged(rel, final, None, sha)
         staged = os.path.join(self.stage_root, rel)
         directory = os.path.dirname(staged)
@@ -216,8 +231,8 @@ class Transaction:
             return []
         stage_name = f"{self.name}.stage"
         try:
-            fcntl.flock(self.work_fd, fcntl.LOCK_EX)  # one switch at a time per work directory (until closed)
-            exists = os.path.isdir(self.root)
+            self._same_root()
+            exists = self._root_fd >= 0
             if exists:
                 self._background = _complete(self.root, self.stage_root) >= REMOVE_LATER_FROM
                 st = os.stat(self.root)
@@ -232,7 +247,8 @@ class Transaction:
                 os.sync()  # one flush for all the staged data, before the switch makes it visible
             elif self.durable:
                 for s in pending:
-                    _fsync_path(s.tmp)  # type: ignore[arg-type]
+                    fsync_path(s.tmp)  # type: ignore[arg-type]
+            self._same_root()  # (again: completing a large tree takes time)
             self._note("switch\n")
             _step("switch")
             if not exists:
@@ -253,8 +269,8 @@ class Transaction:
             self.abort()
             raise
         if self.durable:
-            _quiet(_fsync_path, os.path.dirname(self.root))
-        self._closed = True
+            _quiet(fsync_path, os.path.dirname(self.root))
+        self._closed = self._published = True
         self._cleanup()
         return [s.final for s in pending]
 
@@ -263,6 +279,20 @@ class Transaction:
         self.staged.clear()
         self._closed = True
         self._cleanup()
+
+    def _same_root(self) -> None:
+        """Refuse to switch when OUT is no longer the directory held since the lock was taken: a writer that
+        does not take this lock (another user's qosc, a hand) replaced or removed it, and what this
+        transaction judged unchanged may not be what OUT holds now."""
+        try:
+            st = os.lstat(self.root)
+            now: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except FileNotFoundError:
+            now = None
+        held = os.fstat(self._root_fd) if self._root_fd >= 0 else None
+        if now != (None if held is None else (held.st_dev, held.st_ino)):
+            raise OSError(errno.ESTALE, f"{self.shown} was replaced or removed by another process during this "
+                          "compile; nothing was published (compile again)", self.shown)
 
     def _cleanup(self) -> None:
         fd = getattr(self, "work_fd", -1)
@@ -282,9 +312,13 @@ class Transaction:
             self._journal_fd = -1
             _step("cleaned")
             _quiet(os.unlink, f"{self.name}.journal", dir_fd=fd)
-        os.close(fd)
+        if self._root_fd >= 0:
+            os.close(self._root_fd)
+            self._root_fd = -1
+        workdir.leave(fd, self._lock_fd, self.work, self.tag)
         self.work_fd = -1
-        _quiet(os.rmdir, self.work)  # other transactions may still use it
+        if not self._published:
+            workdir.remove_made(self._made)
 
     def __enter__(self) -> Self:
         return self
@@ -323,6 +357,17 @@ def _complete(old: str, new: str) -> int:
     return dirs
 
 
+def _hold(root: str, shown: str) -> int:
+    """A descriptor of OUT as it is now (-1 if it does not exist): while it is open, OUT's inode is not reused,
+    so the switch can tell whether OUT is still this directory (see Transaction._same_root)."""
+    try:
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return -1
+    except NotADirectoryError:
+        raise OSError(errno.ENOTDIR, f"{shown} is not a directory", shown) from None
+
+
 def _ensure_dir(directory: str) -> None:
     """Create `directory` and its missing parents (another worker may be creating them too)."""
     missing = []
@@ -334,58 +379,9 @@ def _ensure_dir(directory: str) -> None:
             _mkdir(d)
 
 
-def _fsync_path(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _same_content(path: str, data: bytes) -> bool:
-    """Whether `path` is a regular file (not a link) holding exactly `data`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        if st.st_size != len(data) or not stat.S_ISREG(st.st_mode):
-            return False
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read() == data
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
 def _quiet(func: object, *args: object, **kwargs: object) -> None:
     with contextlib.suppress(OSError):
         func(*args, **kwargs)  # type: ignore[operator]
-
-
-def write_atomic(path: Path, text: str) -> bool:
-    """Write one file (not a tree) atomically: a temporary file beside it, renamed over it; False if unchanged."""
-    data = text.encode("utf-8")
-    if _same_content(str(path), data):
-        return False
-    tmp = path.with_name(f".{path.name}.qosc-{os.getpid()}-{next(_counter)}.tmp")
-    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[_write(fd, view):]
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        _rename(tmp, path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        _quiet(os.unlink, tmp)
-        raise
-    return True
 
 
 def emit(outputs: Iterable[Output], directory: Path) -> list[Path]:

@@ -14,6 +14,15 @@ staging tree must be a directory of that user.  State of a dead transaction
 (its pid no longer alive) that passes every check is removed (a switch killed
 between the two fallback renames gets the old tree put back first); state
 that fails any check raises UntrustedState, before anything is touched.
+Anything but such a directory under the work directory's name (a link, a
+file, a fifo) is UntrustedState too, naming it.
+
+Beside them, `<tag>.lock` is the lock of one output directory (`enter`,
+`leave`): held with flock from before a transaction looks at its output until
+its switch is done, removed by its holder before it lets go (with the work
+directory, when nothing else uses it); a killed holder's lock is released by
+the kernel and its file reused.  `make_parents` creates an output
+directory's missing parents.
 """
 
 from __future__ import annotations
@@ -22,10 +31,12 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import fcntl
 import os
 import re
 import shutil
 import stat
+from collections.abc import Callable
 
 WORK_PREFIX = ".qosc-work-"
 JOURNAL_HEADER = "qosc-journal 1"
@@ -95,18 +106,152 @@ def _alive(pid: int) -> bool:
 
 
 def open_work(work: str) -> int:
-    """An O_NOFOLLOW descriptor of the work directory (created 0700 if missing), after its checks."""
+    """An O_NOFOLLOW descriptor of the work directory (created 0700 if missing), after its checks.
+
+    Anything else found under its name (a symbolic link, a regular file, a fifo, a socket, a device) is
+    UntrustedState naming it, like a work directory of another user or with a loose mode.
+    """
     with contextlib.suppress(FileExistsError):
         os.mkdir(work, 0o700)
-    fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) \
-        if not os.path.islink(work) else -1
+    try:  # (O_DIRECTORY: a fifo is refused without blocking)
+        fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            check_private(os.lstat(work), work, "work directory")  # raises, naming what is there
+        raise
     try:
-        check_private(os.lstat(work) if fd < 0 else os.fstat(fd), work, "work directory")
+        check_private(os.fstat(fd), work, "work directory")
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
         raise
     return fd
+
+
+def make_parents(directory: str) -> list[str]:
+    """Create `directory` and its missing parents, as `mkdir -p` does; returns those created, outermost first.
+
+    Existing directories are taken as they are (through symbolic links, as mkdir -p does).  Each one
+    created is made mode 0775 less the umask, never writable by others, and checked as it is made through
+    a descriptor of its parent: a directory, not a link, owned by this user and not writable by others;
+    otherwise (another user's directory or link planted between two mkdirs) OSError naming it, and the
+    ones made are removed again.
+    """
+    missing = []
+    top = directory
+    while not os.path.lexists(top):
+        missing.append(os.path.basename(top))
+        top = os.path.dirname(top)
+    if not missing:
+        return []
+    made: list[str] = []
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # ENOTDIR when `top` is not a directory
+    try:
+        for name in reversed(missing):
+            path = os.path.join(top, name)
+            try:
+                os.mkdir(name, 0o775, dir_fd=fd)
+                made.append(path)
+            except FileExistsError:
+                pass  # made meanwhile (by another compile): checked as if ours
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                              dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    what = "a symbolic link" if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode) else "not a directory"
+                    raise OSError(errno.EPERM, f"{path}, which qosc was making, is {what}", path) from None
+                raise
+            os.close(fd)
+            fd = sub
+            st = os.fstat(fd)
+            if st.st_uid != os.geteuid() or st.st_mode & stat.S_IWOTH:
+                raise OSError(errno.EPERM, f"{path}, which qosc was making, is owned by uid {st.st_uid} with mode "
+                              f"{stat.S_IMODE(st.st_mode):04o}: qosc writes no output under a directory another "
+                              "user can change", path)
+            top = path
+    except BaseException:
+        remove_made(made)
+        raise
+    finally:
+        os.close(fd)
+    return made
+
+
+def remove_made(made: list[str]) -> None:
+    """Remove again the directories `make_parents` created, innermost first, where they are still empty."""
+    for path in reversed(made):
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+LOCK_SUFFIX = ".lock"
+
+
+def enter(parent: str, work: str, tag: str, waiting: Callable[[], None] | None = None) -> tuple[int, int, list[str]]:
+    """Make `parent` (mkdir -p), open the work directory in it and take the lock of one output directory.
+
+    Returns (work directory descriptor, lock descriptor, the parents created).  The lock is `<tag>.lock` in
+    the work directory, a private file held with flock(LOCK_EX) until its descriptor is closed (a killed
+    process releases it): one transaction at a time per output directory and user, from before it judges
+    what the output holds until its switch is done.  `waiting` is called once if another process holds it.
+    Its holder removes the lock file (and the work directory, and the parents it made, when unused) before
+    it lets go, so a waiter that wakes up to a lock file no longer in place starts again.
+    """
+    made: list[str] = []
+    for _ in range(1000):
+        work_fd = lock_fd = -1
+        try:
+            made += make_parents(parent)
+            try:
+                work_fd = open_work(work)
+                lock_fd = os.open(f"{tag}{LOCK_SUFFIX}", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                                  | os.O_NONBLOCK, 0o600, dir_fd=work_fd)
+            except FileNotFoundError:  # the work directory, or a parent, was removed by its last user meanwhile
+                continue
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.EISDIR):
+                    check_private(os.lstat(f"{tag}{LOCK_SUFFIX}", dir_fd=work_fd),
+                                  os.path.join(work, f"{tag}{LOCK_SUFFIX}"), "lock file")
+                raise
+            check_private(os.fstat(lock_fd), os.path.join(work, f"{tag}{LOCK_SUFFIX}"), "lock file")
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None:
+                    waiting()
+                    waiting = None
+                fcntl.flock(lock_fd, fcntl.LOCK_EX)
+            if _still_there(lock_fd, work_fd, f"{tag}{LOCK_SUFFIX}"):
+                held, work_fd, lock_fd = (work_fd, lock_fd), -1, -1
+                return held[0], held[1], made
+        except BaseException:
+            remove_made(made)
+            raise
+        finally:
+            for fd in (lock_fd, work_fd):
+                if fd >= 0:
+                    os.close(fd)
+    raise OSError(errno.EAGAIN, "the work directory keeps disappearing", work)
+
+
+def _still_there(fd: int, dir_fd: int, name: str) -> bool:
+    """Whether `name` in `dir_fd` is still the file open as `fd` (its holder may have removed it meanwhile)."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+
+
+def leave(work_fd: int, lock_fd: int, work: str, tag: str) -> None:
+    """Let go of what `enter` took: the lock file goes (while still held), then the work directory if unused."""
+    with contextlib.suppress(OSError):
+        os.unlink(f"{tag}{LOCK_SUFFIX}", dir_fd=work_fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(work)  # other transactions may still use it
+    os.close(lock_fd)
+    os.close(work_fd)
 
 
 def recover(work_fd: int, work: str, tag: str, root: str) -> None:

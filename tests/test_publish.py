@@ -147,6 +147,12 @@ def _plant(work: Path, kind: str, victim: Path) -> Path:
     name = f"{tag}-{_dead_pid()}"
     root = os.path.realpath(work / "out")
     honest = f"{emit.JOURNAL_HEADER}\nroot {root}\nstage {name}.stage\nswitch\n"
+    if kind == "workdir-file":
+        wd.write_text("planted\n")
+        return wd
+    if kind == "workdir-fifo":
+        os.mkfifo(wd)
+        return wd
     if kind.startswith("workdir"):
         (wd / f"{name}.stage").mkdir(parents=True)
         shutil.copy2(victim, wd / f"{name}.stage" / "victim.txt")
@@ -186,7 +192,8 @@ def _plant(work: Path, kind: str, victim: Path) -> Path:
 
 @needs_root
 @pytest.mark.parametrize("kind", ["journal-foreign", "journal-mode", "journal-link", "journal-names-outside",
-                                  "stage-foreign", "workdir-foreign", "workdir-mode", "workdir-link"])
+                                  "stage-foreign", "workdir-foreign", "workdir-mode", "workdir-link", "workdir-file",
+                                  "workdir-fifo"])
 def test_planted_temporary_state_is_refused_and_never_replayed(tmp_path: Path, trees: tuple, kind: str) -> None:
     work, policy, _, old, _ = trees
     outside = tmp_path / "outside"
@@ -202,6 +209,8 @@ def test_planted_temporary_state_is_refused_and_never_replayed(tmp_path: Path, t
     assert proc.returncode == 1, proc.stderr
     assert "error[QOS105]: planted or foreign temporary state refused" in proc.stderr, proc.stderr
     assert str(planted) in proc.stderr and "Traceback" not in proc.stderr
+    if kind in ("workdir-file", "workdir-fifo"):  # the planted entry, named in the message
+        assert f"refused: work directory {planted} is not a directory" in proc.stderr, proc.stderr
     assert digests(work / "out") == old  # nothing published
     assert {p: digests(p) for p in around} == around  # nothing outside the output changed
     assert (digests(wd) if not wd.is_symlink() else os.readlink(wd)) == state  # the planted state is left alone
@@ -300,3 +309,87 @@ def test_a_large_old_tree_is_removed_in_the_background(tmp_path: Path) -> None:
             break
         time.sleep(0.1)
     assert not wd.exists() and (out / "d001" / "f.txt").read_text() == "new\n"
+
+
+# --- missing parents of the output directory -------------------------------------------------------
+
+
+def test_missing_parents_are_made_and_nothing_is_made_for_a_policy_with_an_error(tmp_path: Path) -> None:
+    policy = ROOT / "policies" / "assured-rate.yaml"
+    want = tmp_path / "want"
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(want), "--no-cache").returncode == 0
+    os.umask(old := os.umask(0o002))  # the mode a new directory gets, as mkdir -p
+    out = tmp_path / "build" / "qos" / "out"
+    proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    assert digests(out) == digests(want)
+    assert sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "build").rglob("*") if "out" not in p.parts) \
+        == ["build/qos"]  # no work directory left beside out/
+    for made in (tmp_path / "build", tmp_path / "build" / "qos"):
+        assert made.stat().st_mode & 0o7777 == 0o775 & ~old and made.stat().st_uid == os.geteuid()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(policy.read_text().replace("priority: low", "prority: low", 1))
+    proc = qosc("compile", "-q", "-j", "1", str(broken), "-o", str(tmp_path / "new" / "er" / "out"), "--no-cache")
+    assert proc.returncode == 1 and "QOS010" in proc.stderr, proc.stderr
+    assert not (tmp_path / "new").exists()  # nothing at all is written for a policy with an error
+
+
+@pytest.mark.parametrize("planted", ["link", "foreign"])
+def test_a_parent_planted_while_it_is_made_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      planted: str) -> None:
+    """Another user wins the race for one of the parents qosc makes: a link to elsewhere, or their directory."""
+    if planted == "foreign" and os.geteuid() != 0:
+        pytest.skip("chown to another user needs root")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real = os.mkdir
+
+    def racing(path: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        if path == "qos":
+            where = Path(os.readlink(f"/proc/self/fd/{dir_fd}")) / "qos"
+            if planted == "link":
+                where.symlink_to(elsewhere)
+            else:
+                where.mkdir()
+                os.chown(where, NOBODY, NOBODY)
+            raise FileExistsError(17, "File exists", path)
+        real(path, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "mkdir", racing)
+    out = tmp_path / "build" / "qos" / "out"
+    with pytest.raises(OSError, match=rf"{re.escape(str(out.parent))}, which qosc was making, is "
+                       + ("a symbolic link" if planted == "link" else f"owned by uid {NOBODY}")):
+        emit.Transaction(out)
+    monkeypatch.undo()
+    assert list(elsewhere.iterdir()) == [] and not out.exists()
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["qos"]  # theirs, left alone
+
+
+# --- a shell sitting in out/ ---------------------------------------------------------------------------
+
+SHELL_IN_OUT = ("a shell sitting in it is left in the old directory, which qosc empties and removes right after "
+                "the switch (a large one in the background): it sees an empty directory until it changes "
+                "directory again (`cd \"$PWD\"` shows the new tree); files a program holds open stay readable")
+
+
+def test_a_shell_sitting_in_out_sees_what_the_readme_says(tmp_path: Path, trees: tuple) -> None:
+    work, policy, _, old, new = trees
+    out = work / "out"
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert SHELL_IN_OUT in readme
+    held = (out / "junos" / "r00000.example.net.conf").open()
+    before = held.name and Path(held.name).read_text()
+    shell = subprocess.Popen(["sh", "-c", 'cd "$1" && read go && echo "old: [$(ls -A)]" && cd "$PWD" && '
+                              'echo "new: [$(ls -A | tr "\\n" " ")]"', "sh", str(out)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out),
+                    env={"QOSC_CACHE_DIR": str(tmp_path / "cache")})
+        assert proc.returncode == 0, proc.stderr
+        said, _ = shell.communicate("\n", timeout=60)
+    finally:
+        shell.kill()
+    assert digests(out) == new != old
+    assert said.splitlines() == ["old: []", f"new: [{' '.join(sorted(p.name for p in out.iterdir()))} ]"], said
+    assert held.read() == before  # changed since, and still readable as it was
+    held.close()

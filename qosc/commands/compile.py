@@ -79,6 +79,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
+    # The output's lock is taken first: everything judged against what the output holds (a cached file
+    # intact, a file unchanged) is judged by one compile at a time, until its switch.
+    def waiting() -> None:
+        print(f"qosc: waiting for another compile into {args.output} to finish", file=sys.stderr)
+
+    try:
+        tx = Transaction(Path(args.output).absolute(), waiting=None if args.quiet else waiting)
+    except UntrustedState as exc:
+        report([error("QOS105", f"planted or foreign temporary state refused: {exc.strerror}", None,
+                      f"nothing was replayed or written; if this state is yours, inspect and remove {exc.filename}")],
+               args.format)
+        return 1
+    except OSError as exc:
+        print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    with tx:
+        return _compile(args, plans, tx)
+
+
+def _compile(args: argparse.Namespace, plans: list[_Plan], tx: Transaction) -> int:
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else cache.default_dir()
     unknown = pipeline.unknown_targets(args.target)
     for path in args.policies:
@@ -113,67 +133,55 @@ def _run(args: argparse.Namespace, plans: list[_Plan]) -> int:
                 todo = pipeline.Unit(policy, target, unit, check=hit is None, render=selected and not intact)
                 work.append((plan, todo, selected, key, hit))
 
-    root = str(Path(args.output).absolute())
     owners: dict[str, str] = {}
     files_out = changed = 0
     failure: BaseException | None = None
+    results = pipeline.process([w[1] for w in work], args.jobs,
+                               sink=lambda out: tx.write(out.path, out.text), verify=args.verify)
+    for (plan, unit, selected, key, hit), res in zip(work, results, strict=True):
+        for staged in res.files or ():
+            tx.adopt(staged)  # first of all: whatever happens next, it is cleaned up
+        if res.error is not None:
+            failure = failure or res.error
+            continue
+        checks = res.checks if unit.check else hit[0]
+        plan.checks.extend(checks)
+        plan.problems.extend(res.problems)
+        files = hit[1] if hit is not None else None
+        notes: list[str] = []  # what a verification found now (a cached run's findings are not replayed)
+        if res.files is not None:
+            files = [(s.relpath, s.digest) for s in res.files]
+            notes = [note for _, note in res.notes]
+            changed += sum(s.tmp is not None for s in res.files)
+        if selected and files is not None:
+            plan.outputs.extend(rel for rel, _ in files)
+            plan.origins.update((rel, unit.device) for rel, _ in files)
+            plan.notes.extend((unit.target.name, note) for note in notes)
+        plan.store.record(key, res.checks if unit.check else None, files, notes)
+    if isinstance(failure, OSError):  # staging a file failed: everything staged is removed on the way out
+        print(f"qosc: cannot write to {args.output}: {failure.strerror or failure}", file=sys.stderr)
+        return 2
+    if failure is not None:
+        raise failure
+    diagnostics = _untrusted_caches(plans)
+    for plan in plans:  # as api.compile_policy: a policy with a rendering problem produces nothing
+        diagnostics.extend(_diagnostics(plan, unknown))
+        for rel in plan.outputs if not plan.problems else ():
+            if rel in owners:
+                diagnostics.append(pipeline.duplicate(f"file {rel}", owners[rel], plan.path))
+            owners[rel] = plan.path
+        files_out += len(plan.outputs)
+    diagnostics += pipeline.missing_devices(args.device, _compiled_units(args.device, owners))
+    diagnostics += _case_collisions(plans)
+    report(diagnostics, args.format)
+    code = status(diagnostics, args.strict)
+    if code:
+        return code
     try:
-        tx = Transaction(root)
-    except UntrustedState as exc:
-        report([error("QOS105", f"planted or foreign temporary state refused: {exc.strerror}", None,
-                      f"nothing was replayed or written; if this state is yours, inspect and remove {exc.filename}")],
-               args.format)
-        return 1
+        tx.commit()
     except OSError as exc:
         print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    with tx:
-        results = pipeline.process([w[1] for w in work], args.jobs,
-                                   sink=lambda out: tx.write(out.path, out.text), verify=args.verify)
-        for (plan, unit, selected, key, hit), res in zip(work, results, strict=True):
-            for staged in res.files or ():
-                tx.adopt(staged)  # first of all: whatever happens next, it is cleaned up
-            if res.error is not None:
-                failure = failure or res.error
-                continue
-            checks = res.checks if unit.check else hit[0]
-            plan.checks.extend(checks)
-            plan.problems.extend(res.problems)
-            files = hit[1] if hit is not None else None
-            notes: list[str] = []  # what a verification found now (a cached run's findings are not replayed)
-            if res.files is not None:
-                files = [(s.relpath, s.digest) for s in res.files]
-                notes = [note for _, note in res.notes]
-                changed += sum(s.tmp is not None for s in res.files)
-            if selected and files is not None:
-                plan.outputs.extend(rel for rel, _ in files)
-                plan.origins.update((rel, unit.device) for rel, _ in files)
-                plan.notes.extend((unit.target.name, note) for note in notes)
-            plan.store.record(key, res.checks if unit.check else None, files, notes)
-        if isinstance(failure, OSError):  # staging a file failed: everything staged is removed on the way out
-            print(f"qosc: cannot write to {args.output}: {failure.strerror or failure}", file=sys.stderr)
-            return 2
-        if failure is not None:
-            raise failure
-        diagnostics = _untrusted_caches(plans)
-        for plan in plans:  # as api.compile_policy: a policy with a rendering problem produces nothing
-            diagnostics.extend(_diagnostics(plan, unknown))
-            for rel in plan.outputs if not plan.problems else ():
-                if rel in owners:
-                    diagnostics.append(pipeline.duplicate(f"file {rel}", owners[rel], plan.path))
-                owners[rel] = plan.path
-            files_out += len(plan.outputs)
-        diagnostics += pipeline.missing_devices(args.device, _compiled_units(args.device, owners))
-        diagnostics += _case_collisions(plans)
-        report(diagnostics, args.format)
-        code = status(diagnostics, args.strict)
-        if code:
-            return code
-        try:
-            tx.commit()
-        except OSError as exc:
-            print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
     for plan in plans:
         plan.store.save()
     if not args.quiet:

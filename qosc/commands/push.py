@@ -5,7 +5,7 @@ staged and the device's own diff is printed, then discarded.  Nothing changes
 on a device unless --commit is given.  Exit status: 0 every device unchanged
 or changed, 1 any device failed, was rolled back or is unknown (its state could
 not be read back after a lost reply), or the policy has errors, 2 usage or I/O
-error.
+error, or the `push` extra is not installed (what to install is said).
 
 Credentials come from the environment, the SSH agent or ssh config (see
 qosc/push/credentials.py: QOSC_USER, QOSC_PASSWORD, QOSC_PORT_<DEVICE>, ...),
@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from qosc import push
 from qosc.commands._common import report as report_diagnostics
 from qosc.commands._common import status
 from qosc.diagnostics import has_errors
@@ -70,6 +71,11 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        push.require("push")
+    except push.NotInstalled as exc:
+        print(exc, file=sys.stderr)
+        return 2
     from qosc.push import runner  # keeps the CLI usable without the push libraries installed
 
     for name in ("paramiko", "ncclient", "netmiko"):  # their tracebacks and socket chatter are not the report
@@ -86,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     if not jobs:
         print("qosc push: no device to push (no target with a push driver)", file=sys.stderr)
         return 0
+    try:
+        push.require("push", jobs)
+    except push.NotInstalled as exc:
+        print(exc, file=sys.stderr)
+        return 2
     options = runner.Options(commit=args.commit, confirm_timeout=args.confirm_timeout, workers=args.workers,
                              rpc_timeout=args.rpc_timeout,
                              insecure_skip_hostkey=args.insecure_lab_skip_hostkey, progress=not args.quiet)

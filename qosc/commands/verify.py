@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from qosc import push
 from qosc.behaviour.compare import Finding, Tolerance
 from qosc.behaviour.readback import Verified, verify
 from qosc.commands._common import report
@@ -65,8 +66,14 @@ def run(args: argparse.Namespace) -> int:
     texts: dict[str, str] = {}
     problems: list[Diagnostic] = []
     if args.from_device:
-        from qosc.push.reading import running_configs
-        texts, problems = running_configs(args.policy, args.from_device, args.insecure_lab_skip_hostkey)
+        try:
+            push.require("verify")
+            from qosc.push.reading import running_configs
+
+            texts, problems = running_configs(args.policy, args.from_device, args.insecure_lab_skip_hostkey)
+        except push.NotInstalled as exc:
+            print(exc, file=sys.stderr)
+            return 2
     result = verify(args.policy, configs, texts, Tolerance(share=args.share_tolerance))
     result.diagnostics[:0] = [p for p in problems if p not in result.diagnostics]  # both validate the policy
     return _report(result, args.format)

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Sequence
 
 from qosc.diagnostics import Diagnostic, error
+from qosc.push import require
 from qosc.push.base import PushError
 from qosc.push.credentials import redact
 from qosc.push.runner import Options, driver_for, plan
@@ -13,8 +14,11 @@ from qosc.push.runner import Options, driver_for, plan
 
 def running_configs(policy: str, devices: Sequence[str], skip_hostkey: bool = False
                     ) -> tuple[dict[str, str], list[Diagnostic]]:
-    """Device name -> running configuration text (what the driver reads), and the problems met (QOS102, ...)."""
+    """Device name -> running configuration text (what the driver reads), and the problems met (QOS102, ...).
+
+    Raises qosc.push.NotInstalled when a device's driver needs a module of the push extra that is missing."""
     jobs, diagnostics = plan([policy], devices)
+    require("verify", jobs)
     texts: dict[str, str] = {}
     options = Options(insecure_skip_hostkey=skip_hostkey, progress=False)
     for job in jobs:

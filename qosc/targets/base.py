@@ -15,7 +15,9 @@ A target is one package, `qosc/targets/<name>/`, whose `__init__` defines
 - `formats`: mechanical serializers of those trees, one per output file
   suffix; `grammar`: the dialect's grammar the trees are checked against
   before anything is serialized;
-- `driver`: its push driver ("module:Class", imported only by push);
+- `driver`: its push driver ("module:Class", imported only by push), and
+  `driver_needs`: the modules of the `push` extra that driver imports (push
+  checks them before it starts, see qosc.push.missing);
 - `reader`: the module (`<package>.read`) whose `parse(text, source, platform)`
   and `interpret(document, platform)` read a configuration back into the same
   statement tree and then into vendor-neutral behaviour (qosc.behaviour), for
@@ -118,6 +120,8 @@ class Target(abc.ABC):
     grammars: ClassVar[tuple[Grammar, ...]] = ()
     """The grammar of each dialect the target lowers to; every document is checked by its dialect's."""
     driver: ClassVar[str | None] = None
+    driver_needs: ClassVar[tuple[str, ...]] = ()
+    """Modules of the `push` extra the driver imports (besides what every push needs: qosc.push.NEEDED)."""
     default_port: ClassVar[int] = 22
 
     @cached_property

@@ -70,6 +70,7 @@ class CiscoTarget(Target):
     platform_class: ClassVar[type[PlatformBase]] = IosPlatform
     fields = FIELDS
     driver = "qosc.targets.ios.push:IosDriver"
+    driver_needs = ("netmiko", "ciscoconfparse2")
     reader = "qosc.targets.ios.read"
     default_port = 22
     suffix = SUFFIX

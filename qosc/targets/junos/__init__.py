@@ -205,6 +205,7 @@ class JunosTarget(Target):
     formats = (Format("junos", ".conf", serialize.curly), Format("junos", ".set", serialize.set_commands))
     grammars: ClassVar[tuple[Grammar, ...]] = (GRAMMAR,)
     driver = "qosc.targets.junos.push.driver:JunosDriver"
+    driver_needs = ("ncclient", "lxml")
     reader = "qosc.targets.junos.read"
     default_port = 830
 

@@ -12,7 +12,8 @@ against, so it reads the policy's semantics, not any vendor's:
   transparent interfaces keep every code point;
 - at edges, classifier rules mark the service's first code point (or set-dscp) and apply the rule's or the
   service's policer; a policer several rules of the interface name is one policer for all of them (shared);
-  untrusted edges mark unmatched traffic as the default service.
+  edges that trust nothing mark unmatched traffic as the default service (an edge trusting EXP or PCP leaves it
+  to that classification).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
             rules.append(Rule(r.name, r.sources, r.destinations, r.protocols, r.source_ports, r.destination_ports,
                               r.match_dscp, mark, envelope(police, users.count(police.name) > 1) if police else None,
                               r.families, origin=r.where.loc))
-        if not trust and default is not None and default.dscp:
+        if not iface.trust and default is not None and default.dscp:  # an edge trusting EXP or PCP keeps those
             unmatched = default.mark
         if trust:
             for s in scheduled:

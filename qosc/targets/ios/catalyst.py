@@ -53,8 +53,10 @@ from qosc.targets.ios.common import (
     sanitize,
     unique_names,
 )
+from qosc.targets.ios.cosmap import assign_cos, cos_claimants, cos_to_dscp, dscp_to_cos, port_trust
 from qosc.targets.ios.lowering import IosLowering
-from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.ios.marks import dei_lost
+from qosc.targets.ios.pfc import PortPlan, describe
 from qosc.targets.ios.platform import CatalystPlatform
 from qosc.tree import At
 
@@ -262,11 +264,13 @@ class CatalystLowering(IosLowering):
                                 "commands": [["trust", "dscp"], self.police(pol, s.dscp)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
         mark = default.mark if default and default.dscp else 0
-        cmds = [["trust", "dscp"]] if trusted else [["set", "ip", "dscp", ios_dscp(mark)]]
+        cos = Domain.PCP in iface.trust and not trusted  # the CoS-to-DSCP map gives the internal DSCP (cosmap.py)
+        cmds = [["trust", "dscp"]] if trusted else [["trust", "cos"]] if cos else [["set", "ip", "dscp",
+                                                                                    ios_dscp(mark)]]
         if dpol is not None:
             cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark],
-                                    None if trusted else mark))
-        if not trusted or dpol is not None:
+                                    None if trusted or cos else mark))
+        if not (trusted or cos) or dpol is not None:
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "
                                                          "service"], "commands": cmds})
@@ -305,6 +309,7 @@ class CatalystLowering(IosLowering):
             self.aqm_supported(s)
             self.caps_supported(s)
         self.check_sharers(services, cos)
+        dei_lost(self.found, policy, device, services, self.platform.name, "no DEI in PFC QoS: 3-bit CoS maps only")
         interfaces: list[dict[str, Any]] = []
         ins = []
         for iface in device.interfaces:
@@ -313,9 +318,8 @@ class CatalystLowering(IosLowering):
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []
             plan: list[dict[str, Any]] = []
-            if iface.role is not Role.EDGE or Domain.DSCP in iface.trust:
-                cmds.append(["mls", "qos", "trust", "dscp"])
-            else:
+            cmds += port_trust(iface, device.name, self.platform, self.found)
+            if not cmds:
                 notes.append("untrusted: the input policy marks every packet")
             if spec is not None:
                 wred_max = self.platform.wred_max_probability
@@ -341,9 +345,13 @@ class CatalystLowering(IosLowering):
             policy_maps.setdefault(name, {"name": name, "classes": classes,
                                           "origin": At(iface.where, "classifier", "trust")})
             entry = interfaces[list(device.interfaces).index(iface)]
-            entry["commands"].insert(1 if entry["commands"][:1] == [["mls", "qos", "trust", "dscp"]] else 0,
+            entry["commands"].insert(1 if entry["commands"][:1] and entry["commands"][0][:3] == ["mls", "qos",
+                                                                                              "trust"] else 0,
                                      ["service-policy", "input", name])
         glob: list[Command] = [at(["mls", "qos"], device.where)]
+        if any(["mls", "qos", "trust", "cos"] in i["commands"] for i in interfaces):
+            glob.append(at(["mls", "qos", "map", "cos-dscp", *cos_to_dscp(policy, services, to_cos, self.found)],
+                           device.where, "interfaces"))
         for c in range(8):
             codes = [x for x in range(64) if to_cos[x] == c]
             owner = claimants.get(c)

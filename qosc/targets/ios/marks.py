@@ -18,8 +18,7 @@ The dialect's forms are typed platform data (MqcPlatform.marking, each with its 
   (12.0S: `set mpls experimental E`) in each rule class, E the EXP of the service the rule's DSCP belongs to at
   that DSCP's drop precedence; a policer whose colours lead to different EXP values sets it per colour
   (IOS XE: the police block with two actions per colour, `set-dscp-transmit` and
-  `set-mpls-exp-imposition-transmit`; 12.0S takes one action per colour, so the DSCP then comes from the
-  class's `set ip dscp` and only the EXP changes by colour, else QOS188).  Edges that trust DSCP impose per
+  `set-mpls-exp-imposition-transmit`; 12.0S takes one action per colour: QOS188).  Edges that trust DSCP impose per
   (service, EXP) class of the DSCPs; edges that trust PCP per (service, drop precedence) class of the CoS
   values; class-default imposes the default service's EXP.
 """
@@ -173,9 +172,8 @@ class Marks:
         return action.dscp if action.kind == "remark" and action.dscp is not None else mark
 
     def colour_police(self, p: Policer, mark: int, values: list[int | None]) -> tuple[list[Command], Command | None]:
-        """A policer that imposes an EXP per colour: IOS XE's police block (a DSCP and an EXP action per colour);
-        12.0S one action per colour: the EXP actions, with the DSCP set by the class, where every colour that
-        is sent keeps the class's DSCP; else QOS188."""
+        """A policer whose colours impose different EXP values: IOS XE's police block (a DSCP and an EXP action per
+        colour); 12.0S takes one action per colour, and a colour's EXP differs only where its DSCP does: QOS188."""
         labels = ["conform", "exceed", "violate"]
         if self.d.marking.police_actions:
             head: list[Any] = ["police", "cir", p.cir, "bc", p.cbs]
@@ -189,16 +187,12 @@ class Marks:
                 if value is not None:
                     body.append([f"{label}-action", "set-mpls-exp-imposition-transmit", value])
             return [], Block(head, body, At(p.where))
-        if any(self.colour_dscp(a, mark) not in (mark, None) for a in self.colours(p)):
-            self.found.error("QOS188", f"policer '{p.name}' remarks a DSCP and imposes a different EXP per colour, "
-                             f"but {self.platform.name} takes one police action per colour (multiple actions came "
-                             "with 12.2(8)T, in 12.0(26)S for the 7200 and 7500 only)", p.where.at("exceed", "violate"),
-                             "let the colours keep the class's DSCP (transmit), or impose one EXP")
-            return [], None
-        cmd: list[Any] = ["police", p.cir, p.cbs, p.ebs if p.ebs is not None else p.cbs]
-        for label, value in zip(labels, values, strict=False):
-            cmd += [f"{label}-action", *(["drop"] if value is None else ["set-mpls-exp-transmit", value])]
-        return [[*self.d.set_dscp.split(), ios_dscp(mark)]], at(cmd, p.where)
+        self.found.error("QOS188", f"policer '{p.name}' remarks a DSCP and imposes a different EXP per colour, but "
+                         f"{self.platform.name} takes one police action per colour (multiple actions came with "
+                         "12.2(8)T, in 12.0(26)S for the 7200 and 7500 only)", p.where.at("exceed", "violate"),
+                         "give the colours' code points one EXP (exp: one value for the service's drop precedences), "
+                         "or police on IOS XE")
+        return [], None
 
     def domain_input_classes(self, iface: Interface) -> list[dict[str, Any]]:
         """The input classes of the 3-bit domains an interface trusts (module doc): per (service, drop precedence)

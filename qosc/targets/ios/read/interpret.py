@@ -322,6 +322,15 @@ def _edge(c: Config, policy: str | None) -> bool:
     return False
 
 
+def _trusts_dscp(c: Config, policy: str | None) -> bool:
+    """An edge that marks no unclassified traffic keeps its DSCP, unless its input classes classify EXP or CoS
+    and none matches a DSCP (an 802.1p edge: its DSCP is the customer's, not trusted for its class)."""
+    maps = [c.class_maps.get(pc.name) for pc in c.policies.get(policy or "", [])]
+    three = any(cm is not None and (cm.cos or cm.exp) for cm in maps)
+    dscp = any(cm is not None and cm.v4 and len(cm.v4) < 64 for cm in maps)
+    return dscp or not three
+
+
 def _domains(c: Config, policies: dict[str, str], classify: list[str | None], lines: Lines
              ) -> tuple[tuple[Slot, ...], tuple[Slot, ...], tuple[Mark, ...]]:
     """classify_exp, classify_pcp and marks of an interface (read.marks)."""
@@ -363,9 +372,10 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
             else ([], None, False)
         exp, pcp, marks = _domains(c, policies, list(classify[0]), lines)
+        trusts_cos = is_pfc(lines) and any(pcp)  # the internal DSCP comes from the CoS, not the packet's DSCP
         port, _, unit = name.partition(".")
         role = "edge" if _edge(c, policies.get("input")) else "core"
-        trusted = unmatched is None
+        trusted = unmatched is None and _trusts_dscp(c, policies.get("input"))
         if is_pfc(lines) and role == "edge":
             # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
             # class-default's policer transmits it, which trusts its DSCP)
@@ -373,7 +383,8 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
-                                    None if role != "edge" else trusted, tuple(rules), unmatched,
+                                    False if trusts_cos else None if role != "edge" else trusted, tuple(rules),
+                                    unmatched,
                                     options, exp, pcp, marks, origin=c.where.get(("interface", name))))
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))

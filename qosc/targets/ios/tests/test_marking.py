@@ -256,3 +256,21 @@ def test_an_edge_that_leaves_exp_to_ios_gets_qos089_and_one_that_imposes_does_no
     edge_in = input_classes(texts["r1"], "GigabitEthernet0/1/0")
     assert edge_in["site-bulk"][0] == "set mpls experimental imposition 2"
     assert edge_in["class-default"] == ["set dscp default", "set mpls experimental imposition 0"]
+
+
+def test_rewrite_and_impose_say_what_is_written(tmp_path: Path) -> None:
+    """An MPLS core that does not rewrite EXP (rewrite: [dscp], or transparent) keeps it: no `set mpls experimental
+    topmost`, EXP still classified; an edge with impose: false leaves EXP to the box (no imposition)."""
+    path = policy(tmp_path, impose="false", exceed="transmit")
+    data = yaml.safe_load(path.read_text())
+    data["devices"]["r1"]["interfaces"]["TenGigabitEthernet0/0/0"]["rewrite"] = ["dscp"]
+    path.write_text(yaml.safe_dump(data))
+    _, _, texts = compiled(path)
+    text = texts["r1"]
+    assert "topmost 0" not in text and "match mpls experimental topmost 2 3" in text
+    assert "imposition" not in text
+    data["devices"]["r1"]["interfaces"]["TenGigabitEthernet0/0/0"] = {"role": "transparent", "speed": "10G",
+                                                                      "encapsulation": "mpls"}
+    path.write_text(yaml.safe_dump(data))
+    _, _, texts = compiled(path)
+    assert "set mpls experimental topmost" not in texts["r1"]

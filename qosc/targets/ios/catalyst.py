@@ -3,15 +3,17 @@
 What a device gets:
 
 - ``mls qos``; ``mls qos map dscp-cos`` for all 64 code points, derived from
-  the services (CoS = precedence, see qosc.targets.ios.pfc for the rule and
-  its exceptions);
+  the services (CoS = the service's PCP, else the precedence: cosmap.py, with
+  the exceptions), and ``mls qos map cos-dscp`` where a port trusts CoS;
 - per interface, from its port type (``port-type:`` in the policy, else the
   platform's ``default_port_type``): ``wrr-queue bandwidth``, ``wrr-queue
   queue-limit``, WRED (``wrr-queue random-detect min-threshold/max-threshold``)
   or tail-drop (``wrr-queue threshold``) thresholds, ``wrr-queue cos-map`` and
   ``priority-queue cos-map``; the queue-mapping rule is documented in
   qosc.targets.ios.pfc;
-- ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports;
+- ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports,
+  ``mls qos trust cos`` on ports that trust PCP alone (cosmap.port_trust; the
+  PFC/PFC2 has no MPLS QoS: QOS188);
 - at edge ports, an input policy-map: ACL classes per classifier rule with
   ``set ip dscp`` and ``police <cir> <normal-burst> [<max-burst>] [pir <pir>]
   conform-action ... exceed-action ... violate-action ...``.  The PFC remarks
@@ -369,8 +371,11 @@ class CatalystLowering(IosLowering):
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target catalyst6500",
                   "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
                   "WRR weights relative (1-255)",
-                  "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
-                  "of no service take the default service's CoS", *descriptions(policy, device)]
+                  "egress queues are chosen by CoS: CoS = " + ("the service's PCP of each code point's drop "
+                                                               "precedence, else " if any(s.pcp for s in services)
+                                                               else "") +
+                  "IP precedence of each service's code points; code points of no service take the default "
+                  "service's CoS", *descriptions(policy, device)]
         return {"dialect": self.platform.name, "header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}

@@ -24,7 +24,9 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   (``set dscp``, or ``police`` whose transmit actions mark the class's DSCP
   so the policer's own remarking is never overwritten), per-service policers
   for trusted traffic, and ``class-default`` marked to the default service
-  where the interface does not trust DSCP.
+  where the interface trusts nothing;
+- MPLS EXP and 802.1p CoS (classification, rewrite, imposition, drop
+  precedence by discard-class) and the tunnel model: marks.py.
 """
 
 from __future__ import annotations

@@ -308,18 +308,16 @@ def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int |
 
 
 def _edge(c: Config, policy: str | None) -> bool:
-    """An interface is an edge where its input policy marks or polices (a core's input policy only gives EXP or
-    CoS values their drop precedence: read.marks); one naming an undefined policy-map is taken as an edge."""
+    """An interface with an input policy is an edge, unless that policy only gives EXP or CoS values their drop
+    precedence (`set discard-class`) or rewrites the topmost EXP: a core's (read.marks); one naming an undefined
+    policy-map is taken as an edge."""
     if policy is None:
         return False
     if policy not in c.policies:
         return True
-    for pc in c.policies[policy]:
-        for w, _ in pc.lines:
-            imposes = w[:3] == ("set", "mpls", "experimental") and w[3:4] != ("topmost",)
-            if w[:2] in (("set", "dscp"), ("set", "ip")) or w[:1] in (("police",), ("trust",)) or imposes:
-                return True
-    return False
+    core = (("set", "discard-class"), ("set", "mpls", "experimental", "topmost"))
+    return any(not any(w[:len(head)] == head for head in core) for pc in c.policies[policy] for w, _ in pc.lines) \
+        or not c.policies[policy]
 
 
 def _trusts_dscp(c: Config, policy: str | None) -> bool:

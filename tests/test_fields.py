@@ -135,13 +135,23 @@ THREE_COLOUR = both(put("policers.ar", {"cir": "20M", "cbs": "1MB", "pir": "40M"
                                         "exceed": "af22", "violate": "drop"}),
                     put("services.assured.policer", "ar"))
 
-# every service with an EXP (PCP) value, so that MPLS (VLAN) interfaces that rewrite it bleach nothing
+# every service with an EXP (PCP) value, so that MPLS (VLAN) interfaces that rewrite it bleach nothing (QOS083)
 EXP_ALL = both(*(put(f"services.{n}.exp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
 PCP_ALL = both(*(put(f"services.{n}.pcp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
 MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"))
 """mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files."""
+CISCO_MPLS = both(put("devices.xe1.interfaces.TenGigabitEthernet0/0/0.encapsulation", "mpls"),
+                  put("devices.gsr1.interfaces.POS0/0.encapsulation", "mpls"),
+                  put("devices.cat1.interfaces.GigabitEthernet1/1.encapsulation", "mpls"))
+"""The Cisco cores carry MPLS: xe1 and gsr1 are provider edges (EXP class-maps, imposition in the edges' input
+policies, the EXP rewrite); cat1's PFC has no MPLS QoS, refused at the interface (QOS188)."""
+CISCO_VLAN = both(put("devices.xe1.interfaces.TenGigabitEthernet0/0/0.encapsulation", ["ip", "vlan"]),
+                  put("devices.gsr1.interfaces.POS0/0.encapsulation", ["ip", "vlan"]),
+                  put("devices.cat1.interfaces.GigabitEthernet1/1.encapsulation", "vlan"))
+"""The Cisco cores carry 802.1Q: xe1 matches and sets CoS, cat1's trunk trusts CoS (its CoS maps from the PCP),
+gsr1 matches CoS but has no set cos in 12.0S (QOS188)."""
 
 # field path -> how to change it (on the base policy)
 TABLE: dict[str, Change] = {
@@ -200,12 +210,12 @@ TABLE: dict[str, Change] = {
     "devices.*.interfaces.*.shape": each_interface("shape", "500M", role="edge"),
     "devices.*.interfaces.*.trust": each_interface("trust", "dscp", role="edge"),
     "devices.*.interfaces.*.encapsulation": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core")),
-    "devices.*.interfaces.*.rewrite": each_interface("rewrite", [], role="core"),
-    "devices.*.interfaces.*.impose": both(MX_MPLS, each_interface("impose", False, role="edge")),
+    "devices.*.interfaces.*.rewrite": both(EXP_ALL, CISCO_MPLS, each_interface("rewrite", [], role="core")),
+    "devices.*.interfaces.*.impose": both(MX_MPLS, CISCO_MPLS, each_interface("impose", False, role="edge")),
     "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
                               put("mpls.tunnel-model", "pipe")),
-    "services.*.exp": MX_MPLS,
-    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"])),
+    "services.*.exp": both(MX_MPLS, CISCO_MPLS),
+    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"]), CISCO_VLAN),
     "devices.*.interfaces.*.classifier": both(put("classifiers.other", {"rules": [
         {"name": "all-lbe", "service": "lbe", "match": {"destination": ["198.18.9.0/24"]}}]}),
         each_interface("classifier", "other", role="edge")),

@@ -162,7 +162,9 @@ def settings(iface: Interface, role: str | None, mpls_device: bool) -> dict[str,
     """encapsulation, trust, rewrite and impose of an interface where they differ from its role's defaults."""
     exp_in, pcp_in = any(iface.classify_exp), any(iface.classify_pcp)
     exp_out, pcp_out = bool(iface.marked("exp")), bool(iface.marked("pcp"))
-    dscp_in = bool(iface.trust) if role == "edge" else any(c is not None for c in iface.classify[0])
+    # an edge says whether it trusts DSCP; so does a reader that knows (a Catalyst trunk trusting CoS: False)
+    dscp_in = bool(iface.trust) if role == "edge" or iface.trust is not None else \
+        any(c is not None for c in iface.classify[0])
     dscp_out = role in ("edge", "core") and any(c is not None for c in iface.classify[0])
     enc = {"mpls": exp_in or exp_out, "vlan": pcp_in or pcp_out}
     enc["ip"] = ((dscp_in or dscp_out) and not enc["mpls"]) or not (enc["mpls"] or enc["vlan"])

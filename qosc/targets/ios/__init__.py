@@ -4,14 +4,15 @@ Layout: platform.py (typed platform data, platforms/*.json), common.py (what
 both lowerings share: findings, commands, policers, header notes, the WRED
 ramp check), lowering.py (their base: names, class-maps, input classes),
 acl.py (ACLs from classifier rules), mqc.py +
-queueing.py (ios-mqc decisions), catalyst.py + pfc.py (catalyst6500 decisions
-and port plan), lower.py (those decisions as the device's statement tree, one
+queueing.py + marks.py (ios-mqc decisions; marks.py the MPLS EXP and 802.1p
+CoS of issue 21), catalyst.py + pfc.py + cosmap.py (catalyst6500 decisions,
+port plan, CoS maps), lower.py (those decisions as the device's statement tree, one
 dialect per platform: ios-gsr, ios-xe, catalyst6500), table.py (each
 dialect's command table, the one description of its grammar: every form and
 range with its command-reference or YANG source), grammar.py (the tree checked
 against it), serialize.py (the tree as IOS CLI text with its source map),
 target.py (the contract), sizing.py (the police burst of a priority class and
-the class sizing of the SLS bounds, qosc.sizing), codes.py (QOS120-QOS139, QOS180-QOS184, QOS191), push.py
+the class sizing of the SLS bounds, qosc.sizing), codes.py (QOS120-QOS139, QOS180-QOS189, QOS191), push.py
 (the SSH push driver), read/ (running-config back into the tree), tests/.
 
 Dialect differences between platforms (precedence-only classification on

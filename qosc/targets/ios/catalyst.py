@@ -3,15 +3,17 @@
 What a device gets:
 
 - ``mls qos``; ``mls qos map dscp-cos`` for all 64 code points, derived from
-  the services (CoS = precedence, see qosc.targets.ios.pfc for the rule and
-  its exceptions);
+  the services (CoS = the service's PCP, else the precedence: cosmap.py, with
+  the exceptions), and ``mls qos map cos-dscp`` where a port trusts CoS;
 - per interface, from its port type (``port-type:`` in the policy, else the
   platform's ``default_port_type``): ``wrr-queue bandwidth``, ``wrr-queue
   queue-limit``, WRED (``wrr-queue random-detect min-threshold/max-threshold``)
   or tail-drop (``wrr-queue threshold``) thresholds, ``wrr-queue cos-map`` and
   ``priority-queue cos-map``; the queue-mapping rule is documented in
   qosc.targets.ios.pfc;
-- ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports;
+- ``mls qos trust dscp`` on core, transparent and DSCP-trusting edge ports,
+  ``mls qos trust cos`` on ports that trust PCP alone (cosmap.port_trust; the
+  PFC/PFC2 has no MPLS QoS: QOS188);
 - at edge ports, an input policy-map: ACL classes per classifier rule with
   ``set ip dscp`` and ``police <cir> <normal-burst> [<max-burst>] [pir <pir>]
   conform-action ... exceed-action ... violate-action ...``.  The PFC remarks
@@ -53,8 +55,10 @@ from qosc.targets.ios.common import (
     sanitize,
     unique_names,
 )
+from qosc.targets.ios.cosmap import assign_cos, cos_claimants, cos_to_dscp, dscp_to_cos, port_trust
 from qosc.targets.ios.lowering import IosLowering
-from qosc.targets.ios.pfc import PortPlan, assign_cos, cos_claimants, describe, dscp_to_cos
+from qosc.targets.ios.marks import dei_lost
+from qosc.targets.ios.pfc import PortPlan, describe
 from qosc.targets.ios.platform import CatalystPlatform
 from qosc.tree import At
 
@@ -262,11 +266,13 @@ class CatalystLowering(IosLowering):
                                 "commands": [["trust", "dscp"], self.police(pol, s.dscp)]})
         dpol = policy.policer_map.get(default.policer or "") if default else None
         mark = default.mark if default and default.dscp else 0
-        cmds = [["trust", "dscp"]] if trusted else [["set", "ip", "dscp", ios_dscp(mark)]]
+        cos = Domain.PCP in iface.trust and not trusted  # the CoS-to-DSCP map gives the internal DSCP (cosmap.py)
+        cmds = [["trust", "dscp"]] if trusted else [["trust", "cos"]] if cos else [["set", "ip", "dscp",
+                                                                                    ios_dscp(mark)]]
         if dpol is not None:
             cmds.append(self.police(dpol, list(default.dscp) if trusted and default else [mark],
-                                    None if trusted else mark))
-        if not trusted or dpol is not None:
+                                    None if trusted or cos else mark))
+        if not (trusted or cos) or dpol is not None:
             classes.append({"name": "class-default", "service": default.name if default else None,
                             "notes": [] if trusted else ["untrusted: unclassified traffic is marked as the default "
                                                          "service"], "commands": cmds})
@@ -305,6 +311,7 @@ class CatalystLowering(IosLowering):
             self.aqm_supported(s)
             self.caps_supported(s)
         self.check_sharers(services, cos)
+        dei_lost(self.found, policy, device, services, self.platform.name, "no DEI in PFC QoS: 3-bit CoS maps only")
         interfaces: list[dict[str, Any]] = []
         ins = []
         for iface in device.interfaces:
@@ -313,9 +320,8 @@ class CatalystLowering(IosLowering):
             notes = [f"role {iface.role.value}" + (f": {iface.description}" if iface.description else "")]
             cmds: list[Command] = []
             plan: list[dict[str, Any]] = []
-            if iface.role is not Role.EDGE or Domain.DSCP in iface.trust:
-                cmds.append(["mls", "qos", "trust", "dscp"])
-            else:
+            cmds += port_trust(iface, device.name, self.platform, self.found)
+            if not cmds:
                 notes.append("untrusted: the input policy marks every packet")
             if spec is not None:
                 wred_max = self.platform.wred_max_probability
@@ -341,9 +347,13 @@ class CatalystLowering(IosLowering):
             policy_maps.setdefault(name, {"name": name, "classes": classes,
                                           "origin": At(iface.where, "classifier", "trust")})
             entry = interfaces[list(device.interfaces).index(iface)]
-            entry["commands"].insert(1 if entry["commands"][:1] == [["mls", "qos", "trust", "dscp"]] else 0,
+            entry["commands"].insert(1 if entry["commands"][:1] and entry["commands"][0][:3] == ["mls", "qos",
+                                                                                              "trust"] else 0,
                                      ["service-policy", "input", name])
         glob: list[Command] = [at(["mls", "qos"], device.where)]
+        if any(["mls", "qos", "trust", "cos"] in i["commands"] for i in interfaces):
+            glob.append(at(["mls", "qos", "map", "cos-dscp", *cos_to_dscp(policy, services, to_cos, self.found)],
+                           device.where, "interfaces"))
         for c in range(8):
             codes = [x for x in range(64) if to_cos[x] == c]
             owner = claimants.get(c)
@@ -361,8 +371,11 @@ class CatalystLowering(IosLowering):
         header = [f"qosc policy {policy.name}, device {device.name} ({self.platform.name}), target catalyst6500",
                   "units: police rates bit/s, bursts bytes; queue-limit and thresholds percent of the queue; "
                   "WRR weights relative (1-255)",
-                  "egress queues are chosen by CoS: CoS = IP precedence of each service's code points; code points "
-                  "of no service take the default service's CoS", *descriptions(policy, device)]
+                  "egress queues are chosen by CoS: CoS = " + ("the service's PCP of each code point's drop "
+                                                               "precedence, else " if any(s.pcp for s in services)
+                                                               else "") +
+                  "IP precedence of each service's code points; code points of no service take the default "
+                  "service's CoS", *descriptions(policy, device)]
         return {"dialect": self.platform.name, "header": header, "globals": glob, "acls": list(self.acls.values()),
                 "class_maps": list(self.class_maps.values()), "policy_maps": list(policy_maps.values()),
                 "interfaces": interfaces, "cos": {name: dict(v) for name, v in cos.items()}}

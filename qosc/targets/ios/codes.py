@@ -1,6 +1,6 @@
 """Diagnostic codes of the IOS targets (moved from qosc.codes LEGACY_TARGETS).
 
-QOS121-QOS124 are reported by both lowerings (common.py); each code has one
+QOS121-QOS124, QOS186, QOS188, QOS189, QOS193 and QOS194 are reported by both lowerings; each code has one
 owner, so the shared ones belong to ios-mqc and catalyst6500 reports them too.
 QOS124 once meant two things; the shared-policer case is now QOS130.
 """
@@ -37,6 +37,14 @@ MQC_CODES: tuple[Code, ...] = (
          "within 5%", _M),
     Code("QOS186", "ios", "error", "sub-interface (unit:, or a dotted name) on a dialect that writes no shaper: IOS "
          "queues on a sub-interface only under one", _M),
+    Code("QOS193", "ios", "warning", "an EXP or PCP drop precedence the platform cannot carry (no discard-class on "
+         "12.0S, no DEI on IOS or the PFC): those values travel at drop precedence low", _M),
+    Code("QOS194", "ios", "warning", "an EXP or PCP rewrite or trust the platform renders otherwise than the policy "
+         "asks (one value per class, EXP kept on 12.0S, one trusted marking per PFC port)", _M),
+    Code("QOS188", "ios", "error", "a marking domain the platform cannot render (MPLS on the PFC, CoS marking on "
+         "12.0S, a DSCP and an EXP per policer colour on 12.0S)", _M),
+    Code("QOS189", "ios", "error", "an RFC 3270 tunnel model the Cisco platform is not rendered for (pipe, "
+         "uniform)", _M),
 )
 
 CATALYST_CODES: tuple[Code, ...] = (

@@ -21,8 +21,15 @@ from qosc.tree import At, Document, Origin, Statement
 
 
 def _leaf(g: IosGrammar, mode: str, cmd: Sequence[Any], origin: Origin | None = None) -> Statement:
-    """A command as a statement; a command that names its own origin (common.Cmd) keeps it."""
-    return Statement(g.words(mode, [str(w) for w in cmd]), None, (), getattr(cmd, "origin", None) or origin)
+    """A command as a statement; a command that names its own origin (common.Cmd) keeps it; a command with a body
+    of its own (marks.Block: the IOS XE police block) has its sub-commands in the mode it enters."""
+    texts = [str(w) for w in cmd]
+    body = getattr(cmd, "body", None)
+    where = getattr(cmd, "origin", None) or origin
+    if body is None:
+        return Statement(g.words(mode, texts), None, (), where)
+    inner = g.enters(mode, texts) or mode
+    return Statement(g.words(mode, texts), tuple(_leaf(g, inner, c, where) for c in body), (), where)
 
 
 def _block(g: IosGrammar, head: Sequence[Any], body: Sequence[Sequence[Any]], fallback: str,

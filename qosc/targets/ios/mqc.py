@@ -24,7 +24,9 @@ Rules (the dialect comes from typed platform data, MqcPlatform: ``match``, ``pri
   (``set dscp``, or ``police`` whose transmit actions mark the class's DSCP
   so the policer's own remarking is never overwritten), per-service policers
   for trusted traffic, and ``class-default`` marked to the default service
-  where the interface does not trust DSCP.
+  where the interface trusts nothing;
+- MPLS EXP and 802.1p CoS (classification, rewrite, imposition, drop
+  precedence by discard-class) and the tunnel model: marks.py.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from qosc.targets.ios.common import (
     unique_names,
 )
 from qosc.targets.ios.lowering import IosLowering
+from qosc.targets.ios.marks import Marks
 from qosc.targets.ios.platform import MqcPlatform
 from qosc.targets.ios.queueing import Queueing
 from qosc.targets.ios.shares import Shares
@@ -58,7 +61,7 @@ from qosc.tree import At
 from qosc.units import format_rate
 
 
-class MqcLowering(Queueing, Shares, IosLowering):
+class MqcLowering(Queueing, Shares, IosLowering, Marks):
     def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
         super().__init__(policy, device, platform)
         self.d = platform
@@ -76,16 +79,16 @@ class MqcLowering(Queueing, Shares, IosLowering):
 
     def class_map(self, wanted: str, codes: list[int], owner: str, where: Any = None) -> str:
         name = self.class_name(wanted, owner)
-        if self.by_precedence:
-            precs = sorted({x >> 3 for x in codes})
-            matches = [["match", "ip", "precedence", *c] for c in chunks(precs, 4)]
-        else:
-            # `match dscp` matches IPv4 and IPv6 (the edge marks both with `set dscp`); `match ip dscp` only IPv4
-            # (Cisco IOS QoS Command Reference, match dscp).  Platforms that classify by DSCP are IOS XE.
-            matches = [["match", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
-        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": matches,
+        self.class_maps.setdefault(name, {"name": name, "kind": "match-any", "matches": self.dscp_lines(codes),
                                           "origin": At(where, "dscp")})
         return name
+
+    def dscp_lines(self, codes: list[int]) -> list[Command]:
+        if self.by_precedence:
+            return [["match", "ip", "precedence", *c] for c in chunks(sorted({x >> 3 for x in codes}), 4)]
+        # `match dscp` matches IPv4 and IPv6 (the edge marks both with `set dscp`); `match ip dscp` only IPv4
+        # (Cisco IOS QoS Command Reference, match dscp).  Platforms that classify by DSCP are IOS XE.
+        return [["match", "dscp", *[ios_dscp(x) for x in c]] for c in chunks(codes, 8)]
 
     def covered(self, codes: list[int]) -> set[int]:
         """The DSCPs a class matching `codes` catches (whole precedences where matching is by precedence)."""
@@ -122,6 +125,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
                 self.shape_fits(iface.shape, f"{self.device.name}:{iface.name}", iface.where.at("shape"),
                                 "no shape: to leave the interface unshaped")
         self.priorities_unrendered(services)
+        self.check_marking(services)
 
     def priorities_unrendered(self, services: tuple[Service, ...]) -> None:
         """MQC has one priority, `priority` (the strict class, LLQ); between bandwidth classes there is none, so a
@@ -204,10 +208,10 @@ class MqcLowering(Queueing, Shares, IosLowering):
         ratio_of = self.ratios(own, shares, iface) if form == "ratio" else {}
         classes, total = [], 0.0
         for s in own:
-            name = "class-default" if s is default else self.class_map(s.name, self.class_dscps(s), f"service {s.name}",
-                                                                           s.where)
-            cmds: list[Command] = []
-            notes: list[str] = []
+            name = "class-default" if s is default else self.domain_class_map(
+                s.name, s, iface, self.dscp_lines(self.class_dscps(s))) if self.matched_domains(iface) \
+                else self.class_map(s.name, self.class_dscps(s), f"service {s.name}", s.where)
+            cmds, notes = self.egress_marks(s, iface)
             if s.queue.strict:
                 cap = self.strict_cap(s, iface)
                 if cap is not None:
@@ -256,7 +260,11 @@ class MqcLowering(Queueing, Shares, IosLowering):
         return mqc_police(p, mark, positional=self.d.police == "positional")
 
     def _lower_ingress(self, iface: Interface) -> list[dict[str, Any]]:
+        """The input classes of an edge: its classifier's rules (each marks its service's DSCP, polices, imposes
+        EXP), policed services where it trusts DSCP, the 3-bit classes of what it trusts (marks.py), and
+        class-default, which marks the default service where the edge trusts nothing."""
         policy = self.policy
+        imposing = iface.impose
         classes: list[dict[str, Any]] = []
         classifier = policy.classifier_map.get(iface.classifier or "")
         rules = classifier.rules if classifier else ()
@@ -270,29 +278,40 @@ class MqcLowering(Queueing, Shares, IosLowering):
             if name is None:
                 continue
             pol = policy.policer_map.get(r.policer or service.policer or "")
-            cmds = [self.police(pol, mark)] if pol else [at([*self.d.set_dscp.split(), ios_dscp(mark)], r.where,
-                                                            "set-dscp", "service")]
+            sets, police = self.rule_imposition(mark, pol, r.where) if imposing else ([], None)
+            plain = self.police(pol, mark) if pol is not None else None  # its checks (QOS132) in every case
+            cmds = sets + [police or plain] if plain is not None else [
+                at([*self.d.set_dscp.split(), ios_dscp(mark)], r.where, "set-dscp", "service"), *sets]
             classes.append({"name": name, "service": service.name, "notes": [f"rule {r.name}"], "commands": cmds})
         default = policy.default_service
+        policed: set[str] = set()
         for s in policy.services_on(iface):
             pol = policy.policer_map.get(s.policer or "")
             if pol is None or s is default or Domain.DSCP not in iface.trust:
                 continue
+            policed.add(s.name)
             sharers = any(o.queue.shared_with and policy.queue_owner(o) is s for o in policy.services)
             name = self.class_map(f"{s.name}-only" if sharers else s.name, list(s.dscp),
                                   f"service {s.name}" + (" alone" if sharers else ""), s.where)
+            sets = self.rule_imposition(s.mark, None, s.where)[0] if imposing else []
             classes.append({"name": name, "service": s.name, "notes": ["trusted DSCP, policed"],
-                            "commands": [self.police(pol)]})
+                            "commands": [*sets, self.police(pol)]})
+        if imposing and Domain.DSCP in iface.trust:
+            classes += self.trusted_imposition(iface, policed)
+        classes += self.domain_input_classes(iface)
         dpol = policy.policer_map.get(default.policer or "") if default else None
-        if Domain.DSCP not in iface.trust:
-            mark = default.mark if default and default.dscp else 0
+        mark = default.mark if default and default.dscp else 0
+        cmds = []
+        if not iface.trust:
             cmds = [self.police(dpol, mark)] if dpol else [[*self.d.set_dscp.split(), ios_dscp(mark)]]
-            classes.append({"name": "class-default", "service": default.name if default else None,
-                            "notes": ["untrusted: unclassified traffic is marked as the default service"],
-                            "commands": cmds})
         elif dpol is not None and default is not None:
-            classes.append({"name": "class-default", "service": default.name, "notes": [],
-                            "commands": [self.police(dpol)]})
+            cmds = [self.police(dpol)]
+        exp = self.mark(default, Domain.EXP, 1) if imposing and default is not None else None
+        cmds += [at(self.impose(exp), default.where, "exp")] if exp is not None and default is not None else []
+        if cmds:
+            notes = [] if iface.trust else ["untrusted: unclassified traffic is marked as the default service"]
+            classes.append({"name": "class-default", "service": default.name if default else None, "notes": notes,
+                            "commands": cmds})
         return classes
 
     # -- the device -------------------------------------------------------------
@@ -304,7 +323,7 @@ class MqcLowering(Queueing, Shares, IosLowering):
             classes, total = self.egress(iface)
             outs.append(classes)
             totals.append(total)
-            ins.append(self.ingress(iface) if iface.role is Role.EDGE else [])
+            ins.append(self.ingress(iface) if iface.role is Role.EDGE else self.domain_input_classes(iface))
         used = {r.policer or (policy.service_map[r.service].policer if r.service in policy.service_map else None)
                 for i in device.interfaces if i.role is Role.EDGE and i.classifier in policy.classifier_map
                 for r in policy.classifier_map[i.classifier or ""].rules}

@@ -1,16 +1,10 @@
-"""Catalyst 6500 PFC QoS egress: DSCP -> CoS (device-wide) and CoS -> queue/threshold (per port).
+"""Catalyst 6500 PFC QoS egress: CoS -> queue/threshold (per port); the device-wide CoS maps are cosmap.py.
 
 Egress queueing on the PFC is by CoS, and the port type fixes the queues
 (typed platform data ``CatalystPlatform.port_types``: WRR queues, thresholds per queue,
 priority queue, drop modes).  The queue-mapping rule:
 
-1. CoS.  Every service keeps CoS = the IP precedence of its code points.  When
-   two services want one precedence, the default service keeps it, then the
-   first in policy order (a service sharing the other's queue may share its
-   CoS, never LBE); the other gets the lowest CoS no service wants (so LE,
-   DSCP 1, moves off best effort's CoS 0, to CoS 1 when free).  No free CoS
-   left: QOS126 at the service's dscp.  Code points no service claims take the
-   default service's CoS, so ``mls qos map dscp-cos`` covers all 64.
+1. CoS: cosmap.py (CoS = the service's PCP of a code point's drop precedence, else its IP precedence).
 2. Queues, per interface.  A strict-priority service goes to the priority
    queue when the port type has one (else it becomes the top WRR queue, with
    warning QOS127).  The other queue owners fill WRR queues 1, 2, ... in
@@ -50,57 +44,6 @@ from qosc.targets.ios.common import (
     ramp_differs,
     share_percent,
 )
-
-
-def assign_cos(policy: Policy, services: tuple[Service, ...], found: Findings) -> dict[str, dict[int, int]]:
-    """service name -> {precedence of its DSCPs: CoS}, per rule 1."""
-    default = policy.default_service
-    order = sorted(services, key=lambda s: (s is not default, policy.services.index(s)))
-    wanted = {x >> 3 for s in services for x in s.dscp}
-    owner: dict[int, Service] = {}
-    result: dict[str, dict[int, int]] = {s.name: {} for s in services}
-    losers: list[tuple[Service, int, Service]] = []
-    for s in order:
-        for p in sorted({x >> 3 for x in s.dscp}):
-            other = owner.setdefault(p, s)
-            same_queue = policy.queue_owner(other) is policy.queue_owner(s)
-            if other is s or (same_queue and Kind.LBE not in (s.kind, other.kind)):
-                result[s.name][p] = p
-            else:
-                losers.append((s, p, other))
-    free = [c for c in range(8) if c not in wanted]
-    for s, p, other in losers:
-        if not free:
-            lbe = " (LBE must never share a queue with another class)" if Kind.LBE in (s.kind, other.kind) else ""
-            found.error("QOS126", f"service '{s.name}' has IP precedence {p} like service '{other.name}', and no CoS "
-                        f"value is left to give it a queue of its own on catalyst6500 (egress queues are chosen by "
-                        f"CoS){lbe}", s.where.at("dscp"), "use code points of a precedence no other service uses")
-            continue
-        result[s.name][p] = free.pop(0)
-    return result
-
-
-def dscp_to_cos(policy: Policy, services: tuple[Service, ...], cos: Mapping[str, dict[int, int]]) -> dict[int, int]:
-    """All 64 code points -> CoS: claimed ones by their service, the rest as the default service."""
-    default = policy.default_service
-    fallback = 0
-    if default is not None and cos.get(default.name):
-        fallback = min(cos[default.name].values())
-    out = dict.fromkeys(range(64), fallback)
-    for s in services:
-        for x in s.dscp:
-            if x >> 3 in cos.get(s.name, {}):
-                out[x] = cos[s.name][x >> 3]
-    return out
-
-
-def cos_claimants(services: tuple[Service, ...], cos: Mapping[str, dict[int, int]]) -> dict[int, Service]:
-    """CoS -> the service it was given to (first claimant wins among queue sharers)."""
-    out: dict[int, Service] = {}
-    for s in services:
-        for c in cos.get(s.name, {}).values():
-            out.setdefault(c, s)
-    return out
 
 
 def _weights(pcts: list[float | None]) -> list[int]:

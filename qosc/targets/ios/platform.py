@@ -60,6 +60,30 @@ class PortType:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MarkingData:
+    """How an MQC release writes the MPLS EXP and 802.1p CoS markings (issue 21), each with the command table
+    source that says so."""
+
+    exp: Literal["classic", "topmost"]
+    """'classic' (12.0S, before 12.2(13)T): `match mpls experimental V`, `set mpls experimental V` in an input
+    policy (the EXP of imposed labels), police action `set-mpls-exp-transmit`; 'topmost' (12.2(13)T, IOS XE):
+    `match mpls experimental topmost V`, `set mpls experimental imposition V`, `set mpls experimental topmost V`,
+    police action `set-mpls-exp-imposition-transmit`."""
+    exp_rewrite: bool
+    """Whether a class can rewrite the EXP of the topmost label (`set mpls experimental topmost`)."""
+    set_cos: bool
+    """Whether a class can write the 802.1Q CoS (`set cos`)."""
+    discard_class: bool
+    """Whether an input class can give a drop precedence to what it matches (`set discard-class`): the drop
+    precedence of EXP and PCP values (qosc writes discard-class = drop precedence, 1 low .. 3 high)."""
+    police_actions: bool
+    """Whether a policer takes several actions per colour (police mode: a DSCP and an EXP for one colour)."""
+    tunnel_models: tuple[str, ...]
+    """The RFC 3270 tunnel models qosc renders on the platform (mpls.tunnel-model); the others are QOS189."""
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class IosPlatform(Platform):
     """What every IOS platform file holds beside the generic numbers: its command table (see table.py)."""
 
@@ -92,6 +116,7 @@ class MqcPlatform(IosPlatform):
     ecn: bool
     queue: QueueData
     reservable: Reservable
+    marking: MarkingData
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,6 +135,10 @@ class CatalystPlatform(IosPlatform):
     aggregate_policer_name_max: int
     """The longest name of a named aggregate policer (`mls qos aggregate-policer NAME`)."""
     aggregate_policer_source: str
+    mpls_qos: bool
+    """Whether the PFC generation classifies and marks MPLS EXP (PFC3B/PFC3BXL in 12.2SX); without it an MPLS
+    interface, `impose` or EXP trust on the switch is QOS188."""
+    mpls_source: str
 
     def port_type(self, name: str | None) -> tuple[str, PortType]:
         chosen = name or self.default_port_type

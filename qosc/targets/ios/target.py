@@ -61,7 +61,8 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.policer", "devices.*.interfaces.*.description", "devices.*.interfaces.*.role",
     "devices.*.interfaces.*.shape", "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier",
     "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit",
-    "devices.*.description",
+    "devices.*.description", "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation",
+    "devices.*.interfaces.*.rewrite", "devices.*.interfaces.*.impose", "mpls.tunnel-model",
 })
 
 

@@ -32,9 +32,10 @@ from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.targets.ios.read.acl import Match
+from qosc.targets.ios.read.marks import MARKING_ACTIONS, Mark, Slot, classify3, impositions, pfc_cos, rewrites
 from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
+from qosc.targets.ios.read.pfc import Lines, dscp_cos, is_pfc, port_type
 from qosc.targets.ios.read.pfc import classes as pfc_classes
-from qosc.targets.ios.read.pfc import is_pfc, port_type
 from qosc.tree import Document
 
 _SPEEDS = (("HundredGigE", 10**11), ("FortyGigabitEthernet", 4 * 10**10), ("TenGigabitEthernet", 10**10),
@@ -78,7 +79,11 @@ def envelope(w: tuple[str, ...], mark: int | None, policed: dict[str, dict[int, 
     bc = values.get("bc", plain[1] if len(plain) > 1 else 0)
     pir = values.get("pir")
     be = values.get("be", plain[2] if len(plain) > 2 else None)
-    acts = {w[j]: _action(w, j) for j in range(len(w)) if w[j].endswith("-action")}
+    acts: dict[str, str] = {}
+    for j in range(len(w)):
+        if w[j].endswith("-action"):  # a colour's EXP or CoS action beside its DSCP one: read.marks
+            marking = w[j + 1:j + 2] and w[j + 1] in MARKING_ACTIONS
+            acts[w[j]] = acts.get(w[j], "transmit") if marking else _action(w, j)
 
     # the PFC marks violating traffic down through the max-burst map, exceeding traffic through the normal-burst
     # map, except without pir and with a maximum burst equal to the normal one (or none): then through the
@@ -283,6 +288,8 @@ def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int |
             unmatched, default_trusts = mark, trusts
             continue
         cm = c.class_maps.get(pc.name)
+        if not (cm and cm.acls) and police is None and mark is None:
+            continue  # marks no DSCP and polices nothing: a class of the 3-bit domains (read.marks), or idle
         match = Match()
         for acl in cm.acls if cm else ():
             entries = c.acls.get(acl)
@@ -298,6 +305,43 @@ def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int |
                           dataclasses.replace(envelope(police, mark, policed), shared=shared) if police else None,
                           tuple(match.families) or ("inet", "inet6"), origin=pc.origin))
     return rules, unmatched, default_trusts
+
+
+def _edge(c: Config, policy: str | None) -> bool:
+    """An interface with an input policy is an edge, unless that policy only gives EXP or CoS values their drop
+    precedence (`set discard-class`) or rewrites the topmost EXP: a core's (read.marks); one naming an undefined
+    policy-map is taken as an edge."""
+    if policy is None:
+        return False
+    if policy not in c.policies:
+        return True
+    core = (("set", "discard-class"), ("set", "mpls", "experimental", "topmost"))
+    return any(not any(w[:len(head)] == head for head in core) for pc in c.policies[policy] for w, _ in pc.lines) \
+        or not c.policies[policy]
+
+
+def _trusts_dscp(c: Config, policy: str | None) -> bool:
+    """An edge that marks no unclassified traffic keeps its DSCP, unless its input classes classify EXP or CoS
+    and none matches a DSCP (an 802.1p edge: its DSCP is the customer's, not trusted for its class)."""
+    maps = [c.class_maps.get(pc.name) for pc in c.policies.get(policy or "", [])]
+    three = any(cm is not None and (cm.cos or cm.exp) for cm in maps)
+    dscp = any(cm is not None and cm.v4 and len(cm.v4) < 64 for cm in maps)
+    return dscp or not three
+
+
+def _domains(c: Config, policies: dict[str, str], classify: list[str | None], lines: Lines
+             ) -> tuple[tuple[Slot, ...], tuple[Slot, ...], tuple[Mark, ...]]:
+    """classify_exp, classify_pcp and marks of an interface (read.marks)."""
+    out = c.policies.get(policies.get("output", ""), [])
+    if out and not any(pc.name == "class-default" for pc in out):
+        out = [*out, PolicyClass("class-default", [], None)]
+    inputs = c.policies.get(policies.get("input", ""), [])
+    exp, pcp = classify3(c, out, inputs, "exp"), classify3(c, out, inputs, "cos")
+    marks = rewrites(out, exp) + impositions(c, inputs, classify, pcp, exp)
+    if is_pfc(lines):
+        pcp, pfc_marks = pfc_cos(lines, c.globals, classify, dscp_cos(c.globals))
+        marks += pfc_marks
+    return exp, pcp, tuple(sorted(marks))
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
@@ -325,9 +369,11 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             options = (("port-type", kind),) if kind else ()
         rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
             else ([], None, False)
+        exp, pcp, marks = _domains(c, policies, list(classify[0]), lines)
+        trusts_cos = is_pfc(lines) and any(pcp)  # the internal DSCP comes from the CoS, not the packet's DSCP
         port, _, unit = name.partition(".")
-        role = "edge" if "input" in policies else "core"
-        trusted = unmatched is None
+        role = "edge" if _edge(c, policies.get("input")) else "core"
+        trusted = unmatched is None and _trusts_dscp(c, policies.get("input"))
         if is_pfc(lines) and role == "edge":
             # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
             # class-default's policer transmits it, which trusts its DSCP)
@@ -335,8 +381,9 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
             unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
         interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
                                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
-                                    None if role != "edge" else trusted, tuple(rules), unmatched,
-                                    options, origin=c.where.get(("interface", name))))
+                                    False if trusts_cos else None if role != "edge" else trusted, tuple(rules),
+                                    unmatched,
+                                    options, exp, pcp, marks, origin=c.where.get(("interface", name))))
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))
     return Device(document.stem, None, tuple(interfaces), owned,

@@ -34,6 +34,10 @@ class ClassMap:
     acls: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)
     origin: Location | None = None
+    exp: list[int] | None = None
+    """MPLS EXP values matched (`match mpls experimental [topmost] V...`), None: no EXP match."""
+    cos: list[int] | None = None
+    """802.1Q CoS values matched (`match cos V...`), None: no CoS match."""
 
 
 @dataclass
@@ -68,6 +72,13 @@ def _codes(words: tuple[str, ...], origin: Location | None, c: Config) -> set[in
     return out
 
 
+def _three(known: list[int] | None, words: tuple[str, ...]) -> list[int]:
+    """The 3-bit values (EXP, CoS) of a match, added to those of the class-map's earlier matches."""
+    out = list(known or [])
+    out += [int(x) for x in words if x.isdigit() and int(x) < 8 and int(x) not in out]
+    return out
+
+
 def _origin(s: Statement) -> Location | None:
     return s.origin if isinstance(s.origin, Location) else None
 
@@ -97,6 +108,10 @@ def _class_map(s: Statement, t: tuple[str, ...], c: Config) -> None:
             cm.acls.append(body[1])
         elif body[:1] == ("any",):
             sets = (set(range(64)), set(range(64)))
+        elif body[:2] == ("mpls", "experimental") and not negate:
+            cm.exp = _three(cm.exp, body[3 if body[2:3] == ("topmost",) else 2:])
+        elif body[:1] == ("cos",) and not negate:
+            cm.cos = _three(cm.cos, body[1:])
         else:
             cm.other.append(" ".join(w))
         if sets is not None:
@@ -118,6 +133,16 @@ def _class_map(s: Statement, t: tuple[str, ...], c: Config) -> None:
     c.where[("class-map", name)] = cm.origin
 
 
+def _flat(s: Statement) -> tuple[str, ...]:
+    """A policy-map class command with the lines of its own block appended: the IOS XE police block (`police cir X
+    bc Y` with one `conform-action ...` a line, Policer Enhancement: Multiple Actions) reads as the one-line form,
+    an action keyword repeated where a colour has several actions."""
+    out = s.texts()
+    for child in s.children or ():
+        out += _flat(child)
+    return out
+
+
 def collect(document: Document) -> Config:
     c = Config()
     for s in document.statements:
@@ -125,7 +150,7 @@ def collect(document: Document) -> Config:
         if t[:1] == ("class-map",) and len(t) >= 2:
             _class_map(s, t, c)
         elif t[:1] == ("policy-map",) and len(t) >= 2:
-            c.policies[t[-1]] = [PolicyClass(k.texts()[-1], [(g.texts(), _origin(g)) for g in k.children or ()],
+            c.policies[t[-1]] = [PolicyClass(k.texts()[-1], [(_flat(g), _origin(g)) for g in k.children or ()],
                                              _origin(k)) for k in s.children or () if k.texts()[:1] == ("class",)]
             c.where[("policy-map", t[-1])] = _origin(s)
         elif t[:3] in (("ip", "access-list", "extended"), ("ipv6", "access-list", "")) or \

@@ -43,9 +43,12 @@ def common(fact: str) -> tuple[int, int]:
     for release in RELEASES:
         found = derived(release)["facts"][fact]
         for kind in ("type", "documented"):
-            for (low, high) in found.get(kind, {}).get("int", []):
-                lows.append(low)
-                highs.append(high)
+            given = found.get(kind, {})
+            # a union (police actions: 0..7 or an enhanced-marking keyword) gives the range of its integer member
+            for member in [given, *given.get("union", [])]:
+                for (low, high) in member.get("int", []):
+                    lows.append(low)
+                    highs.append(high)
     return max(lows), min(highs)
 
 

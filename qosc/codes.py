@@ -143,6 +143,8 @@ CORE: tuple[Code, ...] = (
     _c("QOS179", _READ, "error", "read back: configuration syntax error"),
     _c("QOS182", _READ, "info", "verify: the policy's own compile cannot be read back on this machine (no scratch "
        "network namespace for a tc batch): compared with the policy alone, stale objects not detected"),
+    _c("QOS185", _READ, "error", "read back: configuration larger than 32 MiB or nested deeper than 64 levels (the "
+       "readers' limits)"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

@@ -18,6 +18,7 @@ from qosc import pipeline
 from qosc.behaviour import intent
 from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, stale
 from qosc.behaviour.model import Device, Interface
+from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, Severity, error
 from qosc.errors import InputError, VerificationUnavailable
 from qosc.model import Device as ModelDevice
@@ -78,10 +79,11 @@ def read(text: str, source: str, platform_name: str, name: str | None = None, fm
 
 
 def read_file(path: str, platform_name: str, name: str | None = None, fmt: str | None = None) -> Read:
+    """read() of a file: at most the readers' size limit is read, a byte that is not UTF-8 is named at its line."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Read(path, None, [error("QOS006", f"cannot read configuration {path}: {exc}", None)])
+        text = read_bounded(path)
+    except InputError as exc:
+        return Read(path, None, exc.diagnostics)
     return read(text, path, platform_name, name or Path(path).name.split(".")[0], fmt)
 
 

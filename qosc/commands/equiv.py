@@ -17,7 +17,9 @@ from qosc.behaviour.compare import Finding, Tolerance
 from qosc.behaviour.readback import Read, equiv, read_file, sniff
 from qosc.commands._common import report
 from qosc.commands.verify import as_diagnostic, finding_json
+from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, error, has_errors, json_object
+from qosc.errors import InputError
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -40,10 +42,9 @@ def side(spec: str) -> tuple[Read | None, list[Diagnostic]]:
         path, platform = spec, ""
     if not platform:
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            return None, [error("QOS006", f"cannot read {path}: {exc}", None)]
+            text = read_bounded(path)
+        except InputError as exc:
+            return None, exc.diagnostics
         guesses = sniff(text)
         if len(guesses) != 1:
             known = ", ".join(sorted({p for p, _ in guesses})) or "none"

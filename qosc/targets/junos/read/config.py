@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.errors import QoscError
-from qosc.targets.junos.read.facts import code_point
+from qosc.targets.junos.read.facts import BITS, code_point
 from qosc.targets.junos.read.parse import paths
 from qosc.tree import Document
 
@@ -23,7 +23,8 @@ class Config:
 
     queues: dict[str, int] = field(default_factory=dict)
     classifiers: dict[tuple[str, str], dict[int, tuple[str, str]]] = field(default_factory=dict)
-    imports: set[tuple[str, str]] = field(default_factory=set)
+    imports: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Classifier -> the classifier it imports (`import default`: 'default')."""
     profiles: dict[str, list[Path]] = field(default_factory=dict)
     schedulers: dict[str, list[Path]] = field(default_factory=dict)
     maps: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -33,7 +34,11 @@ class Config:
     filters: dict[tuple[str, str], dict[str, list[Path]]] = field(default_factory=dict)
     bound: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     where: dict[tuple[str, str], Location | None] = field(default_factory=dict)
-    aliases: dict[str, int] = field(default_factory=dict)
+    aliases: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Code-point aliases per family (dscp, dscp-ipv6, inet-precedence, exp, ...)."""
+    others: dict[tuple[str, str, str], Location | None] = field(default_factory=dict)
+    """(kind, family, name) of classifiers and rewrite rules of families this reader does not read as IP code
+    points (exp, ieee-802.1, ieee-802.1ad): where each is."""
     host_class: str | None = None
     """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -42,19 +47,28 @@ class Config:
         self.where.setdefault((kind, name), loc)
 
 
+    def aliases_of(self, family: str) -> dict[str, int]:
+        return self.aliases.get(family, {})
+
+
 def collect(document: Document) -> Config:
     c = Config()
-    leaves = paths(document.statements)
-    for p, _ in leaves:
-        if p[:3] == ("class-of-service", "code-point-aliases", "dscp") and len(p) == 5:
-            c.aliases[p[3]] = int(p[4], 2)
+    leaves = paths(document.statements, ("class-of-service", "firewall", "interfaces"))
     for p, loc in leaves:
-        if p[:1] == ("class-of-service",):
-            _cos(c, p[1:], loc)
-        elif p[:1] == ("firewall",):
-            _firewall(c, p[1:], loc)
-        elif p[:1] == ("interfaces",) and len(p) >= 8 and p[2] == "unit" and p[4] == "family" and p[6] == "filter":
-            c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
+        if p[:2] == ("class-of-service", "code-point-aliases") and len(p) == 5:
+            with guard(c.diagnostics, " ".join(p), loc):
+                if not set(p[4]) <= {"0", "1"}:
+                    raise ValueError(f"{p[4]!r} is not a bit pattern")
+                c.aliases.setdefault(p[2], {})[p[3]] = int(p[4], 2)
+    for p, loc in leaves:
+        with guard(c.diagnostics, " ".join(p), loc):
+            if p[:1] == ("class-of-service",):
+                _cos(c, p[1:], loc)
+            elif p[:1] == ("firewall",):
+                _firewall(c, p[1:], loc)
+            elif p[:1] == ("interfaces",) and len(p) >= 8 and p[2] == "unit" and p[4] == "family" and \
+                    p[6] == "filter":
+                c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
     return c
 
 
@@ -65,17 +79,23 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
             c.queues[p[3]] = int(p[2])
         elif p[1] == "class" and p[3] == "queue-num":
             c.queues[p[2]] = int(p[4])
+    elif head in ("classifiers", "rewrite-rules") and len(p) >= 3 and p[1] not in BITS:
+        # EXP and 802.1p tables are not IP code points: named where they are, never read as DSCP
+        c.others.setdefault((head, p[1], p[2]), loc)
+        c.at("classifier" if head == "classifiers" else "rewrite-rule", p[2], loc)
     elif head == "classifiers" and len(p) >= 4:
         key = (p[1], p[2])
         table = c.classifiers.setdefault(key, {})
         c.at("classifier", p[2], loc)
-        if p[3:5] == ("import", "default"):
-            c.imports.add(key)
+        if p[3] == "import" and len(p) >= 5:
+            c.imports[key] = p[4]
         elif p[3] == "forwarding-class" and len(p) >= 9 and p[5] == "loss-priority" and p[7] == "code-points":
             try:
-                code = code_point(p[8], c.aliases)
-            except QoscError:
-                c.diagnostics.append(warning("QOS172", f"classifier {p[2]}: unknown code point {p[8]}", loc))
+                code = code_point(p[8], c.aliases_of(p[1]), p[1])
+            except ValueError:
+                c.diagnostics.append(warning("QOS172", f"classifier {p[1]} {p[2]}: unknown code point {p[8]}: "
+                                             "not read", loc, "define it under code-point-aliases "
+                                             f"{p[1]}, or write the bit pattern"))
                 return
             if code in table and table[code] != (p[4], p[6]):
                 c.diagnostics.append(warning("QOS175", f"classifier {p[2]} classifies code point {p[8]} twice "
@@ -92,7 +112,7 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
         c.at("scheduler-map", p[1], loc)
         c.where.setdefault(("map-entry", f"{p[1]}/{p[3]}"), loc)
     elif head == "rewrite-rules" and len(p) >= 9 and p[3] == "forwarding-class" and p[7] == "code-point":
-        c.rewrites.setdefault((p[1], p[2]), {})[(p[4], p[6])] = code_point(p[8], c.aliases)
+        c.rewrites.setdefault((p[1], p[2]), {})[(p[4], p[6])] = code_point(p[8], c.aliases_of(p[1]), p[1])
         c.at("rewrite-rule", p[2], loc)
     elif head == "interfaces" and len(p) >= 3:
         c.ports.setdefault(p[1], {}).setdefault(p[2] if p[2] != "unit" else f"unit {p[3]}", []).append(p)

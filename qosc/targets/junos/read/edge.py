@@ -81,7 +81,8 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
             elif what == "destination-port":
                 dports.append(_port(value))
             elif what in ("dscp", "traffic-class"):
-                dscps.append(code_point(value, c.aliases))
+                family = "dscp" if what == "dscp" else "dscp-ipv6"
+                dscps.append(code_point(value, c.aliases_of(family), family))
         elif p[0] == "then" and len(p) >= 3:
             if p[1] == "forwarding-class":
                 fc = p[2]

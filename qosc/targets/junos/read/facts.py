@@ -7,7 +7,11 @@ network-control, every other code point -> best-effort, loss priority low),
 "Default Forwarding Classes" (best-effort queue 0, expedited-forwarding 1,
 assured-forwarding 2, network-control 3), "Configuring Schedulers" (priority
 low, medium-low, medium-high, high, strict-high), "Rate and size suffixes"
-(k, m, g: 10^3, 10^6, 10^9).
+(k, m, g: 10^3, 10^6, 10^9), "Default IP Precedence Classifier" (ipprec-compatibility, assigned
+implicitly to every logical interface without a classifier: 000/010/100 best-effort low, 001/011/101
+best-effort high, 110 network-control low, 111 network-control high), "Default CoS Values and Aliases"
+(standard inet-precedence aliases be 000, af11 001, af21 010, af31 011, af41 100, ef 101, cs6 and nc1 110,
+cs7 and nc2 111).
 """
 
 from __future__ import annotations
@@ -45,12 +49,39 @@ def number(text: str) -> int:
     return int(float(t))
 
 
-def code_point(text: str, aliases: dict[str, int]) -> int:
-    """A code point as JUNOS writes it: a 6-bit string or an alias (standard or code-point-aliases)."""
-    if len(text) == 6 and set(text) <= {"0", "1"}:
+DSCP_FAMILIES = ("dscp", "dscp-ipv6")
+PRECEDENCE = "inet-precedence"
+BITS = {"dscp": 6, "dscp-ipv6": 6, PRECEDENCE: 3}
+"""The classifier and rewrite families this reader reads as code points of IP packets, and their width."""
+PRECEDENCE_ALIASES = {"be": 0, "af11": 1, "af21": 2, "af31": 3, "af41": 4, "ef": 5, "cs6": 6, "nc1": 6, "cs7": 7,
+                      "nc2": 7}
+
+
+IPPREC_DEFAULT = {0: ("best-effort", "low"), 1: ("assured-forwarding", "low"), 2: ("best-effort", "low"),
+                  3: ("best-effort", "low"), 4: ("best-effort", "low"), 5: ("expedited-forwarding", "low"),
+                  6: ("network-control", "low"), 7: ("network-control", "high")}
+"""ipprec-default (`classifiers inet-precedence default` on a unit): "Default IP Precedence Classifier
+(ipprec-default)", Junos OS 13.1 Class of Service Configuration Guide."""
+
+
+def ipprec_compatibility(precedence: int) -> tuple[str, str]:
+    """(forwarding class, loss priority) of an IP precedence in the implicit ipprec-compatibility classifier."""
+    return ("network-control" if precedence >= 6 else "best-effort"), ("high" if precedence % 2 else "low")
+
+
+def code_point(text: str, aliases: dict[str, int], family: str = "dscp") -> int:
+    """A code point as JUNOS writes it in a family: a bit string of the family's width (6 for dscp and
+    dscp-ipv6, 3 for inet-precedence) or an alias (code-point-aliases of that family, or a standard one).
+    Raises ValueError (DscpError) for anything else."""
+    width = BITS.get(family, 6)
+    if len(text) == width and set(text) <= {"0", "1"}:
         return int(text, 2)
     if text in aliases:
         return aliases[text]
+    if family == PRECEDENCE:
+        if text in PRECEDENCE_ALIASES:
+            return PRECEDENCE_ALIASES[text]
+        raise ValueError(f"{text!r} is neither a 3-bit precedence nor an inet-precedence alias")
     return parse_dscp(text)
 
 

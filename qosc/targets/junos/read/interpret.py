@@ -21,10 +21,21 @@ from __future__ import annotations
 from collections import defaultdict
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
+from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, Path, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
-from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
+from qosc.targets.junos.read.facts import (
+    BITS,
+    DEFAULT_QUEUES,
+    DSCP_FAMILIES,
+    IPPREC_DEFAULT,
+    LOSS_PRECEDENCE,
+    PRECEDENCE,
+    PRIORITY,
+    default_classifier,
+    ipprec_compatibility,
+)
 from qosc.tree import Document
 
 
@@ -119,7 +130,8 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         if not any(k[0] == port for k in units):
             units[(port, "0")] = {}
     for (port, unit), bound in units.items():
-        interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
+        with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
+            interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
     mine = _firewall_owned(c)
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")
                           and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
@@ -144,6 +156,52 @@ def _firewall_owned(c: Config) -> set[tuple[str, str]]:
     return owned
 
 
+def _table(c: Config, family: str, name: str, loc: Location | None, seen: frozenset[str] = frozenset()
+           ) -> dict[int, tuple[str, str]] | None:
+    """A bound classifier as code point -> (forwarding class, loss priority): a defined one with what it imports
+    (`import default`, or another classifier of its family), or a built-in one (`default`: dscp-default,
+    ipprec-default).  inet-precedence tables are by precedence 0..7.  None when it is not defined (QOS174)."""
+    if name == "default":
+        if family == PRECEDENCE:
+            return {p: IPPREC_DEFAULT[p] for p in range(8)}
+        return {code: default_classifier(code) for code in range(64)}
+    table = c.classifiers.get((family, name))
+    if table is None:
+        c.diagnostics.append(warning("QOS174", f"{family} classifier {name} is named but not defined", loc))
+        return None
+    source = c.imports.get((family, name))
+    if source is None or source in seen:
+        return dict(table)
+    base = _table(c, family, source, c.where.get(("classifier", name)), seen | {name}) or {}
+    return {**base, **table}
+
+
+def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam: int, known: set[str],
+                    rule: dict[tuple[str, str], int], loc: Location | None
+                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool]:
+    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, and
+    whether a classifier of the unit (bound, or JUNOS's implicit one) says the classes."""
+    family = DSCP_FAMILIES[fam]
+    rname = bound.get(f"rewrite-rules-{family}")
+    cname, kind = bound.get(f"classifiers-{family}"), family
+    if cname is None and fam == 0 and f"classifiers-{PRECEDENCE}" in bound:
+        cname, kind = bound[f"classifiers-{PRECEDENCE}"], PRECEDENCE
+    table = _table(c, kind, cname, loc) if cname is not None else None
+    if table is None:
+        # no classifier: a code point belongs to the class whose rewrite writes it (what the unit's own marks
+        # mean), the rest is unknown; with neither a rewrite nor an input filter, IPv4 goes through the implicit
+        # ipprec-compatibility classifier (Junos assigns it to every logical interface)
+        own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
+        if own or fam or any(k.startswith("filter-input") for k in bound) or cname is not None:
+            return tuple(_fc(c, own[code], known) if code in own else None for code in range(64)), \
+                (None,) * 64, False
+        table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
+    full = {code: table.get(code >> 3 if kind == PRECEDENCE else code) for code in range(64)}
+    classify = tuple(_fc(c, v[0], known) if v else None for v in full.values())
+    rewrite = tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None for code, v in full.items())
+    return classify, rewrite, True
+
+
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:
     loc = c.where.get(("interface", port))
     if smap is not None and smap not in c.maps:
@@ -151,35 +209,29 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     klasses = classes(c, smap) if smap else ()
     known = {k.name for k in klasses}
+    for key, name in bound.items():
+        kind, _, family = key.partition("s-")
+        if key.startswith(("classifiers-", "rewrite-rules-")) and family not in BITS:
+            c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: {kind.replace('-', ' ')} "
+                                         f"{family} {name}: not read (qosc reads IP code points: dscp, dscp-ipv6, "
+                                         "inet-precedence)", loc))
     classify: list[tuple[str | None, ...]] = []
     rewrite: list[tuple[int | None, ...]] = []
     marks: list[dict[tuple[str, str], int]] = []
-    for family in ("dscp", "dscp-ipv6"):
-        cname = bound.get(f"classifiers-{family}")
-        table = c.classifiers.get((family, cname or ""))
-        if cname is not None and table is None:
-            c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} classifier "
-                                         f"{cname}, which is not defined", loc))
+    classified = False
+    for fam, family in enumerate(DSCP_FAMILIES):
         rname = bound.get(f"rewrite-rules-{family}")
         rule = c.rewrites.get((family, rname or ""), {})
         if rname is not None and (family, rname) not in c.rewrites:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} rewrite rule "
                                          f"{rname}, which is not defined", loc))
         marks.append(rule)
-        if table is None:
-            # no classifier: a code point belongs to the class whose rewrite writes it (what the unit's own
-            # marks mean); the rest is unknown
-            own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
-            classify.append(tuple(_fc(c, own[code], known) if code in own else None for code in range(64)))
-            rewrite.append((None,) * 64)
-            continue
-        full = {code: table.get(code) or (default_classifier(code) if (family, cname) in c.imports else None)
-                for code in range(64)}
-        classify.append(tuple(_fc(c, v[0], known) if v else None for v in full.values()))
-        rewrite.append(tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None
-                             for code, v in full.items()))
+        table, written, told = _classification(c, port, unit, bound, fam, known, rule, loc)
+        classify.append(table)
+        rewrite.append(written)
+        classified = classified or (told and fam == 0 and any(k.startswith("classifiers-") for k in bound))
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
-    for fam, family in enumerate(("dscp", "dscp-ipv6")):
+    for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
             catch = classify[fam][unmatched]
@@ -188,5 +240,5 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     rewrites = any(k.startswith("rewrite-rules-") for k in bound)
     role = "edge" if rules or unmatched is not None else ("core" if rewrites else "transparent" if bound else None)
     return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
-                     (rewrite[0], rewrite[1]), None if role != "edge" else bool(bound.get("classifiers-dscp")),
+                     (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, origin=loc)

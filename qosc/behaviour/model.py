@@ -156,6 +156,10 @@ class Interface:
     on egress (rewrite); 'impose', the EXP of the label imposed on traffic entering an LSP through this
     interface (edge).  Sorted; a domain without entries is not written."""
     origin: Location | None = field(default=None, compare=False)
+    default_class: str | None = field(default=None, compare=False)
+    """The class that takes what no classifier entry names, where the configuration says which (IOS
+    class-default, the HTB `default` class); None where the configuration has no such class (JUNOS: every code
+    point is in a classifier or an implicit one).  What import makes the default service."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

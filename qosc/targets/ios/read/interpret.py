@@ -29,6 +29,7 @@ import dataclasses
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.targets.ios.read.acl import Match
@@ -199,34 +200,48 @@ def _output(c: Config, name: str, policy: str, rate: int | None, queue: Any = No
     if not any(pc.name == "class-default" for pc in pcs):  # every policy-map ends in class-default
         pcs = [*pcs, PolicyClass("class-default", [], c.where.get(("policy-map", policy)))]
     fixed, ratios = _fixed(pcs, rate), _ratios(pcs)
-    classes = tuple(_class(c, pc, rate, fixed, queue, ratios) for pc in pcs)
+    classes: list[Class] = []
+    read: list[PolicyClass] = []
+    for pc in pcs:  # a class with a value qosc cannot read is left out (named): its traffic is class-default's
+        with guard(c.diagnostics, f"policy-map {policy} class {pc.name}", pc.origin):
+            classes.append(_class(c, pc, rate, fixed, queue, ratios))
+            read.append(pc)
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     rewrite: list[list[int | None]] = [list(range(64)), list(range(64))]
-    warned: set[str] = set()
-    for pc in pcs:
-        cm = c.class_maps.get(pc.name)
-        if pc.name == "class-default":
-            sets: tuple[set[int], set[int]] = (set(range(64)), set(range(64)))
-        elif cm is None:
-            c.diagnostics.append(warning("QOS174", f"policy-map {policy} names class-map {pc.name}, which is not "
-                                         "defined", pc.origin))
-            continue
-        elif cm.all and (cm.acls or cm.other) and policy not in warned:
-            warned.add(policy)
-            c.diagnostics.append(warning("QOS172", f"class-map match-all {pc.name} matches more than code points: "
-                                         "no code point is classified by it alone (its packets are taken as "
-                                         "class-default's)", cm.origin))
-            continue
-        else:
-            sets = (cm.v4 or set(), cm.v6 or set())
-        mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
-        for fam in (0, 1):
-            for x in sets[fam]:
-                if classify[fam][x] is None:
-                    classify[fam][x] = pc.name
-                    if mark is not None:
-                        rewrite[fam][x] = mark
-    return classes, classify, rewrite
+    for pc in read:
+        with guard(c.diagnostics, f"policy-map {policy} class {pc.name}", pc.origin):
+            _classify(c, policy, pc, classify, rewrite)
+    return tuple(classes), classify, rewrite
+
+
+def _classify(c: Config, policy: str, pc: PolicyClass, classify: list[list[str | None]],
+              rewrite: list[list[int | None]]) -> None:
+    """The code points an output class takes (those no class before it took) and what it marks them with."""
+    cm = c.class_maps.get(pc.name)
+    if pc.name == "class-default":
+        sets: tuple[set[int], set[int]] = (set(range(64)), set(range(64)))
+    elif cm is None:
+        c.diagnostics.append(warning("QOS174", f"policy-map {policy} names class-map {pc.name}, which is not "
+                                     "defined", pc.origin))
+        return
+    elif cm.all and (cm.acls or cm.other):
+        c.diagnostics.append(warning("QOS172", f"class-map match-all {pc.name} matches more than code points "
+                                     f"({', '.join(cm.acls + cm.other)[:100]}): no code point is classified by it "
+                                     "alone (its packets are taken as class-default's)", cm.origin))
+        return
+    else:
+        if cm.acls or cm.other:
+            c.diagnostics.append(warning("QOS172", f"class-map match-any {pc.name}: its matches other than code "
+                                         f"points ({', '.join(cm.acls + cm.other)[:100]}) are not read: only its "
+                                         "code points are classified into it", cm.origin))
+        sets = (cm.v4 or set(), cm.v6 or set())
+    mark = next((code(w[-1]) for w, _ in pc.lines if w[:2] in (("set", "dscp"), ("set", "ip"))), None)
+    for fam in (0, 1):
+        for x in sets[fam]:
+            if classify[fam][x] is None:
+                classify[fam][x] = pc.name
+                if mark is not None:
+                    rewrite[fam][x] = mark
 
 
 def _police(c: Config, pc: PolicyClass) -> tuple[tuple[str, ...] | None, str | None]:
@@ -300,40 +315,50 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     c = collect(document)
     interfaces = []
     for name, lines in c.interfaces.items():
-        policies = {w[1]: w[2] for w, _ in lines if w[:1] == ("service-policy",) and len(w) >= 3}
-        trust = any(w[:3] == ("mls", "qos", "trust") for w, _ in lines)
-        for policy in policies.values():
-            if policy not in c.policies:
-                c.diagnostics.append(warning("QOS174", f"interface {name} names policy-map {policy}, which is not "
-                                             "defined", c.where.get(("interface", name))))
-        if not policies and not trust and not is_pfc(lines):
-            continue
-        rate = _rate(name, lines)
-        classes, classify, rewrite = _output(c, name, policies["output"], rate, getattr(platform, "queue", None)) \
-            if "output" in policies \
-            else ((), [[None] * 64] * 2, [[None] * 64] * 2)
-        options: tuple[tuple[str, str], ...] = ()
-        if is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
-            classes, by_code = pfc_classes(lines, c.globals, c.where.get(("interface", name)))
-            classify = [list(by_code), list(by_code)]
-            rewrite = [[*range(64)], [*range(64)]]
-            kind = port_type(lines, platform)
-            options = (("port-type", kind),) if kind else ()
-        rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
-            else ([], None, False)
-        port, _, unit = name.partition(".")
-        role = "edge" if "input" in policies else "core"
-        trusted = unmatched is None
-        if is_pfc(lines) and role == "edge":
-            # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
-            # class-default's policer transmits it, which trusts its DSCP)
-            trusted = trust
-            unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
-        interfaces.append(Interface(port, int(unit or 0), role, rate, None, classes,
-                                    (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
-                                    None if role != "edge" else trusted, tuple(rules), unmatched,
-                                    options, origin=c.where.get(("interface", name))))
+        with guard(c.diagnostics, f"interface {name}", c.where.get(("interface", name))):
+            iface = _interface(c, name, lines, platform)
+            interfaces += [iface] if iface is not None else []
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))
     return Device(document.stem, None, tuple(interfaces), owned,
                   document.origin if isinstance(document.origin, Location) else None), c.diagnostics
+
+
+def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location | None]],
+               platform: object) -> Interface | None:
+    """What one interface does with packets: its output classes, input rules, trust; None without QoS."""
+    policies = {w[1]: w[-1] for w, _ in lines if w[:1] == ("service-policy",) and len(w) >= 3
+                and w[1] in ("input", "output")}
+    trust = any(w[:3] == ("mls", "qos", "trust") for w, _ in lines)
+    for policy in policies.values():
+        if policy not in c.policies:
+            c.diagnostics.append(warning("QOS174", f"interface {name} names policy-map {policy}, which is not "
+                                         "defined", c.where.get(("interface", name))))
+    if not policies and not trust and not is_pfc(lines):
+        return None
+    rate = _rate(name, lines)
+    classes, classify, rewrite = _output(c, name, policies["output"], rate, getattr(platform, "queue", None)) \
+        if "output" in policies \
+        else ((), [[None] * 64] * 2, [[None] * 64] * 2)
+    options: tuple[tuple[str, str], ...] = ()
+    if is_pfc(lines):  # Catalyst 6500: egress queues by CoS, not an output policy-map
+        classes, by_code = pfc_classes(lines, c.globals, c.where.get(("interface", name)))
+        classify = [list(by_code), list(by_code)]
+        rewrite = [[*range(64)], [*range(64)]]
+        kind = port_type(lines, platform)
+        options = (("port-type", kind),) if kind else ()
+    rules, unmatched, default_trusts = _input(c, policies["input"], is_pfc(lines)) if "input" in policies \
+        else ([], None, False)
+    port, _, unit = name.partition(".")
+    role = "edge" if "input" in policies else "core"
+    trusted = unmatched is None
+    if is_pfc(lines) and role == "edge":
+        # PFC: a port without `mls qos trust` is untrusted: unmarked traffic takes the port CoS 0, DSCP 0 (unless
+        # class-default's policer transmits it, which trusts its DSCP)
+        trusted = trust
+        unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
+    return Interface(port, int(unit) if unit.isdigit() else 0, role, rate, None, classes,
+                     (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
+                     None if role != "edge" else trusted, tuple(rules), unmatched,
+                     options, origin=c.where.get(("interface", name)),
+                     default_class="class-default" if "output" in policies and not is_pfc(lines) else None)

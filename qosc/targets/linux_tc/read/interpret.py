@@ -105,7 +105,7 @@ def _leaf(h: str, f: dict[str, Any], w: Location | None, link: int, leaf_q: dict
     buffer: tuple[str, float] | None = None
     drop: tuple[tuple[int, Curve], ...] = ()
     kind, q = leaf_q.get(h, ("", {}))
-    qo = q.get("options") if isinstance(q.get("options"), dict) else {}
+    qo: dict[str, Any] = q["options"] if isinstance(q.get("options"), dict) else {}
     if kind == "bfifo":
         buffer = ("bytes", float(size(qo.get("limit", 0))))
     elif kind == "pfifo":
@@ -187,7 +187,7 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
 
 def _order(e: Entry) -> tuple[int, int]:
     f = e[1]
-    options = f.get("options") if isinstance(f.get("options"), dict) else {}
+    options: dict[str, Any] = f["options"] if isinstance(f.get("options"), dict) else {}
     with contextlib.suppress(ValueError):
         return int(str(f.get("pref", 0))), int(str(options.get("order", 0)))
     return 1 << 30, 0

@@ -145,6 +145,11 @@ CORE: tuple[Code, ...] = (
        "network namespace for a tc batch): compared with the policy alone, stale objects not detected"),
     _c("QOS185", _READ, "error", "read back: configuration larger than 32 MiB or nested deeper than 64 levels (the "
        "readers' limits)"),
+    _c("QOS186", _READ, "info", "import: nothing to lift: the configuration applies no QoS qosc reads (no policy "
+       "written, exit status 3)"),
+    _c("QOS187", _READ, "info", "import: the reconciliation: QoS objects seen = lifted + named as not lifted (QOS172)"),
+    _c("QOS188", _READ, "error", "import: no valid policy can be lifted from what the configuration applies (nothing "
+       "written)"),
     _c("QOS189", _READ, "info", "read back: the configuration does not say something qosc needs (a tc dump's "
        "interface): what was taken instead is said"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "

@@ -25,10 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import yaml
-
 from qosc import dscp as dscp_mod
 from qosc.behaviour.bodies import envelope_body, port_value, profile_body
+from qosc.behaviour.liftable import Element, default_class, element, families, not_lifted, unliftable
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -103,37 +102,12 @@ class Lifted:
     origins: dict[tuple[str, ...], Location] = field(default_factory=dict)
     """Where each service, drop profile, policer, classifier and interface of the policy came from in the
     configurations (its first class, rule or interface statement)."""
-
-    def relocate(self, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str) -> list[Diagnostic]:
-        """The diagnostics of the written policy that have a configuration origin, again at that origin: a
-        flaw of the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
-        spans = yaml_spans(policy_text)
-        out = []
-        for d in diagnostics:
-            if d.location is None or d.location.file != policy_path:
-                continue
-            path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in self.origins), None)
-            if path is not None:
-                out.append(replace(d, location=self.origins[path],
-                                   message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
-        return out
-
-
-def yaml_spans(text: str) -> list[tuple[tuple[str, ...], int, int]]:
-    """(key path, first line, last line) of every mapping entry of a YAML text, innermost first."""
-    spans: list[tuple[tuple[str, ...], int, int]] = []
-
-    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                walk(value, sub)
-                # a block collection ends where the next key starts: its last line is the one before
-                last = value.end_mark.line + 1 if isinstance(value, yaml.ScalarNode) else value.end_mark.line
-                spans.append((sub, key.start_mark.line + 1, max(key.start_mark.line + 1, last)))
-    if (root := yaml.compose(text)) is not None:
-        walk(root, ())
-    return sorted(spans, key=lambda s: (s[2] - s[1], -len(s[0])))
+    elements: set[Element] = field(default_factory=set)
+    """The interfaces, classes and rules read back that the policy holds (qosc.behaviour.liftable.element)."""
+    carriers: dict[str, set[Element]] = field(default_factory=dict)
+    """Service name -> the classes it was lifted from."""
+    rule_elements: dict[tuple[str, str], set[Element]] = field(default_factory=dict)
+    """(classifier, rule name in the policy) -> the rules read back it was lifted from."""
 
 
 class _Lifter:
@@ -150,6 +124,8 @@ class _Lifter:
         self.default: frozenset[int] | None = None
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
+        self.carriers: dict[str, set[Element]] = {}
+        self.rule_elements: dict[tuple[str, str], set[Element]] = {}
 
     # -- services -------------------------------------------------------------------------------------------
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
@@ -322,45 +298,19 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
     lifter = _Lifter(name)
     out_devices: dict[str, Any] = {}
+    elements: set[Element] = set()
     for device in devices:
         interfaces: dict[str, Any] = {}
         for iface in device.interfaces:
-            counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
-            default_name = max(counts, key=lambda n: (counts[n], n)) if counts else None
-            kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls)
-                     for cls in iface.classes}
-            levels, found = priorities(iface, kinds)
-            lifter.diagnostics += found
-            capped = next((cls for cls in iface.classes if cls.cap_rate is not None), None)
-            if capped is not None and iface.rate is None:
+            if iface.name in interfaces:
                 lifter.diagnostics.append(warning(
-                    "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
-                    f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
-                    "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
-            carried: list[str] = []
-            service_of: dict[int, str] = {}
-            for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
-                carried.append(service)
-                for code in lifter.codes_of(iface, cls):
-                    service_of[code] = service
-            body: dict[str, Any] = {}
-            if iface.role is not None:
-                body["role"] = iface.role
-            if iface.rate is not None:
-                body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
-            if iface.unit:
-                body["unit"] = iface.unit
-            classifier = lifter.classifier(iface, service_of)
-            if classifier is not None:
-                body["classifier"] = classifier
-            if iface.trust is not None and iface.role == "edge":
-                body["trust"] = "dscp" if iface.trust else "none"
-            body.update(dict(iface.options))
-            body["services"] = carried
-            interfaces[iface.name] = body
-            if iface.origin is not None:
-                lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
+                    "QOS172", f"interface {iface.name} unit {iface.unit} not lifted: unit "
+                    f"{interfaces[iface.name].get('unit', 0)} of the port is imported, and a policy gives an interface "
+                    "one unit", iface.origin))
+                continue
+            body = _interface(lifter, device, iface, elements)
+            if body is not None:
+                interfaces[iface.name] = body
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
@@ -380,4 +330,63 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     if lifter.classifier_bodies:
         policy["classifiers"] = lifter.classifier_bodies
     policy["devices"] = out_devices
-    return Lifted(policy, lifter.diagnostics, lifter.origins)
+    return Lifted(policy, lifter.diagnostics, lifter.origins, elements, lifter.carriers, lifter.rule_elements)
+
+
+def _interface(lifter: _Lifter, device: Device, iface: Interface, elements: set[Element]) -> dict[str, Any] | None:
+    """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
+    made or met on the way; the elements lifted are added to `elements`."""
+    default_name = default_class(iface)
+    liftable = []
+    for cls in iface.classes:
+        why = unliftable(iface, cls, default_name)
+        if why is None:
+            liftable.append(cls)
+        else:
+            lifter.diagnostics.append(not_lifted(iface, cls, why))
+    lifter.diagnostics += families(iface)
+    if not liftable and not iface.rules:
+        lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
+                                          "its classes can be a service", iface.origin))
+        return None
+    kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
+    levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)
+    lifter.diagnostics += found
+    capped = next((cls for cls in liftable if cls.cap_rate is not None), None)
+    if capped is not None and iface.rate is None:
+        lifter.diagnostics.append(warning(
+            "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
+            f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
+            "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
+    carried: list[str] = []
+    service_of: dict[int, str] = {}
+    for cls in liftable:
+        service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name))
+        carried.append(service)
+        lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
+        elements.add(element("class", device.name, iface, cls.name))
+        for code in lifter.codes_of(iface, cls):
+            service_of[code] = service
+    body: dict[str, Any] = {}
+    if iface.role is not None:
+        body["role"] = iface.role
+    if iface.rate is not None:
+        body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
+    if iface.unit:
+        body["unit"] = iface.unit
+    classifier = lifter.classifier(iface, service_of)
+    if classifier is not None:
+        body["classifier"] = classifier
+        for r in iface.rules:
+            if r.mark is not None and r.mark in service_of:
+                elements.add(element("rule", device.name, iface, r.name))
+                lifter.rule_elements.setdefault((classifier, _ident(r.name, "rule")), set()).add(
+                    element("rule", device.name, iface, r.name))
+    if iface.trust is not None and iface.role == "edge":
+        body["trust"] = "dscp" if iface.trust else "none"
+    body.update(dict(iface.options))
+    body["services"] = carried
+    elements.add(element("interface", device.name, iface))
+    if iface.origin is not None:
+        lifter.origins[("devices", device.name, "interfaces", iface.name)] = iface.origin
+    return body

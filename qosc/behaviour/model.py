@@ -188,5 +188,13 @@ class Device:
     """The class router-generated traffic (routing protocols) is queued in, where the configuration names one
     (JUNOS host-outbound-traffic); None where the box classifies it like transit traffic, or does not say."""
 
+    seen: tuple[tuple[str, str, Location | None], ...] = field(default=(), compare=False)
+    """Every QoS object of the configuration, (kind, name, where it is defined), applied or not: what import
+    reconciles (each is lifted or named as not lifted)."""
+    uses: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = field(default=(), compare=False)
+    """(element, (kind, name)): the objects each element read back is made of; an element is ("interface", port,
+    unit), ("class", port, unit, class) or ("rule", port, unit, rule).  An object no element uses is applied to
+    no interface: it does nothing."""
+
     def interface(self, name: str, unit: int = 0) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name and i.unit == unit), None)

@@ -32,6 +32,7 @@ from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
+from qosc.targets.ios.read import inventory
 from qosc.targets.ios.read.acl import Match
 from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
 from qosc.targets.ios.read.pfc import classes as pfc_classes
@@ -314,14 +315,18 @@ def _input(c: Config, policy: str, pfc: bool = False) -> tuple[list[Rule], int |
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
     c = collect(document)
     interfaces = []
+    read: dict[str, tuple[str, str]] = {}
     for name, lines in c.interfaces.items():
         with guard(c.diagnostics, f"interface {name}", c.where.get(("interface", name))):
             iface = _interface(c, name, lines, platform)
-            interfaces += [iface] if iface is not None else []
+            if iface is not None:
+                interfaces.append(iface)
+                read[name] = (iface.name, str(iface.unit))
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k != "interface"),
                          key=lambda t: (t[0], t[1])))
     return Device(document.stem, None, tuple(interfaces), owned,
-                  document.origin if isinstance(document.origin, Location) else None), c.diagnostics
+                  document.origin if isinstance(document.origin, Location) else None,
+                  seen=inventory.seen(c), uses=inventory.uses(c, read)), c.diagnostics
 
 
 def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location | None]],
@@ -334,7 +339,13 @@ def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location
         if policy not in c.policies:
             c.diagnostics.append(warning("QOS174", f"interface {name} names policy-map {policy}, which is not "
                                          "defined", c.where.get(("interface", name))))
-    if not policies and not trust and not is_pfc(lines):
+    if not policies and not is_pfc(lines):
+        if trust:
+            what = " ".join(next(w for w, _ in lines if w[:3] == ("mls", "qos", "trust")))
+            c.diagnostics.append(warning("QOS172", f"interface {name}: `{what}` on a port without queueing or a "
+                                         "service-policy of its own: not lifted (a policy's interface is its "
+                                         "services' queues)", next(loc for w, loc in lines
+                                                                   if w[:3] == ("mls", "qos", "trust"))))
         return None
     rate = _rate(name, lines)
     classes, classify, rewrite = _output(c, name, policies["output"], rate, getattr(platform, "queue", None)) \

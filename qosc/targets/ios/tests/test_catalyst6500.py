@@ -240,3 +240,26 @@ def test_qos128_wred_on_a_tail_drop_only_port(tmp_path) -> None:
     diags = api.validate(path).diagnostics
     assert [d.code for d in diags if d.code.startswith("QOS12")] == ["QOS128"]
     assert next(d for d in diags if d.code == "QOS128").severity.value == "warning"
+
+
+def test_a_port_given_no_service_compiles_without_a_cos_map(tmp_path: Path) -> None:
+    """Issue 22 (c6500-wrr.ios): a Port-channel that only trusts CoS, imported as an interface with `services: []`,
+    made the PFC lowering index a queue plan that had no queue (IndexError while the policy was validated)."""
+    path = tmp_path / "c6.yaml"
+    path.write_text(textwrap.dedent("""\
+        qosc: 1
+        name: c6
+        services:
+          best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}}
+          voice: {kind: premium, dscp: [ef], queue: {share: 40%, priority: high}}
+        devices:
+          sw1:
+            platform: catalyst6500
+            interfaces:
+              Port-channel51: {role: core, services: []}
+              GigabitEthernet1/7: {role: core, speed: 1G, port-type: 1p3q8t}
+        """))
+    policy, _ = load(path)
+    text = compile_device(policy, "sw1")
+    assert not [ln for ln in block(text, "interface Port-channel51") if "cos-map" in ln]
+    assert [ln for ln in block(text, "interface GigabitEthernet1/7") if "cos-map" in ln]

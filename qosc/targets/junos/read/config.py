@@ -77,8 +77,10 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
     if head == "forwarding-classes" and len(p) >= 4:
         if p[1] == "queue":
             c.queues[p[3]] = int(p[2])
+            c.at("forwarding-class", p[3], loc)
         elif p[1] == "class" and p[3] == "queue-num":
             c.queues[p[2]] = int(p[4])
+            c.at("forwarding-class", p[2], loc)
     elif head in ("classifiers", "rewrite-rules") and len(p) >= 3 and p[1] not in BITS:
         # EXP and 802.1p tables are not IP code points: named where they are, never read as DSCP
         c.others.setdefault((head, p[1], p[2]), loc)
@@ -125,6 +127,8 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
 
 
 def _firewall(c: Config, p: Path, loc: Location | None) -> None:
+    if p[:1] == ("filter",):  # `firewall filter` without a family is an IPv4 filter
+        p = ("family", "inet", *p)
     if p[:1] in (("policer",), ("three-color-policer",)) and len(p) >= 3:
         c.policers.setdefault(p[1], []).append(p[2:] + (p[0],))
         c.at("policer", p[1], loc)

@@ -23,6 +23,7 @@ from collections import defaultdict
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.targets.junos.read import inventory
 from qosc.targets.junos.read.config import Config, Path, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
@@ -36,6 +37,7 @@ from qosc.targets.junos.read.facts import (
     default_classifier,
     ipprec_compatibility,
 )
+from qosc.targets.junos.read.inventory import qos_filter
 from qosc.tree import Document
 
 
@@ -124,8 +126,11 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                     smaps[port] = p[3]
                 elif key.startswith("unit") and len(p) >= 7 and p[4] in ("classifiers", "rewrite-rules"):
                     units[(port, p[3])][f"{p[4]}-{p[5]}"] = p[6]
-    for (port, unit), bound in c.bound.items():
-        units[(port, unit)].update(bound)
+    for (port, unit), bound in c.bound.items():  # an input filter that only accepts or discards is an ACL
+        qos = {k: v for k, v in bound.items() if not k.startswith("filter-input-")
+               or qos_filter(c, k.removeprefix("filter-input-"), v)}
+        if qos:
+            units[(port, unit)].update(qos)
     for port in smaps:
         if not any(k[0] == port for k in units):
             units[(port, "0")] = {}
@@ -133,12 +138,13 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
             interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
     mine = _firewall_owned(c)
-    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")
+    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term", "forwarding-class")
                           and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
-    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class), list(
+    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
+                  seen=inventory.seen(c, units), uses=inventory.uses(c, units, smaps)), list(
         dict.fromkeys(c.diagnostics))
 
 

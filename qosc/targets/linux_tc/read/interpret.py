@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
@@ -80,14 +81,16 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         diagnostics.append(Diagnostic("QOS189", Severity.INFO, f"the dump does not name its interface: read as "
                                       f"{document.stem} (after the file's name)", origin,
                                       "put a line `## dev NAME` before the dump, or name the file NAME.json"))
+    inv = Inventory()
     for name, statements, where in parts:
         with guard(diagnostics, f"interface {name}", where):
-            iface, found = _interface(name, statements, where)
+            iface, found = _interface(name, statements, where, inv)
             diagnostics += found
             if iface is not None:
                 interfaces.append(iface[0])
                 owned += iface[1]
-    return Device(document.stem, None, tuple(interfaces), tuple(owned), origin), diagnostics
+    return Device(document.stem, None, tuple(interfaces), tuple(owned), origin, seen=tuple(inv.seen),
+                  uses=tuple(inv.uses)), diagnostics
 
 
 Entry = tuple[str, dict[str, Any], Location | None]
@@ -125,7 +128,28 @@ def _leaf(h: str, f: dict[str, Any], w: Location | None, link: int, leaf_q: dict
                  ceiling=None if strict else ceiling, buffer=buffer, drop=drop, origin=w)
 
 
-def _interface(name: str, statements: tuple[Statement, ...], origin: Location | None) -> tuple[
+@dataclass
+class Inventory:
+    """Device.seen and Device.uses of a dump (qosc.behaviour.reconcile)."""
+
+    seen: list[tuple[str, str, Location | None]] = field(default_factory=list)
+    uses: list[tuple[tuple[str, ...], tuple[str, str]]] = field(default_factory=list)
+
+
+def _tbf(name: str, root: Entry, inv: Inventory) -> Interface:
+    """A root TBF: the interface shaped to its rate, one class for all traffic (tc-tbf(8))."""
+    kind, f, w = root
+    options: dict[str, Any] = f["options"] if isinstance(f.get("options"), dict) else {}
+    link = rate(options.get("rate", 0))
+    if not link:
+        raise ValueError("a TBF without a rate")
+    inv.uses.append((("interface", name, "0"), ("qdisc", f"{name} root {kind} {f.get('handle')}")))
+    everything = tuple(["tbf"] * 64)
+    return Interface(name, 0, None, link, link, (Class("tbf", share=100.0, origin=w),), (everything, everything),
+                     (tuple(range(64)), tuple(range(64))), origin=w, default_class="tbf")
+
+
+def _interface(name: str, statements: tuple[Statement, ...], origin: Location | None, inv: Inventory) -> tuple[
         tuple[Interface, list[tuple[str, str, Location | None]]] | None, list[Diagnostic]]:
     """One interface's tree: its behaviour and its HTB classes (owned: "<dev> <classid>")."""
     diagnostics: list[Diagnostic] = []
@@ -141,11 +165,20 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
         sections = {"qdisc": qdiscs, "class": classes, "filter": filters}
         if s.words[0].text in sections:
             sections[s.words[0].text].append(entry)
+    unread = ("unread", name)
+    for k, f, w in qdiscs:
+        where = "root" if f.get("root") in (True, "true") else f"under {f.get('parent')}"
+        inv.seen.append(("qdisc", f"{name} {where} {k} {f.get('handle')}", w))
     root = next(((k, f, w) for k, f, w in qdiscs if f.get("root") in (True, "true")), None)
+    if root is not None and root[0] == "tbf":
+        return (_tbf(name, root, inv), []), diagnostics
     if root is None or root[0] != "htb":
         what = f"root qdisc {root[0]}" if root is not None else "no root qdisc"
-        return None, [warning("QOS172", f"{name}: {what}, not HTB: nothing qosc lifts (qosc schedules Linux "
+        inv.uses += [(unread, ("qdisc", obj)) for kind, obj, _ in inv.seen if kind == "qdisc" and obj.startswith(name)]
+        return None, [warning("QOS172", f"{name}: {what}, not HTB or TBF: nothing qosc lifts (qosc schedules Linux "
                               "classes with HTB)", root[2] if root is not None else origin)]
+    iface_el = ("interface", name, "0")
+    inv.uses.append((iface_el, ("qdisc", f"{name} root htb {root[1].get('handle')}")))
     major = _handle(root[1]["handle"]).split(":")[0]
     opts = root[1].get("options", {})
     default = f"{major}:{int(str(opts.get('default', '0')), 16):x}" if isinstance(opts, dict) else None
@@ -154,28 +187,47 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
         if k == "htb":
             with guard(diagnostics, f"HTB class {f.get('handle')}", w):
                 htb[_handle(f["handle"])] = (f, w)
+    inv.seen += [("htb class", f"{name} {h}", w) for h, (_, w) in htb.items()]
     parents = {str(_handle(f["parent"])) for f, _ in htb.values() if "parent" in f}
     top = [h for h, (f, _) in htb.items() if f.get("root") in (True, "true") or "parent" not in f]
     inner_tops = [h for h in top if h in parents]
     link = rate(htb[inner_tops[0]][0].get("rate", 0)) if inner_tops else 0
+    if not inner_tops and len(top) == 1:  # one class under the qdisc: it shapes the link
+        link = rate(htb[top[0]][0].get("ceil", htb[top[0]][0].get("rate", 0)))
     diagnostics.extend(warning("QOS172", f"{name}: HTB class {h} is a second root class with classes under it: "
                                f"its shares are read against {inner_tops[0]}'s rate", htb[h][1])
                        for h in inner_tops[1:])
+    inv.uses += [(iface_el, ("htb class", f"{name} {h}")) for h in htb if h in parents]
     leaves = {h: (f, w) for h, (f, w) in htb.items() if h not in parents and h not in inner_tops}
     leaf_q: dict[str, tuple[str, dict[str, Any]]] = {}
     for k, f, _ in qdiscs:
         with guard(diagnostics, f"qdisc {k}", None):
-            if "parent" in f:
+            if "parent" in f and not f.get("root"):
                 leaf_q[_handle(f["parent"])] = (k, f)
     out: list[Class] = []
     for h, (f, w) in leaves.items():
         with guard(diagnostics, f"HTB class {h}", w):
-            out.append(_leaf(h, f, w, link, leaf_q, diagnostics))
+            cls = _leaf(h, f, w, link, leaf_q, diagnostics)
+            if h in top and len(top) > 1:  # a root class of its own: capped at its ceil, borrowing from nothing
+                cls = replace(cls, strict=False, cap=None, ceiling=None, cap_rate=rate(f.get("ceil", f.get("rate"))))
+            out.append(cls)
+            element = ("class", name, "0", h)
+            inv.uses.append((element, ("htb class", f"{name} {h}")))
+            if h in leaf_q:
+                kind, q = leaf_q[h]
+                obj = ("qdisc", f"{name} under {q.get('parent')} {kind} {q.get('handle')}")
+                inv.uses.append((element if kind in ("bfifo", "pfifo", "red") else unread, obj))
     read = {c.name for c in out}
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     for _, f, w in sorted(filters, key=_order):
         with guard(diagnostics, f"filter pref {f.get('pref')}", w):
-            _filter(f, w, major, read, classify, diagnostics)
+            o = f.get("options")
+            if not isinstance(o, dict) or ("flowid" not in o and "classid" not in o):
+                continue  # a u32 hash table or chain head: no match of its own
+            obj = ("filter", f"{name} pref {f.get('pref')} {o.get('fh', '')} to {o.get('flowid', o.get('classid'))}")
+            inv.seen.append((*obj, w))
+            took = _filter(f, w, major, read, classify, diagnostics)
+            inv.uses.append((iface_el if took else unread, obj))
     for fam in (0, 1):
         classify[fam] = [x if x is not None else (default if default in read else None) for x in classify[fam]]
     ident = tuple(range(64))
@@ -194,7 +246,7 @@ def _order(e: Entry) -> tuple[int, int]:
 
 
 def _filter(f: dict[str, Any], w: Location | None, major: str, read: set[str], classify: list[list[str | None]],
-            diagnostics: list[Diagnostic]) -> None:
+            diagnostics: list[Diagnostic]) -> bool:
     """One filter of the dump: a u32 filter on the root HTB qdisc matching the DSCP classifies its code points
     to its class; any other filter is named (QOS172) with what it matches."""
     o = f.get("options")
@@ -206,28 +258,29 @@ def _filter(f: dict[str, Any], w: Location | None, major: str, read: set[str], c
     what = f"filter pref {pref} ({kind}, protocol {proto}) to class {flow}"
     if parent != f"{major}:":
         diagnostics.append(warning("QOS172", f"{what}: attached to {parent}, not the root HTB qdisc: not lifted", w))
-        return
+        return False
     if kind != "u32" or not isinstance(o.get("match"), (dict, list)):
         diagnostics.append(warning("QOS172", f"{what}: not lifted (qosc classifies Linux traffic by DSCP with u32 "
                                    "filters)", w))
-        return
+        return False
     if flow not in read:
         diagnostics.append(warning("QOS174", f"filter sends to class {flow}, which is not a leaf HTB class", w))
-        return
+        return False
     keys = o["match"] if isinstance(o["match"], list) else [o["match"]]
     fams = {"ip": (0,), "ipv6": (1,), "all": (0, 1)}.get(proto, ())
     if not fams:
         diagnostics.append(warning("QOS172", f"{what}: protocol {proto} is not IP: not lifted", w))
-        return
+        return False
     for fam in fams:
         codes, other = _codes_of(keys, fam == 1)
         if other:
             diagnostics.append(warning("QOS172", f"{what}: matches {', '.join(other)}, not only the DSCP: not "
                                        "lifted (qosc classifies Linux traffic by DSCP only)", w))
-            return
+            return False
         for code in codes:
             if classify[fam][code] is None:
                 classify[fam][code] = flow
+    return True
 
 
 def _codes_of(keys: list[Any], v6: bool) -> tuple[set[int], list[str]]:

@@ -118,7 +118,7 @@ def test_control_and_invisible_characters_in_a_name_are_refused_at_their_column(
         fmt = "conf"
     else:
         fmt = "set" if platform == "junos-mx" else None
-    at = [i for i, ln in enumerate(text.splitlines(), 1) if name in ln][0] if platform != "linux" else line
+    at = next(i for i, ln in enumerate(text.splitlines(), 1) if name in ln) if platform != "linux" else line
     spoiled = text.replace(name, name[:1] + char + name[1:], 1)
     r = read(spoiled, "bad.cfg", platform, "bad", fmt)
     assert r.behaviour is None

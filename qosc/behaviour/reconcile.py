@@ -152,7 +152,7 @@ def _leave_out(lifted: Lifted, target: tuple[str, ...], why: Diagnostic) -> list
             for body in dev["interfaces"].values():
                 if name in body.get("services", []):
                     body["services"].remove(name)
-        for cname, body in list(policy.get("classifiers", {}).items()):
+        for _cname, body in list(policy.get("classifiers", {}).items()):
             body["rules"] = [r for r in body["rules"] if r.get("service") != name]
         what = f"service {name}"
     elif kind == "devices":

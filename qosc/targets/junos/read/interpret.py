@@ -138,7 +138,8 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
         with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
             interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
     mine = _firewall_owned(c)
-    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term", "forwarding-class")
+    inner = ("map-entry", "term", "forwarding-class")
+    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in inner
                           and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None

@@ -73,7 +73,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                 out += [(klass, ("drop-profile", p[6])) for p in c.schedulers.get(sched, [])
                         if p[0] == "drop-profile-map" and len(p) >= 7]
         for key, name in bound.items():
-            kind, _, family = key.partition("s-")
+            _kind, _, family = key.partition("s-")
             if key.startswith("classifiers-"):
                 element = iface if family in BITS else unread
                 out += [(element, ("classifier", f"{family} {n}")) for n in _classifier(c, family, name)]

@@ -167,8 +167,8 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
             sections[s.words[0].text].append(entry)
     unread = ("unread", name)
     for k, f, w in qdiscs:
-        where = "root" if f.get("root") in (True, "true") else f"under {f.get('parent')}"
-        inv.seen.append(("qdisc", f"{name} {where} {k} {f.get('handle')}", w))
+        place = "root" if f.get("root") in (True, "true") else f"under {f.get('parent')}"
+        inv.seen.append(("qdisc", f"{name} {place} {k} {f.get('handle')}", w))
     root = next(((k, f, w) for k, f, w in qdiscs if f.get("root") in (True, "true")), None)
     if root is not None and root[0] == "tbf":
         return (_tbf(name, root, inv), []), diagnostics
@@ -251,7 +251,7 @@ def _filter(f: dict[str, Any], w: Location | None, major: str, read: set[str], c
     to its class; any other filter is named (QOS172) with what it matches."""
     o = f.get("options")
     if not isinstance(o, dict) or ("flowid" not in o and "classid" not in o):
-        return  # a u32 hash table or chain head: no match of its own
+        return False  # a u32 hash table or chain head: no match of its own
     parent = _handle(f.get("parent", "0:"))
     flow = _handle(o.get("flowid", o.get("classid")))
     pref, kind, proto = f.get("pref"), f.get("kind", "?"), str(f.get("protocol"))

@@ -27,7 +27,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.bodies import envelope_body, port_value, profile_body
-from qosc.behaviour.liftable import Element, default_class, element, families, not_lifted, unliftable
+from qosc.behaviour.liftable import Element, default_class, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -344,10 +344,12 @@ def _interface(lifter: _Lifter, device: Device, iface: Interface, elements: set[
             liftable.append(cls)
         else:
             lifter.diagnostics.append(not_lifted(iface, cls, why))
-    lifter.diagnostics += families(iface)
+    lifter.diagnostics += families(iface) + unscheduled(iface)
     if not liftable and not iface.rules:
-        lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
-                                          "its classes can be a service", iface.origin))
+        why = "none of its classes can be a service" if iface.classes else \
+            "it has no queues of its own (no scheduler map or output policy: the device's default scheduling)"
+        lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
+                                          iface.origin))
         return None
     kinds = {cls.name: _kind(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
     levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)

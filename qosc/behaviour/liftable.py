@@ -59,6 +59,25 @@ def not_lifted(iface: Interface, cls: Class, why: str) -> Diagnostic:
                    cls.origin or iface.origin, "give the class code points, or leave it to the device's defaults")
 
 
+def unscheduled(iface: Interface) -> list[Diagnostic]:
+    """QOS172 where code points are classified into a class the interface does not schedule (a JUNOS forwarding
+    class its scheduler map leaves out): they are lifted into the default service."""
+    names = {c.name for c in iface.classes}
+    if not names:
+        return []
+    lost: dict[str, list[int]] = {}
+    for code in range(64):
+        cls = iface.classify[0][code]
+        if cls is not None and cls not in names:
+            lost.setdefault(cls, []).append(code)
+    return [warning("QOS172", f"interface {iface.name} unit {iface.unit}: DSCP "
+                    f"{' '.join(dscp_mod.name(c) for c in points[:8])}{' ...' if len(points) > 8 else ''} go to class "
+                    f"{cls}, which the interface does not schedule (no queue of its own here): not lifted (the "
+                    "imported policy gives them the default service)", iface.origin,
+                    "schedule the class on the interface, or classify its code points into a scheduled one")
+            for cls, points in sorted(lost.items())]
+
+
 def families(iface: Interface) -> list[Diagnostic]:
     """QOS172 where IPv4 and IPv6 code points of the interface go to different classes (both known)."""
     apart: dict[tuple[str | None, str | None], list[int]] = {}

@@ -263,6 +263,8 @@ class _Lifter:
                 item["policer"] = self.policer(env, f"{r.name}-policer", r.origin)
                 self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
+        if not body:  # every rule left out (named above): no classifier
+            return None
         self.classifiers[rules] = name
         self.classifier_bodies[name] = {"rules": body}
         if iface.origin is not None:

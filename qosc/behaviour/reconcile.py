@@ -96,8 +96,28 @@ class Settled:
     """`qosc validate`'s diagnostics of the text (warnings only: it has no error)."""
 
 
+_FIELDS = {("queue", "ecn"), ("queue", "buffer"), ("queue", "ceiling"), ("drop-profile",), ("policer",)}
+"""What of an imported service can be left out alone, the rest of the service kept (a target without ECN, a
+buffer the platform cannot set)."""
+_PORT_FIELDS = {"port-type", "trust", "classifier", "shape"}
+
+
+def _field(path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A field of a service or interface an error at `path` is about, where it can be left out on its own."""
+    if path[:1] == ("services",) and len(path) >= 3:
+        for tail in _FIELDS:
+            if path[2:2 + len(tail)] == tail:
+                return path[:2 + len(tail)]
+    if path[:1] == ("devices",) and len(path) >= 5 and path[2] == "interfaces" and path[4] in _PORT_FIELDS:
+        return path[:5]
+    return None
+
+
 def _target(path: tuple[str, ...]) -> tuple[str, ...] | None:
     """The object of the policy an error at `path` is about, by the policy's layout."""
+    field = _field(path)
+    if field is not None:
+        return field
     if path[:1] in (("services",), ("policers",), ("drop-profiles",)) and len(path) >= 2:
         return path[:2]
     if path[:1] == ("classifiers",) and len(path) >= 4 and path[2] == "rules":
@@ -145,7 +165,15 @@ def _leave_out(lifted: Lifted, target: tuple[str, ...], why: Diagnostic) -> list
     origin = lifted.origins.get(target[:2]) or lifted.origins.get(target)
     reason = f"{why.code} {why.message}"
     gone: set[Element] = set()
-    if kind == "services":
+    if _field(target) == target:
+        holder = policy
+        for key in target[:-1]:
+            holder = holder[key]
+        holder.pop(target[-1], None)
+        what = f"{'.'.join(target[2:] if kind == 'services' else target[4:])} of " + (
+            f"service {name}" if kind == "services" else f"interface {target[3]}")
+        origin = lifted.origins.get(target[:2] if kind == "services" else target[:4]) or origin
+    elif kind == "services":
         policy["services"].pop(name, None)
         gone |= lifted.carriers.get(name, set())
         for dev in policy["devices"].values():

@@ -39,6 +39,10 @@ class Config:
     others: dict[tuple[str, str, str], Location | None] = field(default_factory=dict)
     """(kind, family, name) of classifiers and rewrite rules of families this reader does not read as IP code
     points (exp, ieee-802.1, ieee-802.1ad): where each is."""
+    speeds: dict[str, str] = field(default_factory=dict)
+    """Port -> its `speed` under interfaces (10g, 100g, ...)."""
+    tcps: dict[str, list[Path]] = field(default_factory=dict)
+    """Traffic-control profiles by name: their statements."""
     host_class: str | None = None
     """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -69,6 +73,8 @@ def collect(document: Document) -> Config:
             elif p[:1] == ("interfaces",) and len(p) >= 8 and p[2] == "unit" and p[4] == "family" and \
                     p[6] == "filter":
                 c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
+            elif p[:1] == ("interfaces",) and len(p) == 4 and p[2] == "speed":
+                c.speeds[p[1]] = p[3]
     return c
 
 
@@ -103,6 +109,9 @@ def _cos(c: Config, p: Path, loc: Location | None) -> None:
                 c.diagnostics.append(warning("QOS175", f"classifier {p[2]} classifies code point {p[8]} twice "
                                              f"({table[code][0]} and {p[4]}); JUNOS refuses to commit it", loc))
             table[code] = (p[4], p[6])
+    elif head == "traffic-control-profiles" and len(p) >= 3:
+        c.tcps.setdefault(p[1], []).append(p[2:])
+        c.at("traffic-control-profile", p[1], loc)
     elif head == "drop-profiles" and len(p) >= 3:
         c.profiles.setdefault(p[1], []).append(p[2:])
         c.at("drop-profile", p[1], loc)

@@ -18,92 +18,25 @@ and no rewrite rule keeps every code point: its role is transparent.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from qosc.behaviour.model import Class, Curve, Device, Interface
+from qosc.behaviour.model import Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read import inventory
-from qosc.targets.junos.read.config import Config, Path, collect
+from qosc.targets.junos.read.config import Config, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
     DEFAULT_QUEUES,
     DSCP_FAMILIES,
     IPPREC_DEFAULT,
-    LOSS_PRECEDENCE,
     PRECEDENCE,
-    PRIORITY,
     default_classifier,
     ipprec_compatibility,
 )
-from qosc.targets.junos.read.inventory import qos_filter
+from qosc.targets.junos.read.inventory import LOOPBACK
+from qosc.targets.junos.read.ports import bindings
+from qosc.targets.junos.read.schedulers import classes, port_rate
 from qosc.tree import Document
-
-
-def curve(lines: list[Path]) -> Curve:
-    fills = [float(p[2]) for p in lines if p[:2] == ("interpolate", "fill-level")]
-    probs = [float(p[2]) for p in lines if p[:2] == ("interpolate", "drop-probability")]
-    if fills:
-        return Curve(tuple(zip(fills, probs, strict=False)), interpolate=True, beyond=100.0)
-    steps = sorted((float(p[1]), float(p[3])) for p in lines if p[0] == "fill-level" and len(p) >= 4)
-    return Curve(tuple(steps), interpolate=False)
-
-
-def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainders: int,
-                    loc: Location | None) -> Class:
-    lines = c.schedulers.get(sched, [])
-    share = cap = None
-    strict = False
-    priority = None
-    buffer = None
-    drops: dict[int, Curve] = {}
-    # `exact` is a sibling of the rate: on the same line or its own (`transmit-rate { percent 20; exact; }`)
-    exact = any(p[0] == "transmit-rate" and "exact" in p[1:] for p in lines)
-    for p in lines:
-        if p[0] == "transmit-rate" and len(p) >= 2:
-            if p[1] == "percent":
-                share = float(p[2])
-                cap = share if exact else cap
-            elif p[1] == "remainder":
-                share = round(share_left / max(remainders, 1), 6)
-        elif p[0] == "shaping-rate" and p[1:2] == ("percent",):
-            cap = float(p[2])
-        elif p[0] == "priority":
-            strict = p[1] == "strict-high"
-            priority = PRIORITY.get(p[1])
-        elif p[0] == "buffer-size" and len(p) >= 3:
-            buffer = ("percent", float(p[2])) if p[1] == "percent" else ("us", float(p[2])) \
-                if p[1] == "temporal" else None
-        elif p[0] == "drop-profile-map" and len(p) >= 7 and p[4] in ("any", "tcp"):
-            prof = c.profiles.get(p[6])
-            if prof is None:
-                c.diagnostics.append(warning("QOS174", f"scheduler {sched} names drop profile {p[6]}, "
-                                             "which is not defined", c.where.get(("scheduler", sched))))
-                continue
-            drops[LOSS_PRECEDENCE.get(p[2], 0)] = curve(prof)
-    if 2 not in drops and 3 in drops and 1 in drops:
-        drops[2] = drops[3]  # two loss priorities (M-series): medium drop precedence is classified high
-    if set(drops) == {1, 2, 3} and len(set(drops.values())) == 1:
-        drops = {0: drops[1]}
-    return Class(fc, share=share, strict=strict, priority=priority, cap=cap, buffer=buffer,
-                 drop=tuple(sorted(drops.items())), queue=c.queues.get(fc, DEFAULT_QUEUES.get(fc)), origin=loc)
-
-
-def classes(c: Config, smap: str) -> tuple[Class, ...]:
-    entries = c.maps.get(smap, {})
-    fixed = sum(float(p[2]) for s in entries.values() for p in c.schedulers.get(s, [])
-                if p[:2] == ("transmit-rate", "percent"))
-    remainders = sum(1 for s in entries.values() for p in c.schedulers.get(s, []) if p[:2] == ("transmit-rate",
-                                                                                                "remainder"))
-    out = []
-    for fc, sched in entries.items():
-        loc = c.where.get(("map-entry", f"{smap}/{fc}"))
-        if sched not in c.schedulers:
-            c.diagnostics.append(warning("QOS174", f"scheduler map {smap} names scheduler {sched}, which is not "
-                                         "defined", loc))
-        out.append(scheduler_class(c, fc, sched, max(100.0 - fixed, 0.0), remainders, loc))
-    return tuple(out)
 
 
 def _fc(c: Config, fc: str, known: set[str]) -> str:
@@ -117,26 +50,19 @@ def _fc(c: Config, fc: str, known: set[str]) -> str:
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
     c = collect(document)
     interfaces: list[Interface] = []
-    units: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
-    smaps: dict[str, str] = {}
-    for port, parts in c.ports.items():
-        for key, lines in parts.items():
-            for p in lines:
-                if key == "scheduler-map":
-                    smaps[port] = p[3]
-                elif key.startswith("unit") and len(p) >= 7 and p[4] in ("classifiers", "rewrite-rules"):
-                    units[(port, p[3])][f"{p[4]}-{p[5]}"] = p[6]
-    for (port, unit), bound in c.bound.items():  # an input filter that only accepts or discards is an ACL
-        qos = {k: v for k, v in bound.items() if not k.startswith("filter-input-")
-               or qos_filter(c, k.removeprefix("filter-input-"), v)}
-        if qos:
-            units[(port, unit)].update(qos)
-    for port in smaps:
-        if not any(k[0] == port for k in units):
-            units[(port, "0")] = {}
+    b = bindings(c)
+    units, smaps = b.units, b.smaps
     for (port, unit), bound in units.items():
+        if port == LOOPBACK:
+            c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: its filters act on traffic to the "
+                                         "routing engine, not on transit traffic: not lifted", c.where.get(
+                                             ("interface", port)) or c.where.get(("filter", next(iter(bound.values()),
+                                                                                                 "")))))
+            continue
         with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
-            interfaces.append(_interface(c, port, unit, bound, smaps.get(port)))
+            own = f"{port} unit {unit}"
+            interfaces.append(_interface(c, port, unit, bound, smaps.get(own, smaps.get(port)),
+                                         b.shapes.get(own, b.shapes.get(port))))
     mine = _firewall_owned(c)
     inner = ("map-entry", "term", "forwarding-class")
     owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in inner
@@ -209,12 +135,14 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
     return classify, rewrite, True
 
 
-def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None) -> Interface:
+def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
+               shape: int | None) -> Interface:
     loc = c.where.get(("interface", port))
     if smap is not None and smap not in c.maps:
         c.diagnostics.append(warning("QOS174", f"interface {port} names scheduler map {smap}, which is not "
                                      "defined", loc))
-    klasses = classes(c, smap) if smap else ()
+    rate = shape or port_rate(c, port)
+    klasses = classes(c, smap, rate) if smap else ()
     known = {k.name for k in klasses}
     for key, name in bound.items():
         kind, _, family = key.partition("s-")
@@ -246,6 +174,6 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     # a unit that classifies but binds no rewrite rule keeps every code point as it came: transparent
     rewrites = any(k.startswith("rewrite-rules-") for k in bound)
     role = "edge" if rules or unmatched is not None else ("core" if rewrites else "transparent" if bound else None)
-    return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
+    return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, origin=loc)

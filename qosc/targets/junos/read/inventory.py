@@ -17,6 +17,9 @@ from qosc.targets.junos.read.facts import BITS
 
 Element = tuple[str, ...]
 Use = tuple[Element, tuple[str, str]]
+LOOPBACK = "lo0"
+"""The routing engine's interface: its filters protect the control plane (Junos OS Routing Policies, Firewall
+Filters and Traffic Policers User Guide, "Protecting the Routing Engine"), they do not treat transit traffic."""
 _QOS_ACTIONS = ("forwarding-class", "loss-priority", "policer", "three-color-policer", "dscp", "traffic-class")
 
 
@@ -61,8 +64,8 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
     out: list[Use] = []
     for (port, unit), bound in units.items():
         u = str(int(unit)) if unit.isdigit() else unit
-        iface: Element = ("interface", port, u)
         unread: Element = ("unread", port, u)
+        iface: Element = ("interface", port, u) if port != LOOPBACK else unread
         out.append((iface, ("interface", f"{port} unit {unit}")))
         smap = smaps.get(port)
         if smap is not None:
@@ -85,7 +88,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                     if not qos_term(lines):
                         continue
                     has_from = any(p[0] == "from" for p in lines)
-                    element = ("rule", port, u, term) if has_from else iface
+                    element = ("rule", port, u, term) if has_from and port != LOOPBACK else iface
                     out.append((element, ("filter term", f"{name} {term}")))
                     out += [(element, ("policer", p[-1])) for p in lines
                             if p[0] == "then" and len(p) >= 3 and p[1] in ("policer", "three-color-policer")]

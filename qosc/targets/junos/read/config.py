@@ -57,7 +57,7 @@ class Config:
 
 def collect(document: Document) -> Config:
     c = Config()
-    leaves = paths(document.statements, ("class-of-service", "firewall", "interfaces"))
+    leaves = paths(document.statements, ("class-of-service", "firewall", "interfaces", "chassis"))
     for p, loc in leaves:
         if p[:2] == ("class-of-service", "code-point-aliases") and len(p) == 5:
             with guard(c.diagnostics, " ".join(p), loc):
@@ -75,6 +75,8 @@ def collect(document: Document) -> Config:
                 c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
             elif p[:1] == ("interfaces",) and len(p) == 4 and p[2] == "speed":
                 c.speeds[p[1]] = p[3]
+            elif p[:1] == ("chassis",) and len(p) == 9 and p[1::2][:4] == ("fpc", "pic", "port", "speed"):
+                c.speeds[f"{p[2]}/{p[4]}/{p[6]}"] = p[8]  # the port's speed, whatever its interface's prefix
     return c
 
 

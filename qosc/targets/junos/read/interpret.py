@@ -172,8 +172,10 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
             catch = classify[fam][unmatched]
             classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
     # a unit that classifies but binds no rewrite rule keeps every code point as it came: transparent
-    rewrites = any(k.startswith("rewrite-rules-") for k in bound)
-    role = "edge" if rules or unmatched is not None else ("core" if rewrites else "transparent" if bound else None)
+    # (an EXP or 802.1p rewrite leaves the DSCP alone: for IP packets the unit is transparent)
+    rewrites = any(k in ("rewrite-rules-dscp", "rewrite-rules-dscp-ipv6") for k in bound)
+    role = "edge" if rules or unmatched is not None else \
+        ("core" if rewrites else "transparent" if bound or smap else None)
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, origin=loc)

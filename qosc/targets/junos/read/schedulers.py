@@ -8,7 +8,8 @@ priority, protocol any or tcp (non-tcp maps are not TCP traffic's); explicit-con
 marking instead of early drop, "Understanding CoS Explicit Congestion Notification")), "Configuring Drop
 Profiles" (interpolate fill-level / drop-probability, or segmented fill-level .. drop-probability points).
 An absolute rate is a share of the port's speed where the configuration or the port's name says it (`speed`
-under interfaces; ge- 1 Gbit/s, xe- 10 Gbit/s, fe- 100 Mbit/s: Junos OS Interfaces Fundamentals, "Interface
+under interfaces, or `chassis fpc F pic P port N speed` for the ports F/P/N (Junos OS Interfaces Fundamentals,
+"Port Speed"); ge- 1 Gbit/s, xe- 10 Gbit/s, fe- 100 Mbit/s: Junos OS Interfaces Fundamentals, "Interface
 Naming Overview"); a statement of a scheduler the policy language has no word for is named (QOS172).
 """
 
@@ -29,7 +30,7 @@ _READ = frozenset({"transmit-rate", "shaping-rate", "priority", "excess-priority
 
 def port_rate(c: Config, port: str) -> int | None:
     """The speed of a port in bit/s: its `speed` statement, else what its name says (None: not known)."""
-    speed = c.speeds.get(port)
+    speed = c.speeds.get(port) or c.speeds.get(port.partition("-")[2].partition(":")[0])
     if speed is not None:
         return number(speed)
     return next((bps for prefix, bps in _BY_NAME.items() if port.startswith(prefix)), None)

@@ -64,6 +64,14 @@ IPPREC_DEFAULT = {0: ("best-effort", "low"), 1: ("assured-forwarding", "low"), 2
 (ipprec-default)", Junos OS 13.1 Class of Service Configuration Guide."""
 
 
+DEFAULT_REWRITE = {("expedited-forwarding", "low"): 46, ("expedited-forwarding", "high"): 46,
+                   ("assured-forwarding", "low"): 10, ("assured-forwarding", "high"): 12,
+                   ("best-effort", "low"): 0, ("best-effort", "high"): 0,
+                   ("network-control", "low"): 48, ("network-control", "high"): 56}
+"""`rewrite-rules dscp default` (and dscp-ipv6): "Applying Default Rewrite Rules", Junos OS Class of Service User
+Guide, Table 1 (ef; af11 and af12; be; nc1/cs6 and nc2/cs7)."""
+
+
 def ipprec_compatibility(precedence: int) -> tuple[str, str]:
     """(forwarding class, loss priority) of an IP precedence in the implicit ipprec-compatibility classifier."""
     return ("network-control" if precedence >= 6 else "best-effort"), ("high" if precedence % 2 else "low")

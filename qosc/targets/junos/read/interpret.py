@@ -27,6 +27,7 @@ from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
     DEFAULT_QUEUES,
+    DEFAULT_REWRITE,
     DSCP_FAMILIES,
     IPPREC_DEFAULT,
     PRECEDENCE,
@@ -35,7 +36,7 @@ from qosc.targets.junos.read.facts import (
 )
 from qosc.targets.junos.read.inventory import LOOPBACK
 from qosc.targets.junos.read.ports import bindings
-from qosc.targets.junos.read.schedulers import classes, port_rate
+from qosc.targets.junos.read.schedulers import classes, default_classes, port_rate
 from qosc.tree import Document
 
 
@@ -143,6 +144,8 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     rate = shape or port_rate(c, port)
     klasses = classes(c, smap, rate) if smap else ()
+    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+        klasses = default_classes(c, loc)  # the unit classifies or rewrites: its port queues by Junos's default map
     known = {k.name for k in klasses}
     for key, name in bound.items():
         kind, _, family = key.partition("s-")
@@ -156,8 +159,8 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     classified = False
     for fam, family in enumerate(DSCP_FAMILIES):
         rname = bound.get(f"rewrite-rules-{family}")
-        rule = c.rewrites.get((family, rname or ""), {})
-        if rname is not None and (family, rname) not in c.rewrites:
+        rule = DEFAULT_REWRITE if rname == "default" else c.rewrites.get((family, rname or ""), {})
+        if rname not in (None, "default") and (family, rname) not in c.rewrites:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} rewrite rule "
                                          f"{rname}, which is not defined", loc))
         marks.append(rule)

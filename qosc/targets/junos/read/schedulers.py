@@ -134,6 +134,21 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
                  origin=loc)
 
 
+DEFAULT_MAP = ((0, 95.0, 95.0), (1, 0.0, 0.0), (2, 0.0, 0.0), (3, 5.0, 5.0))
+"""Junos's implicit scheduler map of a port without one: (queue, transmit-rate %, buffer-size %), priority low,
+tail drop ("Default Schedulers Overview", Junos OS Class of Service User Guide: best effort 95 %, network control
+5 %, expedited and assured forwarding no reserved bandwidth or buffer, every queue may use what others leave)."""
+
+
+def default_classes(c: Config, origin: Location | None) -> tuple[Class, ...]:
+    """The classes of a unit whose port has no scheduler map but classifies or rewrites: Junos's default map,
+    its queues named after the forwarding classes that use them (the default names where none is defined)."""
+    names = {q: n for n, q in DEFAULT_QUEUES.items()}
+    names.update({q: n for n, q in c.queues.items() if q in names})
+    return tuple(Class(names[q], share=share, priority=PRIORITY["low"], buffer=("percent", buffer), queue=q,
+                       origin=origin) for q, share, buffer in DEFAULT_MAP)
+
+
 def classes(c: Config, smap: str, rate: int | None = None) -> tuple[Class, ...]:
     entries = c.maps.get(smap, {})
     fixed = 0.0

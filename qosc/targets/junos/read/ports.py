@@ -62,6 +62,11 @@ def bindings(c: Config) -> Bindings:
     b = Bindings()
     ports: dict[str, dict[str, str]] = defaultdict(dict)
     for port, parts in c.ports.items():
+        if "*" in port or any("*" in key for key in parts):
+            c.diagnostics.append(warning("QOS172", f"class-of-service interfaces {port}: a wildcard (`*`) stands for "
+                                         "every matching port or unit: not lifted", c.where.get(("interface", port)),
+                                         "write the interfaces out by name to import them"))
+            continue
         for key, lines in parts.items():
             for p in lines:
                 loc = c.where.get(("interface", port))

@@ -72,7 +72,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
     return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
-                  seen=inventory.seen(c, units), uses=inventory.uses(c, units, smaps)), list(
+                  seen=inventory.seen(c, units), uses=inventory.uses(c, units, smaps, b.wildcards)), list(
         dict.fromkeys(c.diagnostics))
 
 

@@ -60,8 +60,21 @@ def _classifier(c: Config, family: str, name: str, seen_names: frozenset[str] = 
     return [name, *_classifier(c, family, source, seen_names | {name})]
 
 
-def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[str, str]) -> tuple[Use, ...]:
+def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[str, str],
+         wildcards: dict[tuple[str, str], dict[str, str]] | None = None) -> tuple[Use, ...]:
     out: list[Use] = []
+    for (port, unit), bound in (wildcards or {}).items():  # applied to every matching port: not lifted
+        wild: Element = ("unread", port, unit)
+        for key, name in bound.items():
+            if key == "scheduler-map":
+                out.append((wild, ("scheduler-map", name)))
+                for fc, sched in c.maps.get(name, {}).items():
+                    out += [(wild, ("forwarding-class", fc)), (wild, ("scheduler", sched))]
+                    out += [(wild, ("drop-profile", p[6])) for p in c.schedulers.get(sched, [])
+                            if p[0] == "drop-profile-map" and len(p) >= 7]
+            else:
+                kind, _, family = key.partition("s-")
+                out.append((wild, ("classifier" if kind == "classifier" else "rewrite-rule", f"{family} {name}")))
     for (port, unit), bound in units.items():
         u = str(int(unit)) if unit.isdigit() else unit
         unread: Element = ("unread", port, u)

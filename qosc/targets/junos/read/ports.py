@@ -30,6 +30,8 @@ class Bindings:
     """Port (or 'port unit N' for a unit's own) -> scheduler map."""
     shapes: dict[str, int] = field(default_factory=dict)
     """Port (or 'port unit N') -> shaping rate, bit/s."""
+    wildcards: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    """What a wildcard (`et-*`, `unit *`) binds, by (port, unit): applied, not lifted (named)."""
 
 
 def _shape(c: Config, port: str, words: tuple[str, ...]) -> int | None:
@@ -66,6 +68,12 @@ def bindings(c: Config) -> Bindings:
             c.diagnostics.append(warning("QOS172", f"class-of-service interfaces {port}: a wildcard (`*`) stands for "
                                          "every matching port or unit: not lifted", c.where.get(("interface", port)),
                                          "write the interfaces out by name to import them"))
+            for lines in parts.values():
+                for p in lines:
+                    if p[2:3] == ("scheduler-map",) and len(p) >= 4:
+                        b.wildcards.setdefault((port, "*"), {})["scheduler-map"] = p[3]
+                    elif p[2:3] == ("unit",) and len(p) >= 7 and p[4] in ("classifiers", "rewrite-rules"):
+                        b.wildcards.setdefault((port, p[3]), {})[f"{p[4]}-{p[5]}"] = p[6]
             continue
         for key, lines in parts.items():
             for p in lines:

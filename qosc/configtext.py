@@ -170,8 +170,9 @@ class guard:
 
     __slots__ = ("diagnostics", "what", "where")
 
-    def __init__(self, diagnostics: list[Diagnostic], what: str, where: Location | None) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], what: str | tuple[str, ...], where: Location | None) -> None:
         self.diagnostics, self.what, self.where = diagnostics, what, where
+        """`what` names the statement; words (a path) are joined only when something goes wrong."""
 
     def __enter__(self) -> None:
         return None
@@ -180,6 +181,7 @@ class guard:
         if exc is None or not isinstance(exc, READ_ERRORS):
             return False
         reason = str(exc) or type(exc).__name__
-        self.diagnostics.append(Diagnostic("QOS172", Severity.WARNING, f"{self.what[:160]}: not read: a value "
+        what = self.what if isinstance(self.what, str) else " ".join(self.what)
+        self.diagnostics.append(Diagnostic("QOS172", Severity.WARNING, f"{what[:160]}: not read: a value "
                                            f"qosc cannot read ({reason[:120]})", self.where))
         return True

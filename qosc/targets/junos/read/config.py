@@ -46,6 +46,8 @@ class Config:
     host_class: str | None = None
     """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    memo: dict[tuple[object, ...], object] = field(default_factory=dict)
+    """What the interpreter reads once for every unit that shares it (a filter, a scheduler map)."""
 
     def at(self, kind: str, name: str, loc: Location | None) -> None:
         self.where.setdefault((kind, name), loc)
@@ -60,12 +62,12 @@ def collect(document: Document) -> Config:
     leaves = paths(document.statements, ("class-of-service", "firewall", "interfaces", "chassis"))
     for p, loc in leaves:
         if p[:2] == ("class-of-service", "code-point-aliases") and len(p) == 5:
-            with guard(c.diagnostics, " ".join(p), loc):
+            with guard(c.diagnostics, p, loc):
                 if not set(p[4]) <= {"0", "1"}:
                     raise ValueError(f"{p[4]!r} is not a bit pattern")
                 c.aliases.setdefault(p[2], {})[p[3]] = int(p[4], 2)
     for p, loc in leaves:
-        with guard(c.diagnostics, " ".join(p), loc):
+        with guard(c.diagnostics, p, loc):
             if p[:1] == ("class-of-service",):
                 _cos(c, p[1:], loc)
             elif p[:1] == ("firewall",):
@@ -143,7 +145,7 @@ def _firewall(c: Config, p: Path, loc: Location | None) -> None:
     if p[:1] in (("policer",), ("three-color-policer",)) and len(p) >= 3:
         c.policers.setdefault(p[1], []).append(p[2:] + (p[0],))
         c.at("policer", p[1], loc)
-    elif p[:1] == ("family",) and len(p) >= 6 and p[2] == "filter" and p[4] == "term":
+    elif p[:1] == ("family",) and len(p) >= 7 and p[2] == "filter" and p[4] == "term":
         c.filters.setdefault((p[1], p[3]), {}).setdefault(p[5], []).append(p[6:])
         c.at("filter", p[3], loc)
         c.where.setdefault(("term", f"{p[1]}/{p[3]}/{p[5]}"), loc)

@@ -25,11 +25,25 @@ _QOS_ACTIONS = ("forwarding-class", "loss-priority", "policer", "three-color-pol
 
 def qos_term(lines: list[Path]) -> bool:
     """A firewall term that classifies, marks or polices (not only accepts or discards)."""
-    return any(p[0] == "then" and len(p) >= 2 and p[1] in _QOS_ACTIONS for p in lines)
+    return any(p[:1] == ("then",) and len(p) >= 2 and p[1] in _QOS_ACTIONS for p in lines)
 
 
 def qos_filter(c: Config, family: str, name: str) -> bool:
-    return any(qos_term(lines) for lines in c.filters.get((family, name), {}).values())
+    key = ("qos filter", family, name)
+    if key not in c.memo:
+        c.memo[key] = any(qos_term(lines) for lines in c.filters.get((family, name), {}).values())
+    return bool(c.memo[key])
+
+
+def _terms(c: Config, family: str, name: str) -> list[tuple[str, bool, tuple[str, ...]]]:
+    """(term, has `from`, the policers its `then` names) of the QoS terms of a filter, read once."""
+    key = ("qos terms", family, name)
+    if key not in c.memo:
+        c.memo[key] = [(term, any(p[:1] == ("from",) for p in lines),
+                        tuple(p[-1] for p in lines if p[:1] == ("then",) and len(p) >= 3
+                              and p[1] in ("policer", "three-color-policer")))
+                       for term, lines in c.filters.get((family, name), {}).items() if qos_term(lines)]
+    return c.memo[key]  # type: ignore[return-value]
 
 
 def seen(c: Config, units: dict[tuple[str, str], dict[str, str]]) -> tuple[tuple[str, str, Location | None], ...]:
@@ -71,7 +85,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                 for fc, sched in c.maps.get(name, {}).items():
                     out += [(wild, ("forwarding-class", fc)), (wild, ("scheduler", sched))]
                     out += [(wild, ("drop-profile", p[6])) for p in c.schedulers.get(sched, [])
-                            if p[0] == "drop-profile-map" and len(p) >= 7]
+                            if p[:1] == ("drop-profile-map",) and len(p) >= 7]
             else:
                 kind, _, family = key.partition("s-")
                 out.append((wild, ("classifier" if kind == "classifier" else "rewrite-rule", f"{family} {name}")))
@@ -87,7 +101,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                 klass: Element = ("class", port, u, fc)
                 out += [(klass, ("forwarding-class", fc)), (klass, ("scheduler", sched))]
                 out += [(klass, ("drop-profile", p[6])) for p in c.schedulers.get(sched, [])
-                        if p[0] == "drop-profile-map" and len(p) >= 7]
+                        if p[:1] == ("drop-profile-map",) and len(p) >= 7]
         for key, name in bound.items():
             _kind, _, family = key.partition("s-")
             if key.startswith("classifiers-"):
@@ -97,14 +111,10 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                 out.append((iface if family in BITS else unread, ("rewrite-rule", f"{family} {name}")))
             elif key.startswith("filter-input-"):
                 fam = key.removeprefix("filter-input-")
-                for term, lines in c.filters.get((fam, name), {}).items():
-                    if not qos_term(lines):
-                        continue
-                    has_from = any(p[0] == "from" for p in lines)
+                for term, has_from, policers in _terms(c, fam, name):
                     element = ("rule", port, u, term) if has_from and port != LOOPBACK else iface
                     out.append((element, ("filter term", f"{name} {term}")))
-                    out += [(element, ("policer", p[-1])) for p in lines
-                            if p[0] == "then" and len(p) >= 3 and p[1] in ("policer", "three-color-policer")]
+                    out += [(element, ("policer", pol)) for pol in policers]
     if c.host_class is not None:
         out.append((("unread", "host-outbound-traffic"), ("host-outbound-traffic", c.host_class)))
     return tuple(out)

@@ -64,61 +64,119 @@ def _blank_noise(text: str) -> str:
     return _NOISE_LINES.sub("", text)
 
 
-def parse_curly(text: str, source: str) -> tuple[Statement, ...]:
-    text = _blank_noise(text)
-    lines = Lines(text)
-    stack: list[tuple[list[Word], Location | None, list[Statement]]] = [([], None, [])]
-    words: list[Word] = []
-    start: Location | None = None
-    listing: list[Word] | None = None
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
+class _Curly:
+    """The curly-text parser's state: the open blocks, the statement being read, a `[ ]` list being read."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.source, self.lines = source, Lines(text)
+        self.stack: list[tuple[list[Word], Location | None, list[Statement]]] = [([], None, [])]
+        self.words: list[Word] = []
+        self.start: Location | None = None
+        self.listing: list[Word] | None = None
+
+    def at(self, offset: int) -> Location:
+        return self.lines.at(self.source, offset)
+
+    def leaf(self, words: list[Word], start: Location | None, where: Location) -> None:
+        if not words:
+            raise _fail("an empty statement", where)
+        if words[0].text != "inactive:":  # an inactive statement does nothing
+            self.stack[-1][2].append(Statement(tuple(words), origin=start))
+
+    def open(self, words: list[Word], start: Location | None, where: Location) -> None:
+        if not words:
+            raise _fail("a block without a name", where)
+        if len(self.stack) > LIMITS.max_depth:
+            raise too_deep(where)
+        self.stack.append((words, start, []))
+
+    def close(self, where: Location) -> None:
+        if len(self.stack) == 1:
+            raise _fail("unbalanced '}'", where)
+        head, at, children = self.stack.pop()
+        if head[0].text != "inactive:":
+            self.stack[-1][2].append(Statement(tuple(head), tuple(children), origin=at))
+
+    def token(self, tok: str, offset: int) -> None:
+        """One token of the general tokenizer (lists, quotes, comments, statements across lines)."""
         if tok[0] == "#" or tok.startswith("/*"):
-            continue
+            return
         if tok == '"':
-            raise _fail("a quoted string without its closing '\"'", lines.at(source, m.start()))
-        if listing is not None:
+            raise _fail("a quoted string without its closing '\"'", self.at(offset))
+        if self.listing is not None:
             if tok == "]":
-                words.append(group(listing))
-                listing = None
+                self.words.append(group(self.listing))
+                self.listing = None
             elif tok in "{};[":
-                raise _fail(f"unexpected {tok!r} inside [ ]", lines.at(source, m.start()))
+                raise _fail(f"unexpected {tok!r} inside [ ]", self.at(offset))
             else:
-                listing.append(word(tok))
-            continue
+                self.listing.append(word(tok))
+            return
         if tok == "[":
-            listing = []
+            self.listing = []
         elif tok == "{":
-            if not words:
-                raise _fail("a block without a name", lines.at(source, m.start()))
-            if len(stack) > LIMITS.max_depth:
-                raise too_deep(lines.at(source, m.start()))
-            stack.append((words, start, []))
-            words, start = [], None
+            self.open(self.words, self.start, self.at(offset))
+            self.words, self.start = [], None
         elif tok == ";":
-            if not words:
-                raise _fail("an empty statement", lines.at(source, m.start()))
-            stack[-1][2].append(Statement(tuple(words), origin=start))
-            words, start = [], None
+            self.leaf(self.words, self.start, self.at(offset))
+            self.words, self.start = [], None
         elif tok == "}":
-            if words:
-                raise _fail(f"statement {' '.join(map(str, words))!r} without ';'", lines.at(source, m.start()))
-            if len(stack) == 1:
-                raise _fail("unbalanced '}'", lines.at(source, m.start()))
-            head, at, children = stack.pop()
-            if head[0].text != "inactive:":
-                stack[-1][2].append(Statement(tuple(head), tuple(children), origin=at))
-        elif tok in _TAGS and not words:
-            continue
+            if self.words:
+                raise _fail(f"statement {' '.join(map(str, self.words))!r} without ';'", self.at(offset))
+            self.close(self.at(offset))
+        elif tok in _TAGS and not self.words:
+            return
         else:
-            if start is None:
-                start = lines.at(source, m.start())
-            if tok == "inactive:" and words:
-                raise _fail("'inactive:' inside a statement", lines.at(source, m.start()))
-            words.append(word(tok))
-    if listing is not None or words or len(stack) > 1:
-        raise _fail("unexpected end of configuration (missing '}' or ';')", lines.at(source, len(text)))
-    return tuple(s for s in stack[0][2] if s.words[0].text != "inactive:")
+            if self.start is None:
+                self.start = self.at(offset)
+            if tok == "inactive:" and self.words:
+                raise _fail("'inactive:' inside a statement", self.at(offset))
+            self.words.append(word(tok))
+
+
+_SIMPLE = re.compile(r'[^"#\[\]{};]*')
+"""A line with none of the characters that need the general tokenizer (the common case of `show configuration`:
+`word word;`, `word {`, `}`)."""
+
+
+def parse_curly(text: str, source: str) -> tuple[Statement, ...]:
+    """Curly text: line by line where a line is one simple statement, an opening or a closing (linear, and most
+    lines never reach the general tokenizer), token by token for the rest."""
+    text = _blank_noise(text)
+    p = _Curly(text, source)
+    spans_comments = "/*" in text and re.search(r"/\*(?:(?!\*/).)*\n", text, re.DOTALL) is not None
+    offset, number = 0, 0
+    for line in text.split("\n") if not spans_comments else ():
+        number += 1
+        body = line.strip()
+        start = offset
+        offset += len(line) + 1
+        if not body:
+            continue
+        head = body[:-1]
+        if p.words or p.listing is not None or _SIMPLE.fullmatch(head) is None or "/*" in body or \
+                (body[-1] not in ";{" and body != "}"):
+            for m in _TOKEN.finditer(line):
+                p.token(m.group(), start + m.start())
+            continue
+        col = line.index(body[0]) + 1
+        where = Location(source, number, col)
+        if body == "}":
+            p.close(where)
+            continue
+        texts = head.split()
+        if texts and texts[0] in _TAGS:
+            texts = texts[1:]
+        if "inactive:" in texts[1:]:
+            raise _fail("'inactive:' inside a statement", where)
+        words = [word(t) for t in texts]
+        (p.leaf if body[-1] == ";" else p.open)(words, where, Location(source, number, col + len(body) - 1))
+    if spans_comments:
+        for m in _TOKEN.finditer(text):
+            p.token(m.group(), m.start())
+    if p.listing is not None or p.words or len(p.stack) > 1:
+        raise _fail("unexpected end of configuration (missing '}' or ';')", p.at(len(text)))
+    return tuple(s for s in p.stack[0][2] if s.words[0].text != "inactive:")
 
 
 def _set_words(raw: list[str], where: Location) -> list[Word]:

@@ -18,6 +18,7 @@ the XML.  A reply with none of these is a located QOS179.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from qosc.configtext import LIMITS, refused, too_deep, unsafe_at
@@ -26,6 +27,7 @@ from qosc.errors import InputError, UnsafeValue
 from qosc.targets.junos.read.facts import word as typed
 from qosc.tree import Kind, Statement, Word, group
 
+_WHITE = re.compile(r"\s")
 TextParser = Callable[[str, str], tuple[Statement, ...]]
 _TEXT_FORMS = {"configuration-text": "conf", "configuration-output": "conf", "configuration-set": "set"}
 
@@ -104,7 +106,7 @@ def parse_xml(text: str, source: str, curly: TextParser, sets: TextParser) -> tu
         try:
             if not text:
                 return Word(Kind.TEXT, '""', "")
-            return Word(Kind.TEXT, text, text) if any(c.isspace() for c in text) else typed(text)
+            return Word(Kind.TEXT, text, text) if _WHITE.search(text) else typed(text)
         except UnsafeValue:
             bad = unsafe_at(text)
             raise refused(text[bad] if bad is not None else text[0], at) from None

@@ -19,8 +19,10 @@ Source: iproute2 6.1 tc(8), tc-htb(8), tc-u32(8); tc/q_htb.c, tc/f_u32.c.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from qosc.configtext import LIMITS, Lines, prepare, refused, too_deep, unsafe_at
@@ -31,6 +33,7 @@ from qosc.tree import Document, Kind, Statement, Word, kw
 _CLASS_LINE = re.compile(r"^class (\S+) (\S+) (.*)$")
 _DEV_LINE = re.compile(r"^## dev (\S+)[ \t]*$", re.MULTILINE)
 _SPACE = re.compile(r"[ \t\n]*")
+_WHITE = re.compile(r"\s")
 _CONSTANT = re.compile(r'-?Infinity|NaN|"(?:[^"\\]|\\.)*"')
 
 
@@ -58,15 +61,29 @@ def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(parse_constant=_constant, object_pairs_hook=_pairs)
 
 
-def _w(value: object) -> Word:
+def _make(value: object) -> Word:
     text = json.dumps(value) if not isinstance(value, str) else value
-    if not text or any(ch.isspace() for ch in text):
+    if not text or _WHITE.search(text):
         return Word(Kind.TEXT, text or '""', value)
     return Word(Kind.KEYWORD, text, value)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _scalar(_kind: str, value: Hashable) -> Word:
+    """The word of a JSON scalar; the words a dump repeats (keys' values "ip", "u32", "1:") are one object (the
+    type is part of the key: True and 1 are different words)."""
+    return _make(value)
+
+
+def _w(value: object) -> Word:
+    if value is None or isinstance(value, (str, int, float)):
+        return _scalar(type(value).__name__, value)
+    return _make(value)
+
+
+@functools.lru_cache(maxsize=1 << 12)
 def _key(key: str) -> Word:
-    return kw(key) if key and not any(ch.isspace() for ch in key) else Word(Kind.TEXT, key or '""', key)
+    return kw(key) if key and not _WHITE.search(key) else Word(Kind.TEXT, key or '""', key)
 
 
 def _fields(obj: dict[str, Any], where: Location) -> tuple[Statement, ...]:

@@ -152,6 +152,8 @@ CORE: tuple[Code, ...] = (
        "written)"),
     _c("QOS189", _READ, "info", "read back: the configuration does not say something qosc needs (a tc dump's "
        "interface): what was taken instead is said"),
+    _c("QOS192", _READ, "info", "verify: an object in what qosc owns on a device qosc has not configured (a takeover): "
+       "someone else's, not stale"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

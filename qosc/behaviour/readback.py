@@ -16,7 +16,7 @@ from pathlib import Path
 from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
-from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, stale
+from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, ownership, stale
 from qosc.behaviour.model import Device, Interface
 from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, Severity, error
@@ -94,6 +94,13 @@ class Verified:
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
+    """The devices verified (their configuration read and compared)."""
+    unread: list[str] = field(default_factory=list)
+    """The devices asked for whose configuration could not be read: not verified."""
+    invalid: bool = False
+    """The policy does not validate: nothing verified."""
+    ownership: dict[str, str] = field(default_factory=dict)
+    """Device -> 'qosc', 'takeover' or 'unknown' (qosc.behaviour.compare.ownership)."""
 
     @property
     def drift(self) -> bool:
@@ -119,6 +126,7 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
     result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
     out.diagnostics.extend(result.diagnostics)
     if not result.ok or result.policy is None:
+        out.invalid = True
         return out
     policy = result.policy
     for name, (kind, value) in wanted.items():
@@ -131,6 +139,7 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
                                                                                  dev.platform, name)
         out.diagnostics.extend(found.diagnostics)
         if found.behaviour is None:
+            out.unread.append(name)
             continue
         out.devices.append(name)
         expected = intent.device(policy, dev)
@@ -154,7 +163,9 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
         drift += [f for f in (compare(compiled, found.behaviour, tolerance, ALL_UNITS) if compiled else [])
                   if f.what == "buffer" and (f.interface, f.subject, f.what) not in seen]
         out.findings.extend(drift)
-        out.findings.extend(stale(compiled, found.behaviour) if compiled else [])
+        if compiled is not None:
+            out.ownership[name] = ownership(compiled, found.behaviour)
+            out.findings.extend(stale(compiled, found.behaviour))
     return out
 
 

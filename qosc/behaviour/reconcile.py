@@ -146,12 +146,23 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
             where = d.location.line if d.location is not None and d.location.file == path else None
             inner = [p for p, lo, hi in spans if where is not None and lo <= where <= hi]
             target = next((t for t in (_target(p) for p in inner) if t is not None), None)
-            if target is None:
-                return Settled(None, [*named, *errors], checked)
-            doomed.setdefault(target, d)
+            if target is not None:  # one about the whole device (too many queues) may settle with the rest
+                doomed.setdefault(target, d)
+        if not doomed:
+            return Settled(None, [*named, *errors], checked)
+        # the least first: a field, then a service or profile, then an interface (dropping a service that clashes
+        # with another often settles the device-wide errors an interface was blamed for)
+        least = min(_rank(t) for t in doomed)
         for target, why in doomed.items():
-            named += _leave_out(lifted, target, why)
+            if _rank(target) == least:
+                named += _leave_out(lifted, target, why)
     return Settled(None, named, [])
+
+
+def _rank(target: tuple[str, ...]) -> int:
+    if _field(target) == target:
+        return 0
+    return 2 if target[0] == "devices" else 1
 
 
 def _something(policy: dict[str, Any]) -> bool:

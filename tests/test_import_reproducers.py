@@ -137,3 +137,42 @@ def test_a_trust_only_port_channel_beside_a_wrr_port(tmp_path: Path, capsys: pyt
     assert any(line == 5 and "priority-queue" in m and "QOS042" in m for line, m in named), named
     assert {"queue-1", "queue-2"} == set(policy["services"])
     assert "3 QoS object(s) seen" in tally(diagnostics)
+
+
+HQOS = """\
+class-map match-any VOICE
+ match dscp ef
+class-map match-any DATA
+ match dscp af21 af22 af23
+policy-map CHILD
+ class VOICE
+  priority percent 20
+ class DATA
+  bandwidth remaining percent 60
+ class class-default
+  bandwidth remaining percent 40
+policy-map PARENT
+ class class-default
+  shape average 50000000
+  service-policy CHILD
+interface GigabitEthernet0/1
+ service-policy output PARENT
+"""
+
+
+def test_a_parent_shaper_with_a_child_policy_lifts_and_round_trips(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Hierarchical IOS XE QoS: the parent's class-default shapes to 50 Mbit/s and runs the child's classes,
+    whose shares are of the shaped rate (before: only the parent's class-default was read)."""
+    status, diagnostics, policy, _ = imported(tmp_path, capsys, "ios-xe", "hqos.ios", HQOS)
+    assert status == 0 and policy is not None
+    assert policy["devices"]["hqos"]["interfaces"]["GigabitEthernet0/1"]["shape"] == "50M"
+    s = policy["services"]
+    assert s["VOICE"]["queue"] == {"share": "20%", "strict": True, "rate-cap": "20%"}
+    assert (s["DATA"]["queue"]["share"], s["class-default"]["queue"]["share"]) == ("48%", "32%")
+    assert "7 QoS object(s) seen = 7 lifted + 0 named" in tally(diagnostics)
+    out = tmp_path / "out"
+    assert main(["compile", str(tmp_path / "policy.yaml"), "-o", str(out), "-q"]) == 0
+    capsys.readouterr()
+    compiled = next(out.rglob("*.cfg"))
+    assert main(["equiv", f"ios-xe:{tmp_path / 'hqos.ios'}", f"ios-xe:{compiled}"]) == 0, capsys.readouterr()

@@ -329,6 +329,22 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                   seen=inventory.seen(c), uses=inventory.uses(c, read)), c.diagnostics
 
 
+def parent_shaper(c: Config, policy: str) -> tuple[str | None, int | None]:
+    """(child policy, shaping rate in bit/s) of a hierarchical policy-map: a parent whose only class is
+    class-default with `shape average` and `service-policy CHILD` (Cisco IOS XE QoS: Modular QoS CLI
+    Configuration Guide, "Hierarchical Queueing Framework": the parent shapes, the child's classes share the
+    shaped rate); (None, None) for any other policy-map."""
+    pcs = c.policies.get(policy, [])
+    if len(pcs) != 1 or pcs[0].name != "class-default":
+        return None, None
+    lines = [w for w, _ in pcs[0].lines]
+    child = next((w[1] for w in lines if w[:1] == ("service-policy",) and len(w) == 2), None)
+    rate = next((int(w[2]) for w in lines if w[:2] == ("shape", "average") and len(w) >= 3 and w[2].isdigit()), None)
+    if child is None or child not in c.policies:
+        return None, None
+    return child, rate
+
+
 def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location | None]],
                platform: object) -> Interface | None:
     """What one interface does with packets: its output classes, input rules, trust; None without QoS."""
@@ -348,6 +364,11 @@ def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location
                                                                    if w[:3] == ("mls", "qos", "trust"))))
         return None
     rate = _rate(name, lines)
+    shape = None
+    if "output" in policies:
+        child, shape = parent_shaper(c, policies["output"])
+        if child is not None:  # a parent shaper: the child's classes share the shaped rate
+            policies["output"], rate = child, shape or rate
     classes, classify, rewrite = _output(c, name, policies["output"], rate, getattr(platform, "queue", None)) \
         if "output" in policies \
         else ((), [[None] * 64] * 2, [[None] * 64] * 2)
@@ -368,7 +389,7 @@ def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location
         # class-default's policer transmits it, which trusts its DSCP)
         trusted = trust
         unmatched = 0 if not trust and unmatched is None and not default_trusts else unmatched
-    return Interface(port, int(unit) if unit.isdigit() else 0, role, rate, None, classes,
+    return Interface(port, int(unit) if unit.isdigit() else 0, role, rate, shape, classes,
                      (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
                      None if role != "edge" else trusted, tuple(rules), unmatched,
                      options, origin=c.where.get(("interface", name)),

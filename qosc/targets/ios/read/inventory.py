@@ -62,7 +62,13 @@ def uses(c: Config, read: dict[str, tuple[str, str]]) -> tuple[Use, ...]:
         iface: Element = ("interface", port, unit) if name in read else ("unread", name)
         for direction, policy, _ in _policies(lines):
             out.append((iface, ("service-policy", f"{name} {direction} {policy}")))
-            for pc in c.policies.get(policy, []):
+            pcs = list(c.policies.get(policy, []))
+            child = next((w[1] for pc in pcs if pc.name == "class-default" for w, _ in pc.lines
+                          if w[:1] == ("service-policy",) and len(w) == 2 and w[1] in c.policies), None)
+            if direction == "output" and child is not None and len(pcs) == 1:  # a parent shaper and its child
+                out.append((iface, ("policy-map class", f"{policy} class-default")))
+                policy, pcs = child, list(c.policies[child])
+            for pc in pcs:
                 element: Element = (("class" if direction == "output" else "rule"), port, unit, pc.name)
                 if pc.name == "class-default" or name not in read:
                     element = iface

@@ -16,8 +16,9 @@ from pathlib import Path
 from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
-from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, ownership, stale
+from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare
 from qosc.behaviour.model import Device, Interface
+from qosc.behaviour.ownership import ownership, stale
 from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, Severity, error
 from qosc.errors import InputError, VerificationUnavailable

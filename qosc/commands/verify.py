@@ -13,7 +13,8 @@ import json
 import sys
 from typing import Any
 
-from qosc.behaviour.compare import OTHERS, STALE, UNSURE, Finding, Tolerance
+from qosc.behaviour.compare import Finding, Tolerance
+from qosc.behaviour.ownership import OTHERS, STALE, UNSURE
 from qosc.behaviour.readback import Verified, verify
 from qosc.commands._common import report
 from qosc.diagnostics import Diagnostic, Severity, has_errors, json_object

@@ -176,3 +176,64 @@ def test_a_parent_shaper_with_a_child_policy_lifts_and_round_trips(tmp_path: Pat
     capsys.readouterr()
     compiled = next(out.rglob("*.cfg"))
     assert main(["equiv", f"ios-xe:{tmp_path / 'hqos.ios'}", f"ios-xe:{compiled}"]) == 0, capsys.readouterr()
+
+
+HTB_HOWTO = """\
+## dev eth0
+[{"kind":"htb","handle":"1:","root":true,"options":{"r2q":10,"default":"0x30"}}]
+[{"class":"htb","handle":"1:1","root":true,"rate":1250000,"ceil":1250000,"prio":0},
+ {"class":"htb","handle":"1:10","parent":"1:1","rate":375000,"ceil":1250000,"prio":1},
+ {"class":"htb","handle":"1:20","parent":"1:1","rate":250000,"ceil":1250000,"prio":2},
+ {"class":"htb","handle":"1:30","parent":"1:1","rate":625000,"ceil":1250000,"prio":3}]
+[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::800","flowid":"1:10",
+  "match":{"value":"b80000","mask":"fc0000","off":0}}},
+ {"parent":"1:","protocol":"ip","pref":2,"kind":"u32","options":{"fh":"801::800","flowid":"1:20",
+  "match":{"value":"10000","mask":"ff0000","off":8}}},
+ {"parent":"1:","protocol":"ip","pref":3,"kind":"u32","options":{"fh":"802::800","flowid":"1:20",
+  "match":{"value":"0","mask":"ff80","off":0}}}]
+"""
+
+FOUR_CLASSES = """\
+set class-of-service forwarding-classes class be queue-num 0
+set class-of-service forwarding-classes class voice queue-num 1
+set class-of-service forwarding-classes class video queue-num 2
+set class-of-service forwarding-classes class nc queue-num 3
+set class-of-service classifiers dscp in forwarding-class be loss-priority low code-points be
+set class-of-service classifiers dscp in forwarding-class voice loss-priority low code-points ef
+set class-of-service schedulers s-be transmit-rate remainder
+set class-of-service schedulers s-voice transmit-rate percent 20
+set class-of-service schedulers s-video transmit-rate percent 30
+set class-of-service schedulers s-nc transmit-rate percent 5
+set class-of-service scheduler-maps m forwarding-class be scheduler s-be
+set class-of-service scheduler-maps m forwarding-class voice scheduler s-voice
+set class-of-service scheduler-maps m forwarding-class video scheduler s-video
+set class-of-service scheduler-maps m forwarding-class nc scheduler s-nc
+set class-of-service interfaces ge-0/0/1 scheduler-map m
+set class-of-service interfaces ge-0/0/1 unit 0 classifiers dscp in
+"""
+
+
+def test_a_classic_htb_scripts_non_dscp_filters_and_ipv4_only_match_are_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The HOWTO's EF u32 filter is IPv4 only (protocol ip): what IPv6 does is said; its ICMP and small-packet
+    filters match on the protocol and the total length, not the DSCP: named with what they match (before: they
+    vanished, and the EF class was imported for both families without a word)."""
+    status, diagnostics, policy, _ = imported(tmp_path, capsys, "linux", "eth0.json", HTB_HOWTO)
+    assert status == 0 and policy is not None
+    named = [m for _, m in at(diagnostics, "QOS172")]
+    assert any("pref 2" in m and "protocol icmp" in m for m in named), named
+    assert any("pref 3" in m and "total length" in m for m in named), named
+    assert any("IPv6 packets of DSCP ef go to class 1:30, IPv4 packets to class 1:10" in m for m in named), named
+    assert "ef" in policy["services"]["service-1-10"]["dscp"]
+
+
+def test_four_forwarding_classes_with_schedulers_are_each_lifted_or_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Four JUNOS forwarding classes with schedulers, two of them fed by the classifier: the two lifted, the
+    other two named at their map entries (before: two services, and the other two dropped without a word)."""
+    status, diagnostics, policy, _ = imported(tmp_path, capsys, "junos-mx", "four.set", FOUR_CLASSES)
+    assert status == 0 and policy is not None and set(policy["services"]) == {"be", "voice"}
+    named = at(diagnostics, "QOS172")
+    for fc, line in (("video", 13), ("nc", 14)):
+        assert any(ln == line and f"class {fc}" in m and "no IP code point" in m for ln, m in named), named
+    assert "named as not lifted" in tally(diagnostics)

@@ -32,8 +32,9 @@ from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
-from qosc.targets.ios.read import inventory
 from qosc.targets.ios.read.acl import Match
+from qosc.targets.ios.read.inventory import seen as seen_objects
+from qosc.targets.ios.read.inventory import uses as used_objects
 from qosc.targets.ios.read.mqc import Config, PolicyClass, code, collect
 from qosc.targets.ios.read.pfc import classes as pfc_classes
 from qosc.targets.ios.read.pfc import is_pfc, port_type
@@ -326,7 +327,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                          key=lambda t: (t[0], t[1])))
     return Device(document.stem, None, tuple(interfaces), owned,
                   document.origin if isinstance(document.origin, Location) else None,
-                  seen=inventory.seen(c), uses=inventory.uses(c, read)), c.diagnostics
+                  seen=seen_objects(c), uses=used_objects(c, read)), c.diagnostics
 
 
 def parent_shaper(c: Config, policy: str) -> tuple[str | None, int | None]:

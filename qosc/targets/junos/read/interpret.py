@@ -21,7 +21,6 @@ from __future__ import annotations
 from qosc.behaviour.model import Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.targets.junos.read import inventory
 from qosc.targets.junos.read.config import Config, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
@@ -35,6 +34,8 @@ from qosc.targets.junos.read.facts import (
     ipprec_compatibility,
 )
 from qosc.targets.junos.read.inventory import LOOPBACK
+from qosc.targets.junos.read.inventory import seen as seen_objects
+from qosc.targets.junos.read.inventory import uses as used_objects
 from qosc.targets.junos.read.ports import bindings
 from qosc.targets.junos.read.schedulers import classes, default_classes, port_rate
 from qosc.tree import Document
@@ -72,7 +73,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
     return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
-                  seen=inventory.seen(c, units), uses=inventory.uses(c, units, smaps, b.wildcards)), list(
+                  seen=seen_objects(c, units), uses=used_objects(c, units, smaps, b.wildcards)), list(
         dict.fromkeys(c.diagnostics))
 
 

@@ -16,6 +16,8 @@ cs7 and nc2 111).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from qosc.dscp import parse_dscp
 from qosc.tree import Kind, Word, integer, kw
 
@@ -93,8 +95,10 @@ def code_point(text: str, aliases: dict[str, int], family: str = "dscp") -> int:
     return parse_dscp(text)
 
 
+@lru_cache(maxsize=1 << 16)
 def word(text: str) -> Word:
-    """A word as read from configuration text or XML: quoted text, a plain number, else a keyword."""
+    """A word as read from configuration text or XML: quoted text, a plain number, else a keyword (words are
+    immutable: the ones a configuration repeats are one shared object, checked once)."""
     if text.startswith('"') and text.endswith('"') and len(text) >= 2:
         inner = text[1:-1] or '""'
         return Word(Kind.TEXT, inner, inner)

@@ -108,10 +108,14 @@ def bindings(c: Config) -> Bindings:
                or qos_filter(c, k.removeprefix("filter-input-"), v)}
         if qos:
             b.units[(port, unit)].update(qos)
+    by_port: dict[str, list[tuple[str, str]]] = {}  # an index: a scan of every unit per port is quadratic
+    for unit_key in b.units:
+        by_port.setdefault(unit_key[0], []).append(unit_key)
     for port, bound in ports.items():  # on the port: for every unit, where the unit binds none of its own
-        for unit_key in [k for k in b.units if k[0] == port] or [(port, "0")]:
+        for unit_key in by_port.get(port) or [(port, "0")]:
             b.units[unit_key] = {**bound, **b.units.get(unit_key, {})}
+            by_port.setdefault(port, [unit_key])
     for port in list(b.smaps):
-        if " unit " not in port and not any(k[0] == port for k in b.units):
+        if " unit " not in port and port not in by_port:
             b.units[(port, "0")] = {}
     return b

@@ -9,10 +9,10 @@ bidi override must each end in a located diagnostic, never a traceback, and
 in time and memory linear in the size of the text.
 
 - `read_bounded(path)`: at most `ReadLimits.max_bytes` bytes are read
-  (QOS185 past them, nothing more is read), then `decode`.
+  (QOS200 past them, nothing more is read), then `decode`.
 - `decode(data)`: UTF-8 (a byte-order mark dropped; UTF-16 with its mark
   accepted); a byte that is not UTF-8 is QOS006 at its line and column.
-- `prepare(text)`: every parser calls it first: the size limit (QOS185), the
+- `prepare(text)`: every parser calls it first: the size limit (QOS200), the
   mark dropped, CRLF and CR line ends made LF, and control characters (but
   tab and line ends), format characters (zero-width, bidi embeddings,
   overrides and isolates, tags) and line or paragraph separators refused
@@ -56,14 +56,14 @@ invisible operators; a byte-order mark past the start; interlinear annotation; t
 
 
 def too_big(source: str, size: int, limits: ReadLimits = LIMITS) -> InputError:
-    return InputError([error("QOS185", f"the configuration is {size} bytes, larger than the readers' limit of "
+    return InputError([error("QOS200", f"the configuration is {size} bytes, larger than the readers' limit of "
                              f"{limits.max_bytes} bytes", Location(source, 1, 1),
                              "read the hierarchies qosc owns only (JUNOS: class-of-service, firewall, interfaces; "
                              "IOS: show running-config | section policy-map|class-map|interface)")])
 
 
 def too_deep(where: Location, limits: ReadLimits = LIMITS) -> InputError:
-    return InputError([error("QOS185", f"the configuration is nested deeper than the readers' limit of "
+    return InputError([error("QOS200", f"the configuration is nested deeper than the readers' limit of "
                              f"{limits.max_depth} levels", where, "no device configuration nests this deep: is it "
                              "the file you meant?")])
 

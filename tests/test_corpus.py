@@ -6,7 +6,7 @@ validated, compiled for the same platform and compared with the original by
 no import ends in a traceback, import never writes a policy qosc's own
 validate refuses, and at least 90% of the files round-trip clean per class.
 A file that applies no QoS qosc reads is clean when import says so: nothing
-to lift (QOS186, exit 3, no policy written).
+to lift (QOS201, exit 3, no policy written).
 What fails today is marked per file with a strict xfail naming why, so this
 suite is green now and a reader fix makes its case pass: strict, that is a
 failure until the marker below is removed (move the file out of the table).

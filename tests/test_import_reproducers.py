@@ -6,7 +6,7 @@ exp.set: an EXP classifier read as DSCP (`DSCP 111 is out of range`, a traceback
 default and clashing with class-default (QOS031, an invalid policy written); c6500-wrr.ios: a trust-only
 Port-channel beside a WRR port (`services: []`, then an IndexError in the PFC lowering while the written policy
 was validated).  Plus the import's own promises: nothing to lift writes nothing (exit 3), and the reconciliation
-(QOS187) counts every object seen as lifted or named.
+(QOS202) counts every object seen as lifted or named.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def at(diagnostics: list[dict[str, Any]], code: str) -> list[tuple[int | None, s
 
 
 def tally(diagnostics: list[dict[str, Any]]) -> str:
-    return next(d["message"] for d in diagnostics if d["code"] == "QOS187")
+    return next(d["message"] for d in diagnostics if d["code"] == "QOS202")
 
 
 def test_an_exp_classifier_is_named_not_read_as_dscp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -103,7 +103,7 @@ def test_a_dscp_ipv6_alias_is_resolved_and_an_unapplied_classifier_is_nothing_to
     status, diagnostics, policy, err = imported(tmp_path, capsys, "junos-mx", "alias6.set", ALIAS6)
     assert status == 3 and policy is None  # nothing to lift: no `services: {}` written
     assert "nothing to lift" in err
-    assert at(diagnostics, "QOS186")
+    assert at(diagnostics, "QOS201")
     assert at(diagnostics, "QOS172") == [(2, "classifier dscp-ipv6 C6 not lifted: applied to no interface: it does "
                                             "nothing")]
     assert "1 QoS object(s) seen = 0 lifted + 1 named as not lifted (QOS172), 1 of them applied to no interface" \

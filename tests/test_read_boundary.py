@@ -152,25 +152,25 @@ def test_set_files_with_comments_and_lone_quotes(text: str, expected: list[tuple
 def test_braces_nested_a_thousand_deep_are_refused_by_the_depth_limit() -> None:
     text = "".join(f"a{i} {{\n" for i in range(1000)) + "x;\n" + "}\n" * 1000
     r = read(text, "deep.conf", "junos-mx", "deep", "conf")
-    assert codes(r) == [("QOS185", LIMITS.max_depth + 1)]
+    assert codes(r) == [("QOS200", LIMITS.max_depth + 1)]
 
 
 @pytest.mark.parametrize("wrapper", ["[", "{\"qdisc\": "])
 def test_tc_json_nested_deeper_than_the_limit_is_refused(wrapper: str) -> None:
     text = wrapper + "[" * 5000 + "]" * 5000 + ("]" if wrapper == "[" else "}")
     r = read(text, "eth0.json", "linux", "h")
-    assert r.behaviour is None and codes(r) == [("QOS185", 1)]
+    assert r.behaviour is None and codes(r) == [("QOS200", 1)]
 
 
 @pytest.mark.parametrize(("spoil", "expected"), [
     (lambda t: t.replace('"rate":2500000', '"rate":Infinity'), [("QOS179", 3)]),
     (lambda t: t.replace('"rate":2500000', '"rate":NaN'), [("QOS179", 3)]),
-    (lambda t: t.replace('"flowid":"1:10"', '"flowid":"zz:q!"'), [("QOS189", 1), ("QOS172", 5)]),
-    (lambda t: t.replace('"prio":1', '"prio":"high"'), [("QOS189", 1), ("QOS172", 3), ("QOS174", 5)]),
-    (lambda t: t.replace('"handle":"1:10"', '"handle":[1,10]'), [("QOS189", 1), ("QOS172", 3), ("QOS174", 5)]),
+    (lambda t: t.replace('"flowid":"1:10"', '"flowid":"zz:q!"'), [("QOS204", 1), ("QOS172", 5)]),
+    (lambda t: t.replace('"prio":1', '"prio":"high"'), [("QOS204", 1), ("QOS172", 3), ("QOS174", 5)]),
+    (lambda t: t.replace('"handle":"1:10"', '"handle":[1,10]'), [("QOS204", 1), ("QOS172", 3), ("QOS174", 5)]),
     (lambda t: t.replace('"match":{"value":"b80000","mask":"fc0000","off":0}', '"match":[1,2]'),
-     [("QOS189", 1), ("QOS172", 5)]),
-    (lambda t: t.replace('{"default":"0x20"}', '[]'), [("QOS189", 1)]),
+     [("QOS204", 1), ("QOS172", 5)]),
+    (lambda t: t.replace('{"default":"0x20"}', '[]'), [("QOS204", 1)]),
     (lambda t: t.replace('[{"kind"', '[7, {"kind"'), [("QOS179", 1)]),
     (lambda t: t + "qdisc htb 1: root refcnt 2\n", [("QOS179", 7)]),
 ])
@@ -193,8 +193,8 @@ def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
     with path.open("wb") as fh:
         fh.truncate(LIMITS.max_bytes + 1)  # sparse: nothing is written, nothing may be read
     r = read_file(str(path), "junos-mx")
-    assert codes(r) == [("QOS185", 1)]
-    assert codes(read("x;\n" * (LIMITS.max_bytes // 3 + 1), "big.conf", "junos-mx", "big")) == [("QOS185", 1)]
+    assert codes(r) == [("QOS200", 1)]
+    assert codes(read("x;\n" * (LIMITS.max_bytes // 3 + 1), "big.conf", "junos-mx", "big")) == [("QOS200", 1)]
 
 
 @pytest.mark.parametrize(("wrapper", "inner"), [
@@ -240,7 +240,7 @@ def test_a_tc_dump_named_after_its_file_names_the_interface_without_the_suffixes
     path.write_text(TC)
     r = read_file(str(path), "linux")
     assert r.behaviour is not None and [i.name for i in r.behaviour.interfaces] == ["x"]
-    assert codes(r) == [("QOS189", 1)] and "x" in r.diagnostics[0].message
+    assert codes(r) == [("QOS204", 1)] and "x" in r.diagnostics[0].message
 
 
 def test_an_ios_banner_is_one_statement() -> None:

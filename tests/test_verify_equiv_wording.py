@@ -123,14 +123,14 @@ def test_verify_of_an_unreadable_configuration_says_it_was_not_verified(
 def test_a_takeover_names_the_operators_objects_as_someone_elses_not_stale(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A JUNOS router qosc has never pushed to: its own class-of-service (other names) differs from the policy
-    (drift, an error) and is someone else's (QOS192, information), never qosc's stale objects (QOS178)."""
+    (drift, an error) and is someone else's (QOS205, information), never qosc's stale objects (QOS178)."""
     conf = tmp_path / "edge-mx.conf"
     conf.write_text(OPERATOR_COS)
     status, out, err = run(capsys, "verify", POLICY, "--config", f"edge-mx={conf}")
     text = out + err
     assert status == 1 and "drift found" in err  # it does not do what the policy says
     assert "QOS178" not in text and "stale object" not in text, text
-    assert "info[QOS192]" in text and "scheduler-map ops-map: someone else's object" in text, text
+    assert "info[QOS205]" in text and "scheduler-map ops-map: someone else's object" in text, text
     assert "someone else's (takeover: qosc has not configured the device)" in err, err
     status, out, _ = run(capsys, "verify", POLICY, "--config", f"edge-mx={conf}", "--format", "json")
     assert json.loads(out)["ownership"] == {"edge-mx": "takeover"}

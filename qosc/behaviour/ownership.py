@@ -2,7 +2,7 @@
 
 qosc keeps no mark of its own on a device, so it tells by what else is there: where at least half the objects
 the policy compiles to are on the device, qosc configured it and the others are stale (QOS178); where none is,
-qosc has not pushed to it yet (a takeover) and they are someone else's (QOS192, information); in between it
+qosc has not pushed to it yet (a takeover) and they are someone else's (QOS205, information); in between it
 cannot tell, and says so (QOS178).  Ports do not count: a port is there whoever configured it.
 """
 

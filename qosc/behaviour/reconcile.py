@@ -9,7 +9,7 @@ and named at its configuration line, and the reconciliation of the configuration
   out for, or a policy with no service or interface left, writes nothing.
 - `reconcile(devices, lifted)`: every QoS object a reader saw (Device.seen) is lifted (an element the policy holds
   is made of it: Device.uses) or named as not lifted: where no diagnostic named it at its line yet, a QOS172
-  there says whether it is applied to no interface (it does nothing) or applied and not lifted; and one QOS187
+  there says whether it is applied to no interface (it does nothing) or applied and not lifted; and one QOS202
   states the count: seen = lifted + named.
 - `relocate`: the written policy's own diagnostics about an imported object again at its configuration line.
 """
@@ -265,7 +265,7 @@ class Reconciled:
 
 
 def reconcile(devices: Sequence[Device], lifted: Lifted, said: Sequence[Diagnostic], source: str) -> Reconciled:
-    """QOS172 for each object seen that is neither lifted nor named yet, and the QOS187 count (module doc)."""
+    """QOS172 for each object seen that is neither lifted nor named yet, and the QOS202 count (module doc)."""
     out = Reconciled([])
     lines = {(d.location.file, d.location.line) for d in said if d.code == "QOS172" and d.location is not None}
     for device in devices:
@@ -286,6 +286,6 @@ def reconcile(devices: Sequence[Device], lifted: Lifted, said: Sequence[Diagnost
             if where is not None:
                 lines.add((where.file, where.line))
     out.diagnostics.append(Diagnostic(
-        "QOS187", Severity.INFO, f"import of {source}: {out.seen} QoS object(s) seen = {out.lifted} lifted + "
+        "QOS202", Severity.INFO, f"import of {source}: {out.seen} QoS object(s) seen = {out.lifted} lifted + "
         f"{out.named} named as not lifted (QOS172), {out.idle} of them applied to no interface", None))
     return out

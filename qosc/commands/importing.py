@@ -15,11 +15,11 @@ The policy is checked before it is written, with the policy's own checks
 (qosc.behaviour.reconcile.settle): what would make it invalid is left out
 and named at its configuration line (QOS172), so import never writes a
 policy `qosc validate` refuses.  Every QoS object the readers saw is lifted
-or named (QOS172), and QOS187 states the count: seen = lifted + named.
+or named (QOS172), and QOS202 states the count: seen = lifted + named.
 Exit 0 when a policy was written (warnings allowed); 3 when there is nothing
-to lift (the configurations apply no QoS qosc reads: QOS186, nothing
+to lift (the configurations apply no QoS qosc reads: QOS201, nothing
 written); 1 when a configuration could not be read, or no valid policy can be
-lifted from what they apply (QOS188, nothing written); 2 on usage or I/O
+lifted from what they apply (QOS203, nothing written); 2 on usage or I/O
 errors.
 """
 
@@ -82,13 +82,13 @@ def run(args: argparse.Namespace) -> int:
     tally = f"{counted.seen} QoS object(s) seen = {counted.lifted} lifted + {counted.named} named as not lifted"
     if settled.text is None:
         if counted.lifted == 0 and counted.clean_nothing and not has_errors(settled.diagnostics):
-            diagnostics.append(Diagnostic("QOS186", Severity.INFO, "nothing to lift: the configuration applies no "
+            diagnostics.append(Diagnostic("QOS201", Severity.INFO, "nothing to lift: the configuration applies no "
                                           f"QoS qosc reads ({tally}); no policy written", None))
             report(diagnostics, args.format)
             print(f"qosc import: nothing to lift from {', '.join(args.configs)}: no policy written ({tally})",
                   file=sys.stderr)
             return NOTHING
-        diagnostics.append(error("QOS188", "nothing written: no valid policy can be lifted from what the "
+        diagnostics.append(error("QOS203", "nothing written: no valid policy can be lifted from what the "
                                  f"configuration applies ({tally}; each is named above)", None,
                                  "write the policy by hand from the objects named, or import more devices"))
         report(diagnostics, args.format)

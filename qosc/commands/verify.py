@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 _OWNED = {STALE: ("QOS178", Severity.WARNING), UNSURE: ("QOS178", Severity.WARNING),
-          OTHERS: ("QOS192", Severity.INFO)}
+          OTHERS: ("QOS205", Severity.INFO)}
 
 
 def _diagnostic(f: Finding) -> Diagnostic:

@@ -75,7 +75,7 @@ def test_gsr_datagrid_103_percent_is_reported_at_the_interface_and_no_invalid_po
     line = line_of("gsr-12000-datagrid.cfg", "interface POS0/0")
     left_out = [d for d in diagnostics if d["code"] == "QOS172" and d.get("line") == line and "QOS040" in d["message"]]
     assert left_out and "103%" in left_out[0]["message"], diagnostics
-    assert {d["code"] for d in diagnostics if d["severity"] == "error"} == {"QOS188"}
+    assert {d["code"] for d in diagnostics if d["severity"] == "error"} == {"QOS203"}
 
 
 def test_catalyst_2q2t_datatag_imports_with_its_weights_and_queue_limits(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ show running-config prints it) is one statement.  Every line is kept, owned
 by qosc or not (hostname, routing, the `Building configuration...` and
 prompt lines of a capture), as a plain statement.  The text is first checked
 by qosc.configtext.prepare (size, byte-order mark, control and invisible
-characters: QOS185, QOS179); a tab in the indentation or blocks nested deeper
+characters: QOS200, QOS179); a tab in the indentation or blocks nested deeper
 than the readers' limit are refused at their line.  Source: Cisco IOS Configuration Fundamentals
 Configuration Guide, "Using the Cisco IOS Command-Line Interface" (IOS XE 17);
 Catalyst 6500 Release 12.2SX Software Configuration Guide, "Configuring PFC QoS".

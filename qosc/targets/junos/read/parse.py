@@ -20,7 +20,7 @@ command line (`user@r1> show configuration | display set | no-more`), a bare
 `show` command, `{master:0}` and `[edit ...]` banners, `---(more)---` pager
 lines.  The text is first checked by qosc.configtext.prepare (size, byte-order
 mark, control and invisible characters); braces nested deeper than its
-limit are QOS185, an unterminated quoted string QOS179.
+limit are QOS200, an unterminated quoted string QOS179.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ statement's origin is the element's line in the XML.  Text with spaces (an
 interface description, a login message) is a text word, an empty element
 (`<description/>`, `<scheduler-map/>`) an empty one.  The XML is parsed
 without entities, DTDs or network access (lxml, the `push` extra), no deeper
-than the readers' limit (QOS185).  A reply that carries the configuration as
+than the readers' limit (QOS200).  A reply that carries the configuration as
 text (`<get-configuration format="text">`: `<configuration-text>`, or the
 `show configuration` RPC's `<configuration-information><configuration-output>`;
 `format="set"`: `<configuration-set>`) is read as that text, at the lines of
@@ -37,7 +37,7 @@ def _fail(message: str, where: Location, hint: str | None = None) -> InputError:
 
 
 def _depth(root: object, source: str) -> None:
-    """QOS185 at the first element nested deeper than the readers' limit (a walk with a stack: linear)."""
+    """QOS200 at the first element nested deeper than the readers' limit (a walk with a stack: linear)."""
     stack = [(root, 1)]
     while stack:
         el, depth = stack.pop()

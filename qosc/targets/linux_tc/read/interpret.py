@@ -78,7 +78,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     owned: list[tuple[str, str, Location | None]] = []
     diagnostics: list[Diagnostic] = []
     if not blocks and not any(s.words[0].text == "dev" for s in document.statements):
-        diagnostics.append(Diagnostic("QOS189", Severity.INFO, f"the dump does not name its interface: read as "
+        diagnostics.append(Diagnostic("QOS204", Severity.INFO, f"the dump does not name its interface: read as "
                                       f"{document.stem} (after the file's name)", origin,
                                       "put a line `## dev NAME` before the dump, or name the file NAME.json"))
     inv = Inventory()

@@ -148,6 +148,17 @@ CORE: tuple[Code, ...] = (
        "network namespace for a tc batch): compared with the policy alone, stale objects not detected"),
     _c("QOS187", _READ, "error", "import: two configurations under one device name (or names differing only by "
        "case); nothing is written"),
+    _c("QOS200", _READ, "error", "read back: configuration larger than 32 MiB or nested deeper than 64 levels (the "
+       "readers' limits)"),
+    _c("QOS201", _READ, "info", "import: nothing to lift: the configuration applies no QoS qosc reads (no policy "
+       "written, exit status 3)"),
+    _c("QOS202", _READ, "info", "import: the reconciliation: QoS objects seen = lifted + named as not lifted (QOS172)"),
+    _c("QOS203", _READ, "error", "import: no valid policy can be lifted from what the configuration applies (nothing "
+       "written)"),
+    _c("QOS204", _READ, "info", "read back: the configuration does not say something qosc needs (a tc dump's "
+       "interface): what was taken instead is said"),
+    _c("QOS205", _READ, "info", "verify: an object in what qosc owns on a device qosc has not configured (a takeover): "
+       "someone else's, not stale"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

@@ -17,12 +17,15 @@ start a line of configuration, whatever the serializer does.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from qosc.diagnostics import Location
 from qosc.render import UnsafeValue, safe
+
+_SPACE = re.compile(r"\s")
 
 
 class Kind(enum.Enum):
@@ -68,7 +71,7 @@ class Word:
             raise UnsafeValue(f"empty or non-text word {self.text!r} ({self.kind.value})")
         else:
             safe(self.text)
-            if self.kind is not Kind.TEXT and any(c.isspace() for c in self.text):
+            if self.kind is not Kind.TEXT and _SPACE.search(self.text):
                 raise UnsafeValue(f"refusing to render {self.text[:40]!r} as one {self.kind.value}: it contains "
                                   "white space")
 

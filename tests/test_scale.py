@@ -434,6 +434,10 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
      r"jobs auto, verify (on|off) \| one device changed: [\d.]+ s, peak RSS \d+ MiB \(\d+ files for \d+ "
      r"device/target pairs, 1 changed \(\d+ pairs unchanged, from the cache\)\)$"),
     ("validate_scale.py", ["-n", "60"], r"^validate_scale: .*60 devices"),
+    ("read_scale.py", ["--mb", "0.4", "--filters", "500"],
+     r"^read_scale: junos curly [\d.]+ MB in [\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB \(baseline split \d+ MB/s, "
+     r"ratio [\d.]+x\); linear: .* \| tc -j 500 filters [\d.]+ MB in [\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB "
+     r"\(baseline json.loads \d+ MB/s, ratio [\d.]+x\)$"),
     ("publish.py", ["-n", "40", "--runs", "1"],
      r"^publish: 40 files, median of 1: exchange \(now\) [\d.]+ ms all changed / [\d.]+ ms one changed; "
      r"(per-file \(before\) [\d.]+ ms all changed / [\d.]+ ms one changed; )?plain writes [\d.]+ ms all changed"),

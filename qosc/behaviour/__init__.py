@@ -8,8 +8,9 @@ policy's intent; `qosc equiv` compares two configurations of any vendors;
 
 from __future__ import annotations
 
-from qosc.behaviour.compare import Finding, Tolerance, compare, stale
+from qosc.behaviour.compare import Finding, Tolerance, compare
 from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.ownership import stale
 
 __all__ = ["FAMILIES", "Class", "Curve", "Device", "Envelope", "Finding", "Interface", "Rule", "Tolerance",
            "compare", "stale"]

@@ -1,12 +1,14 @@
 """Behaviour values as the bodies of a qosc policy (qosc import, lift.py): a drop curve as a drop profile, a
-policer envelope as a policer, a port range as a match value, a class attribute as the policy writes it."""
+policer envelope as a policer, a port range as a match value, a class's queue as a service's queue, a class
+attribute as the policy writes it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour.model import Curve, Envelope
+from qosc.behaviour.model import Class, Curve, Envelope, Interface
+from qosc.diagnostics import Diagnostic, warning
 from qosc.units import format_rate, format_size
 
 
@@ -35,6 +37,37 @@ def envelope_body(env: Envelope) -> dict[str, Any]:
             continue
         body[key] = dscp_mod.name(int(action.split()[1])) if action.startswith("dscp ") else action
     return body
+
+
+def queue_body(iface: Interface, cls: Class, priority: str | None) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """A class's queue as a service's `queue` (share, priority, strictness, cap, ceiling, buffer, ECN), and QOS172
+    for a buffer a policy cannot say."""
+    queue: dict[str, Any] = {}
+    found: list[Diagnostic] = []
+    if cls.share is not None:
+        queue["share"] = f"{cls.share:g}%"
+    if priority is not None and not cls.strict:
+        queue["priority"] = priority
+    if cls.strict:
+        queue["strict"] = True
+    if cls.cap is not None:
+        queue["rate-cap"] = f"{cls.cap:g}%"
+    if cls.ceiling is not None:
+        queue["ceiling"] = f"{cls.ceiling:g}%"
+    if cls.buffer is not None and cls.buffer[0] in ("percent", "us"):
+        queue["buffer"] = f"{cls.buffer[1]:g}%" if cls.buffer[0] == "percent" else f"{int(cls.buffer[1])}us"
+    elif cls.buffer is not None and cls.buffer[0] == "bytes" and iface.rate:
+        # a queue of bytes (Linux bfifo) is a time at the rate it drains at: its guarantee (qosc.sizing)
+        drain = iface.rate * (cls.share or 100.0) / 100
+        queue["buffer"] = f"{max(1, round(cls.buffer[1] * 8_000_000 / drain))}us"
+    elif cls.buffer is not None:
+        found.append(warning("QOS172", f"class {cls.name}: a queue of {cls.buffer[1]:g} {cls.buffer[0]} is not "
+                             "imported: a policy gives buffers in percent or time, and qosc sizes the queue from "
+                             "the class's rate", cls.origin, "set queue.buffer in the policy if the default does not "
+                             "do"))
+    if cls.ecn:
+        queue["ecn"] = True
+    return queue, found
 
 
 CLASS_KEYS = {"share": "queue.share", "priority": "queue.priority", "strict": "queue.strict", "cap": "queue.rate-cap",

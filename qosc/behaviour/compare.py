@@ -390,10 +390,3 @@ def _host(expected: Device, found: Device, tol: Tolerance) -> list[Finding]:
         return [Finding(expected.name, "", "router-generated traffic", "queued in", want, pair.label(got),
                         expected.origin, where)]
     return []
-
-
-def stale(compiled: Device, running: Device) -> list[Finding]:
-    """qosc-owned objects on the device that the policy no longer produces."""
-    produced = {(kind, name) for kind, name, _ in compiled.owned}
-    return [Finding(running.name, "", f"{kind} {name}", "stale object:", "absent", "present", None, where)
-            for kind, name, where in running.owned if (kind, name) not in produced]

@@ -16,7 +16,10 @@ Several devices import into one policy with shared services:
 - drop profiles and policers deduplicated by value (equal policers rules do not share stay apart); edge rules
   become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them,
   and encapsulation, trust, rewrite and impose where they differ from the role's defaults (liftmarks.settings);
-  logical units of one port are named port.unit.
+  logical units of one port are named port.unit;
+- a class that cannot be a service (qosc.behaviour.liftable: no code point in any domain), and an interface of
+  which nothing can be lifted, are named (QOS172), not lifted; the elements lifted (interfaces, classes, rules)
+  are recorded for the reconciliation (qosc.behaviour.reconcile).
 
 What the policy language cannot say is reported by the interpreters (QOS172), at its line, and left out.
 """
@@ -31,7 +34,8 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftmarks
-from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body
+from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
+from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
@@ -48,10 +52,6 @@ def _ident(text: str, fallback: str) -> str:
     if not name or not name[0].isalpha():
         name = f"{fallback}-{name}" if name else fallback
     return name[:63]
-
-
-def _pct(value: float) -> str:
-    return f"{value:g}%"
 
 
 Key = tuple[Any, ...]
@@ -82,6 +82,8 @@ class _Lifter:
         self.diagnostics: list[Diagnostic] = []
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
+        self.carriers: dict[str, set[Element]] = {}
+        self.rule_elements: dict[tuple[str, str], set[Element]] = {}
 
     # -- services -------------------------------------------------------------------------------------------
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
@@ -123,30 +125,8 @@ class _Lifter:
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
-        queue: dict[str, Any] = {}
-        if cls.share is not None:
-            queue["share"] = _pct(cls.share)
-        if priority is not None and not cls.strict:
-            queue["priority"] = priority
-        if cls.strict:
-            queue["strict"] = True
-        if cls.cap is not None:
-            queue["rate-cap"] = _pct(cls.cap)
-        if cls.ceiling is not None:
-            queue["ceiling"] = _pct(cls.ceiling)
-        if cls.buffer is not None and cls.buffer[0] in ("percent", "us"):
-            queue["buffer"] = _pct(cls.buffer[1]) if cls.buffer[0] == "percent" else f"{int(cls.buffer[1])}us"
-        elif cls.buffer is not None and cls.buffer[0] == "bytes" and iface.rate:
-            # a queue of bytes (Linux bfifo) is a time at the rate it drains at: its guarantee (qosc.sizing)
-            drain = iface.rate * (cls.share or 100.0) / 100
-            queue["buffer"] = f"{max(1, round(cls.buffer[1] * 8_000_000 / drain))}us"
-        elif cls.buffer is not None:
-            self.diagnostics.append(warning("QOS172", f"class {cls.name}: a queue of {cls.buffer[1]:g} "
-                                            f"{cls.buffer[0]} is not imported: a policy gives buffers in percent "
-                                            "or time, and qosc sizes the queue from the class's rate",
-                                            cls.origin, "set queue.buffer in the policy if the default does not do"))
-        if cls.ecn:
-            queue["ecn"] = True
+        queue, found = queue_body(iface, cls, priority)
+        self.diagnostics += found
         if queue:
             body["queue"] = queue
         drop = self._drop(cls)
@@ -247,6 +227,8 @@ class _Lifter:
                 item["policer"] = self.policer(env, f"{r.name}-policer", r.origin)
                 self.rule_policers.setdefault(service, []).append(item["policer"])
             body.append(item)
+        if not body:  # every rule left out (named above): no classifier
+            return None
         self.classifiers[rules] = name
         self.classifier_bodies[name] = {"rules": body}
         if iface.origin is not None:
@@ -282,52 +264,22 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
     lifter = _Lifter(name, devices)
     out_devices: dict[str, Any] = {}
+    elements: set[Element] = set()
+    lifted_from: dict[tuple[str, str], Element] = {}
     for d, device in enumerate(devices):
         interfaces: dict[str, Any] = {}
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
         ports = Counter(i.name for i in device.interfaces)
         for i, iface in enumerate(device.interfaces):
-            default_name = liftmarks.default_class(iface)
-            kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls)
-                     for cls in iface.classes}
-            levels, found = priorities(iface, kinds)
-            lifter.diagnostics += found
-            capped = next((cls for cls in iface.classes if cls.cap_rate is not None), None)
-            if capped is not None and iface.rate is None:
-                lifter.diagnostics.append(warning(
-                    "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
-                    f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
-                    "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
-            carried: list[str] = []
-            service_of: dict[int, str] = {}
-            for cls in iface.classes:
-                service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name),
-                                         (d, i, cls.name))
-                carried.append(service)
-                for code in lifter.codes_of(iface, cls):
-                    service_of[code] = service
-            body: dict[str, Any] = {}
-            if iface.role is not None:
-                body["role"] = iface.role
-            if iface.rate is not None:
-                body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
-            named = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
-            if iface.unit and named == iface.name:
-                body["unit"] = iface.unit
-            classifier = lifter.classifier(iface, service_of)
-            if classifier is not None:
-                body["classifier"] = classifier
-            if iface.trust is not None and iface.role == "edge":
-                body["trust"] = "dscp" if iface.trust else "none"
-            if liftmarks.involved(iface):
-                body.pop("trust", None)
-                body.update(liftmarks.settings(iface, iface.role, mpls_device))
-            body.update(dict(iface.options))
-            body["services"] = carried
-            interfaces[named] = body
+            called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
+            body = _interface(lifter, device, (d, i), iface, elements, mpls_device, called == iface.name)
+            if body is None:
+                continue
+            interfaces[called] = body
+            lifted_from[(device.name, called)] = element("interface", device.name, iface)
             if iface.origin is not None:
-                lifter.origins[("devices", device.name, "interfaces", named)] = iface.origin
+                lifter.origins[("devices", device.name, "interfaces", called)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
@@ -348,4 +300,69 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     if lifter.classifier_bodies:
         policy["classifiers"] = lifter.classifier_bodies
     policy["devices"] = out_devices
-    return Lifted(policy, lifter.diagnostics, lifter.origins)
+    return Lifted(policy, lifter.diagnostics, lifter.origins, elements, lifter.carriers, lifter.rule_elements,
+                  lifted_from)
+
+
+def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Interface, elements: set[Element],
+               mpls_device: bool, unit: bool) -> dict[str, Any] | None:
+    """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
+    made or met on the way; `at`: (device, interface) index; `unit`: the body says the unit.  The elements lifted
+    are added to `elements`."""
+    default_name = liftmarks.default_class(iface)
+    liftable = []
+    for cls in iface.classes:
+        why = unliftable(iface, cls, default_name, cls.name in lifter.hosts)
+        if why is None:
+            liftable.append(cls)
+        else:
+            lifter.diagnostics.append(not_lifted(iface, cls, why))
+    lifter.diagnostics += families(iface) + unscheduled(iface)
+    if not liftable and not iface.rules:
+        why = "none of its classes can be a service" if iface.classes else \
+            "it has no queues of its own (no scheduler map or output policy: the device's default scheduling)"
+        lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
+                                          iface.origin))
+        return None
+    kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
+    levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)
+    lifter.diagnostics += found
+    capped = next((cls for cls in liftable if cls.cap_rate is not None), None)
+    if capped is not None and iface.rate is None:
+        lifter.diagnostics.append(warning(
+            "QOS172", f"interface {iface.name}: the configuration does not say its speed, so the cap of "
+            f"{capped.name} ({format_rate(capped.cap_rate or 0)}) cannot be put against the link; the "
+            "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
+    carried: list[str] = []
+    service_of: dict[int, str] = {}
+    for cls in liftable:
+        service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name), (*at, cls.name))
+        carried.append(service)
+        lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
+        elements.add(element("class", device.name, iface, cls.name))
+        for code in lifter.codes_of(iface, cls):
+            service_of[code] = service
+    body: dict[str, Any] = {}
+    if iface.role is not None:
+        body["role"] = iface.role
+    if iface.rate is not None:
+        body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
+    if unit and iface.unit:
+        body["unit"] = iface.unit
+    classifier = lifter.classifier(iface, service_of)
+    if classifier is not None:
+        body["classifier"] = classifier
+        for r in iface.rules:
+            if r.mark is not None and r.mark in service_of:
+                elements.add(element("rule", device.name, iface, r.name))
+                lifter.rule_elements.setdefault((classifier, _ident(r.name, "rule")), set()).add(
+                    element("rule", device.name, iface, r.name))
+    if iface.trust is not None and iface.role == "edge":
+        body["trust"] = "dscp" if iface.trust else "none"
+    if liftmarks.involved(iface):
+        body.pop("trust", None)
+        body.update(liftmarks.settings(iface, iface.role, mpls_device))
+    body.update(dict(iface.options))
+    body["services"] = carried
+    elements.add(element("interface", device.name, iface))
+    return body

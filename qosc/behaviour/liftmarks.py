@@ -6,8 +6,10 @@ marking settings of interfaces (generic: what every reader's behaviour says).
   imposes for it.  So an edge's DSCP class and a core's EXP class are one service when the edge imposes the core's
   value.  Default classes (what a classifier's leftovers fall into) are one service of their own, never joined by
   code points: they hold values of other services on devices that do not schedule those.
-- The default class of an interface: the class most DSCP code points fall into; on an interface that classifies
-  no DSCP, the one most EXP, then PCP, values fall into (ties: the class of value 0).
+- The default class of an interface: the one the configuration says takes what nothing else names (IOS
+  class-default, the HTB `default` class: Interface.default_class), else the class of DSCP 0 (best effort on
+  every platform), else the class most DSCP code points fall into; on an interface that classifies no DSCP, the
+  one most EXP, then PCP, values fall into (ties: the class of value 0).
 - EXP and PCP values per drop precedence: the value a class leaves with (rewritten, imposed) first, then the
   values classified into it at that precedence; a precedence whose mark is what a lower one would give anyway
   (`Marking.mark` falls back) is left out.  The default service takes the values it is written with (all it
@@ -32,7 +34,12 @@ _PRECEDENCE = {1: "low", 2: "medium", 3: "high"}
 
 
 def default_class(iface: Interface) -> str | None:
-    """The class unclassified traffic falls into (module doc)."""
+    """The class unclassified traffic falls into, what import makes the default service (module doc)."""
+    names = [c.name for c in iface.classes]
+    if iface.default_class in names:
+        return iface.default_class
+    if iface.classify[0][0] in names:
+        return iface.classify[0][0]
     counts = {cls.name: sum(1 for c in iface.classify[0] if c == cls.name) for cls in iface.classes}
     if any(counts.values()) or not involved(iface):
         return max(counts, key=lambda n: (counts[n], n)) if counts else None
@@ -69,6 +76,11 @@ def _codes(iface: Interface, cls: Class) -> set[tuple[str, int]]:
         out |= {(domain, v) for v, _ in classified(iface, domain, cls.name)}
         out |= {(domain, v) for v in written(iface, domain, cls.name).values()}
     return out
+
+
+def carried(iface: Interface, cls: str) -> bool:
+    """Whether a class is classified by, or leaves with, an EXP or PCP value (or the EXP an edge imposes)."""
+    return any(classified(iface, d, cls) or written(iface, d, cls) for d in DOMAINS3)
 
 
 def groups(devices: Sequence[Device]) -> dict[Node, Node]:

@@ -156,6 +156,10 @@ class Interface:
     on egress (rewrite); 'impose', the EXP of the label imposed on traffic entering an LSP through this
     interface (edge).  Sorted; a domain without entries is not written."""
     origin: Location | None = field(default=None, compare=False)
+    default_class: str | None = field(default=None, compare=False)
+    """The class that takes what no classifier entry names, where the configuration says which (IOS
+    class-default, the HTB `default` class); None where the configuration has no such class (JUNOS: every code
+    point is in a classifier or an implicit one).  What import makes the default service."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)
@@ -183,6 +187,14 @@ class Device:
     host_class: str | None = None
     """The class router-generated traffic (routing protocols) is queued in, where the configuration names one
     (JUNOS host-outbound-traffic); None where the box classifies it like transit traffic, or does not say."""
+
+    seen: tuple[tuple[str, str, Location | None], ...] = field(default=(), compare=False)
+    """Every QoS object of the configuration, (kind, name, where it is defined), applied or not: what import
+    reconciles (each is lifted or named as not lifted)."""
+    uses: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = field(default=(), compare=False)
+    """(element, (kind, name)): the objects each element read back is made of; an element is ("interface", port,
+    unit), ("class", port, unit, class) or ("rule", port, unit, rule).  An object no element uses is applied to
+    no interface: it does nothing."""
 
     def interface(self, name: str, unit: int = 0) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name and i.unit == unit), None)

@@ -16,8 +16,10 @@ from pathlib import Path
 from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent
-from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare, stale
+from qosc.behaviour.compare import ALL_UNITS, Finding, Tolerance, compare
 from qosc.behaviour.model import Device, Interface
+from qosc.behaviour.ownership import ownership, stale
+from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, Severity, error
 from qosc.errors import InputError, VerificationUnavailable
 from qosc.model import Device as ModelDevice
@@ -78,10 +80,11 @@ def read(text: str, source: str, platform_name: str, name: str | None = None, fm
 
 
 def read_file(path: str, platform_name: str, name: str | None = None, fmt: str | None = None) -> Read:
+    """read() of a file: at most the readers' size limit is read, a byte that is not UTF-8 is named at its line."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Read(path, None, [error("QOS006", f"cannot read configuration {path}: {exc}", None)])
+        text = read_bounded(path)
+    except InputError as exc:
+        return Read(path, None, exc.diagnostics)
     return read(text, path, platform_name, name or Path(path).name.split(".")[0], fmt)
 
 
@@ -92,6 +95,13 @@ class Verified:
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
+    """The devices verified (their configuration read and compared)."""
+    unread: list[str] = field(default_factory=list)
+    """The devices asked for whose configuration could not be read: not verified."""
+    invalid: bool = False
+    """The policy does not validate: nothing verified."""
+    ownership: dict[str, str] = field(default_factory=dict)
+    """Device -> 'qosc', 'takeover' or 'unknown' (qosc.behaviour.compare.ownership)."""
 
     @property
     def drift(self) -> bool:
@@ -117,6 +127,7 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
     result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
     out.diagnostics.extend(result.diagnostics)
     if not result.ok or result.policy is None:
+        out.invalid = True
         return out
     policy = result.policy
     for name, (kind, value) in wanted.items():
@@ -129,6 +140,7 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
                                                                                  dev.platform, name)
         out.diagnostics.extend(found.diagnostics)
         if found.behaviour is None:
+            out.unread.append(name)
             continue
         out.devices.append(name)
         expected = intent.device(policy, dev)
@@ -152,7 +164,9 @@ def verify(policy_path: str, configs: Mapping[str, str], texts: Mapping[str, str
         drift += [f for f in (compare(compiled, found.behaviour, tolerance, ALL_UNITS) if compiled else [])
                   if f.what == "buffer" and (f.interface, f.subject, f.what) not in seen]
         out.findings.extend(drift)
-        out.findings.extend(stale(compiled, found.behaviour) if compiled else [])
+        if compiled is not None:
+            out.ownership[name] = ownership(compiled, found.behaviour)
+            out.findings.extend(stale(compiled, found.behaviour))
     return out
 
 

@@ -17,7 +17,9 @@ from qosc.behaviour.compare import Finding, Tolerance
 from qosc.behaviour.readback import Read, equiv, read_file, sniff
 from qosc.commands._common import report
 from qosc.commands.verify import as_diagnostic, finding_json
+from qosc.configtext import read_bounded
 from qosc.diagnostics import Diagnostic, error, has_errors, json_object
+from qosc.errors import InputError
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -40,10 +42,9 @@ def side(spec: str) -> tuple[Read | None, list[Diagnostic]]:
         path, platform = spec, ""
     if not platform:
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            return None, [error("QOS006", f"cannot read {path}: {exc}", None)]
+            text = read_bounded(path)
+        except InputError as exc:
+            return None, exc.diagnostics
         guesses = sniff(text)
         if len(guesses) != 1:
             known = ", ".join(sorted({p for p, _ in guesses})) or "none"
@@ -70,14 +71,25 @@ def run(args: argparse.Namespace) -> int:
         findings, problems = equiv(a, b, mapping, Tolerance(share=args.share_tolerance))
         diagnostics += problems
     drift = [as_diagnostic(f, "QOS177") for f in findings]
+    compared = a is not None and b is not None and a.behaviour is not None and b.behaviour is not None
+    errors = has_errors(diagnostics)
     if args.format == "json":
-        print(json.dumps({"a": args.a, "b": args.b, "equivalent": not findings and not has_errors(diagnostics),
+        print(json.dumps({"a": args.a, "b": args.b, "compared": compared,
+                          "equivalent": compared and not findings and not errors,
                           "findings": [finding_json(f) for f in findings],
                           "diagnostics": [json_object(d) for d in diagnostics]}, indent=2))
     else:
         report(diagnostics + drift, args.format)
         if args.format == "text":
-            state = "equivalent" if not findings and not has_errors(diagnostics) else \
-                f"{len(findings)} difference(s)"
-            print(f"qosc equiv: {args.a} vs {args.b}: {state}", file=sys.stderr)
-    return 1 if findings or has_errors(diagnostics) else 0
+            print(f"qosc equiv: {args.a} vs {args.b}: {_state(args, a, b, findings, errors)}", file=sys.stderr)
+    return 1 if findings or errors or not compared else 0
+
+
+def _state(args: argparse.Namespace, a: Read | None, b: Read | None, findings: list[Finding], errors: bool) -> str:
+    """The verdict, never to be read as equivalence when a side could not be read or an error stands."""
+    unread = [spec for spec, side in ((args.a, a), (args.b, b)) if side is None or side.behaviour is None]
+    if unread:
+        return f"not compared: {' and '.join(unread)} could not be read (the errors are above)"
+    if errors:
+        return f"not equivalent: {len(findings)} difference(s), and errors above (interfaces not compared)"
+    return "equivalent" if not findings else f"not equivalent: {len(findings)} difference(s)"

@@ -9,10 +9,18 @@ every semantic problem found on the way (dangling references, overlapping
 classifiers) is reported at its configuration line; the written policy is
 then validated like any other, and what its checks find in an imported
 service, interface, drop profile or policer (shares above 100%, LBE not
-below best effort) is reported again at the configuration line it came from.  Exit 0 when a policy was written (warnings
-allowed), 1 when a configuration could not be read or the policy has errors,
-2 on usage errors (two configurations under one device name: QOS187, nothing
-written).
+below best effort) is reported again at the configuration line it came from.
+
+The policy is checked before it is written, with the policy's own checks
+(qosc.behaviour.reconcile.settle): what would make it invalid is left out
+and named at its configuration line (QOS172), so import never writes a
+policy `qosc validate` refuses.  Every QoS object the readers saw is lifted
+or named (QOS172), and QOS202 states the count: seen = lifted + named.
+Exit 0 when a policy was written (warnings allowed); 3 when there is nothing
+to lift (the configurations apply no QoS qosc reads: QOS201, nothing
+written); 1 when a configuration could not be read, or no valid policy can be
+lifted from what they apply (QOS203, nothing written); 2 on usage or I/O
+errors (two configurations under one device name: QOS187, nothing written).
 """
 
 from __future__ import annotations
@@ -23,15 +31,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from qosc import pipeline
 from qosc.atomicfile import write_atomic
 from qosc.behaviour.lift import lift
 from qosc.behaviour.model import Device
+from qosc.behaviour.reconcile import reconcile, relocate, settle
 from qosc.commands._common import add_report_options, report
 from qosc.commands.equiv import side
-from qosc.diagnostics import Diagnostic, Location, error, has_errors
+from qosc.diagnostics import Diagnostic, Location, Severity, error, has_errors
+
+NOTHING = 3
+"""Exit status of an import that found nothing to lift (no QoS applied): no policy written."""
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -75,22 +84,41 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if has_errors(diagnostics) or not devices:
         report(diagnostics, args.format)
-        return 1
+        return 2 if any(d.io for d in diagnostics) else 1
     out = Path(args.output)
     lifted = lift(devices, args.name or out.stem)
     diagnostics += lifted.diagnostics
-    text = header(args.configs) + yaml.safe_dump(lifted.policy, sort_keys=False, allow_unicode=True)
+    settled = settle(lifted, str(out), header(args.configs))
+    diagnostics += settled.diagnostics
+    counted = reconcile(devices, lifted, diagnostics, ", ".join(args.configs))
+    diagnostics += counted.diagnostics
+    tally = f"{counted.seen} QoS object(s) seen = {counted.lifted} lifted + {counted.named} named as not lifted"
+    if settled.text is None:
+        if counted.lifted == 0 and counted.clean_nothing and not has_errors(settled.diagnostics):
+            diagnostics.append(Diagnostic("QOS201", Severity.INFO, "nothing to lift: the configuration applies no "
+                                          f"QoS qosc reads ({tally}); no policy written", None))
+            report(diagnostics, args.format)
+            print(f"qosc import: nothing to lift from {', '.join(args.configs)}: no policy written ({tally})",
+                  file=sys.stderr)
+            return NOTHING
+        diagnostics.append(error("QOS203", "nothing written: no valid policy can be lifted from what the "
+                                 f"configuration applies ({tally}; each is named above)", None,
+                                 "write the policy by hand from the objects named, or import more devices"))
+        report(diagnostics, args.format)
+        print(f"qosc import: no policy written ({tally})", file=sys.stderr)
+        return 1
     try:
-        write_atomic(out, text)
+        write_atomic(out, settled.text)
     except OSError as exc:
         print(f"qosc import: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    checked = pipeline.validate(out)
-    diagnostics += checked.diagnostics + lifted.relocate(checked.diagnostics, text, str(out))
+    diagnostics += settled.checked + relocate(lifted, settled.checked, settled.text, str(out))
     report(diagnostics, args.format)
-    print(f"qosc import: {len(devices)} device(s) into {out}: {len(lifted.policy['services'])} services",
-          file=sys.stderr)
-    return 1 if has_errors(checked.diagnostics, args.strict) else 0
+    services = len(lifted.policy["services"])
+    interfaces = sum(len(d["interfaces"]) for d in lifted.policy["devices"].values())
+    print(f"qosc import: {len(devices)} device(s) into {out}: {services} service(s), {interfaces} interface(s); "
+          f"{tally}", file=sys.stderr)
+    return 1 if has_errors(diagnostics, args.strict) else 0
 
 
 def header(configs: list[str]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from qosc import push
 from qosc.behaviour.compare import Finding, Tolerance
+from qosc.behaviour.ownership import OTHERS, STALE, UNSURE
 from qosc.behaviour.readback import Verified, verify
 from qosc.commands._common import report
 from qosc.diagnostics import Diagnostic, Severity, has_errors, json_object
@@ -79,20 +80,56 @@ def run(args: argparse.Namespace) -> int:
     return _report(result, args.format)
 
 
+_OWNED = {STALE: ("QOS178", Severity.WARNING), UNSURE: ("QOS178", Severity.WARNING),
+          OTHERS: ("QOS205", Severity.INFO)}
+
+
+def _diagnostic(f: Finding) -> Diagnostic:
+    code, severity = _OWNED.get(f.what, ("QOS176", Severity.ERROR))
+    d = as_diagnostic(f, code, severity)
+    if f.what == UNSURE:
+        return Diagnostic(d.code, d.severity, d.message + ": the policy's compile does not make it, and qosc cannot "
+                          "tell whether an older push or someone else made it", d.location, d.hint)
+    if f.what == OTHERS:
+        return Diagnostic(d.code, d.severity, d.message + ": none of the objects the policy compiles to is on the "
+                          "device, so qosc has not configured it (a takeover): this object is someone else's, not "
+                          "stale", d.location, "the first push replaces it with the policy's own")
+    return d
+
+
 def _report(result: Verified, fmt: str) -> int:
-    drift = [as_diagnostic(f, "QOS178" if f.what == "stale object:" else "QOS176",
-                           Severity.WARNING if f.what == "stale object:" else Severity.ERROR)
-             for f in result.findings]
+    drift = [_diagnostic(f) for f in result.findings]
+    errors = has_errors(result.diagnostics)
     if fmt == "json":
-        print(json.dumps({"devices": result.devices, "drift": any(d.is_error for d in drift),
+        print(json.dumps({"devices": result.devices, "verified": bool(result.devices) and not errors,
+                          "drift": any(d.is_error for d in drift) if result.devices else None,
+                          "not_verified": result.unread,
+                          "ownership": result.ownership,
                           "findings": [finding_json(f) for f in result.findings],
                           "diagnostics": [json_object(d) for d in result.diagnostics]}, indent=2))
     else:
         report(result.diagnostics + drift, fmt)
         if fmt == "text":
-            checked = ", ".join(result.devices) or "no device"
-            stale = sum(1 for d in drift if not d.is_error)
-            state = "drift found" if len(drift) > stale else "matches the policy"
-            extra = f", {stale} of them stale object(s)" if stale else ""
-            print(f"qosc verify: {checked}: {state} ({len(result.findings)} finding(s){extra})", file=sys.stderr)
-    return 1 if has_errors(result.diagnostics) or any(d.is_error for d in drift) else 0
+            print(f"qosc verify: {_summary(result, drift, errors)}", file=sys.stderr)
+    return 1 if errors or any(d.is_error for d in drift) else 0
+
+
+def _summary(result: Verified, drift: list[Diagnostic], errors: bool) -> str:
+    """One line that cannot be read as success when something could not be verified."""
+    if result.invalid:
+        return "not verified: the policy does not validate (its errors are above)"
+    if not result.devices:
+        return "not verified: no device's configuration could be read (the errors are above)"
+    count = {what: sum(1 for f in result.findings if f.what == what) for what in (STALE, UNSURE, OTHERS)}
+    state = "drift found" if any(d.is_error for d in drift) else "matches the policy"
+    parts = [f"{len(result.findings)} finding(s)"]
+    if count[STALE]:
+        parts.append(f"{count[STALE]} of them stale object(s)")
+    if count[UNSURE]:
+        parts.append(f"{count[UNSURE]} of them stale or someone else's (qosc cannot tell)")
+    if count[OTHERS]:
+        parts.append(f"{count[OTHERS]} of them someone else's (takeover: qosc has not configured the device)")
+    line = f"{', '.join(result.devices)}: {state} ({', '.join(parts)})"
+    if result.unread:
+        line += f"; not verified: {', '.join(result.unread)} (could not be read)"
+    return line + ("; errors above" if errors else "")

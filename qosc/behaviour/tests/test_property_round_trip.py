@@ -29,7 +29,7 @@ from qosc import dscp as dscp_mod
 from qosc import pipeline
 from qosc.behaviour import intent, readback
 from qosc.behaviour.compare import Finding, compare
-from qosc.behaviour.lift import yaml_spans
+from qosc.behaviour.reconcile import yaml_spans
 from qosc.model import Policy
 from qosc.targets.platform import Platform
 from qosc.targets.registry import for_platform, platform

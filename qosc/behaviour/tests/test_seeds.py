@@ -63,22 +63,19 @@ def test_geant_m_series_final_lbe_imports_and_its_undefined_scheduler_is_reporte
     assert set(policy["devices"]["geant-m-series-lbe"]["interfaces"]) == {"so-0/0/0", "so-1/0/0"}
 
 
-def test_gsr_datagrid_imports_and_its_103_percent_is_reported_at_the_interface(tmp_path: Path) -> None:
-    status, diagnostics, policy = imported(tmp_path, "ios-gsr:gsr-12000-datagrid.cfg")
-    assert status == 1  # 4+4+4+16+75 = 103 %: the imported policy is rejected, as IOS rejects the policy-map
-    assert ("QOS040", line_of("gsr-12000-datagrid.cfg", "interface POS0/0")) in at(diagnostics,
-                                                                                     "gsr-12000-datagrid.cfg")
-    assert any(d["code"] == "QOS040" and "103%" in d["message"] for d in diagnostics)
-    s = policy["services"]
-    assert [s[n]["queue"]["share"] for n in ("precedence-1", "precedence-2", "precedence-3", "precedence-4",
-                                            "class-default")] == ["4%", "4%", "4%", "16%", "75%"]
-    assert s["class-default"]["default"] is True and s["class-default"]["dscp"] == ["default"]
-    assert {"af41", "cs4"} <= set(s["precedence-4"]["dscp"])
-    # `random-detect precedence P 2000 3000 1`: no queue-limit beside WRED on 12.0S, so the thresholds are a
-    # fill level of the queue they bound (3000 packets): a ramp from 66.7 % to 100 % dropping everything
-    curve = policy["drop-profiles"][s["precedence-2"]["drop-profile"]]
-    assert curve == {"min": 66.7, "max": 100.0, "max-probability": 100.0}
-    assert {d["code"] for d in diagnostics if d["severity"] == "error"} == {"QOS040"}
+def test_gsr_datagrid_103_percent_is_reported_at_the_interface_and_no_invalid_policy_is_written(
+        tmp_path: Path) -> None:
+    """4+4+4+16+75 = 103 %: IOS rejects the policy-map, and the policy it would import is invalid (QOS040).  Import
+    used to write it anyway (issue 22); it now leaves the interface out, says why at its line, and, with nothing
+    else to lift, writes nothing."""
+    out = tmp_path / "imported.yaml"
+    run = qosc("import", f"ios-gsr:{SEEDS / 'gsr-12000-datagrid.cfg'}", "-o", str(out), "--format", "json")
+    diagnostics = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    assert run.returncode == 1 and not out.exists()
+    line = line_of("gsr-12000-datagrid.cfg", "interface POS0/0")
+    left_out = [d for d in diagnostics if d["code"] == "QOS172" and d.get("line") == line and "QOS040" in d["message"]]
+    assert left_out and "103%" in left_out[0]["message"], diagnostics
+    assert {d["code"] for d in diagnostics if d["severity"] == "error"} == {"QOS203"}
 
 
 def test_catalyst_2q2t_datatag_imports_with_its_weights_and_queue_limits(tmp_path: Path) -> None:

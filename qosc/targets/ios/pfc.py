@@ -185,6 +185,8 @@ class PortPlan:
             slot = (self.queue_of(claimant) if claimant is not None else None) or home
             by_slot.setdefault(slot, []).append(c)
         for (queue, t), cos in sorted(by_slot.items(), key=lambda kv: (kv[0][0] == "pq", str(kv[0]))):
+            if queue != "pq" and not 1 <= int(queue) <= len(plan):
+                continue  # no WRR queue carries a service here (an interface given no service): nothing to map
             if queue == "pq":
                 cmds += [["priority-queue", "cos-map", 1, *part] for part in chunks(cos, 8)]
                 plan.append({"queue": "pq", "services": [self.pq.name] if self.pq else [], "cos": {1: cos}})

@@ -44,7 +44,11 @@ def _port(words: list[str]) -> tuple[tuple[int, int] | None, list[str]]:
         return None, words
 
     def num(w: str) -> int:
-        return int(w) if w.isdigit() else _PORT_NAMES.get(w, 0)
+        if w.isdigit():
+            return int(w)
+        if w not in _PORT_NAMES:
+            raise ValueError(f"port {w!r} is not a number qosc knows the name of")
+        return _PORT_NAMES[w]
     if words[0] == "range":
         return (num(words[1]), num(words[2])), words[3:]
     if words[0] == "lt":
@@ -55,21 +59,32 @@ def _port(words: list[str]) -> tuple[tuple[int, int] | None, list[str]]:
 
 
 def _address(words: list[str], v6: bool) -> tuple[str | None, list[str]]:
-    if words[0] == "any":
+    if words[0] in ("object-group", "addrgroup", "net-group"):
+        raise ValueError(f"{words[0]} {words[1] if len(words) > 1 else ''}: object groups are not read")
+    if words[0] in ("any", "any4", "any6"):
         return None, words[1:]
     if words[0] == "host":
         return f"{words[1]}/{128 if v6 else 32}", words[2:]
     if "/" in words[0]:
         return str(ipaddress.ip_network(words[0], strict=False)), words[1:]
+    if len(words) < 2:
+        raise ValueError(f"address {words[0]!r} without its wildcard")
     wildcard = int(ipaddress.IPv4Address(words[1]))
     length = 32 - wildcard.bit_length()
-    return f"{words[0]}/{length}", words[2:]
+    if wildcard != (1 << (32 - length)) - 1:
+        raise ValueError(f"wildcard {words[1]} is not a prefix")
+    return str(ipaddress.ip_network(f"{words[0]}/{length}", strict=False)), words[2:]
 
 
-def entry(words: list[str], v6: bool, origin: Location | None) -> Match | None:
-    """One `permit` entry as a match (deny and remark entries: None)."""
+def entry(words: list[str], v6: bool, origin: Location | None, standard: bool = False) -> Match | None:
+    """One `permit` entry as a match (deny and remark entries: None); a standard list's entries match a source
+    only.  ValueError for what qosc cannot read (object groups, a port of an unknown name)."""
     if words and words[0].isdigit():
         words = words[1:]
+    if standard and words[:1] == ["permit"] and len(words) >= 2:
+        src, _ = _address(words[1:] if words[1] in ("any", "host") or len(words) > 2 else [*words[1:], "0.0.0.0"],
+                          v6)
+        return Match(sources=[src] if src else [], families=["inet6" if v6 else "inet"], origin=origin)
     if not words or words[0] != "permit" or len(words) < 4:
         return None
     m = Match(families=["inet6" if v6 else "inet"], origin=origin)

@@ -5,8 +5,13 @@ A running-config is a list of lines whose indentation is their hierarchy
 (`class-map`, `policy-map` > `class` > `police`, `interface`, `ip
 access-list`): one statement per line, children by deeper indentation,
 origins file:line:column.  `!` lines are comments; `end` closes the
-configuration.  Every line is kept, owned by qosc or not (hostname, routing,
-...), as a plain statement.  Source: Cisco IOS Configuration Fundamentals
+configuration; a `banner` (its text up to the closing delimiter, `^C` as
+show running-config prints it) is one statement.  Every line is kept, owned
+by qosc or not (hostname, routing, the `Building configuration...` and
+prompt lines of a capture), as a plain statement.  The text is first checked
+by qosc.configtext.prepare (size, byte-order mark, control and invisible
+characters: QOS200, QOS179); a tab in the indentation or blocks nested deeper
+than the readers' limit are refused at their line.  Source: Cisco IOS Configuration Fundamentals
 Configuration Guide, "Using the Cisco IOS Command-Line Interface" (IOS XE 17);
 Catalyst 6500 Release 12.2SX Software Configuration Guide, "Configuring PFC QoS".
 """
@@ -16,12 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from qosc.configtext import LIMITS, prepare, too_deep
 from qosc.diagnostics import Location, error
 from qosc.errors import InputError
 from qosc.targets.ios.grammar import GRAMMARS, ROOT
 from qosc.tree import Document, Kind, Statement, Word, integer, kw
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _word(text: str) -> Word:
@@ -55,14 +59,19 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
             made = Statement(words, tuple(kids) if kids else None, origin=origin)
             (stack[-1][3] if stack else root).append(made)
 
-    for number, line in enumerate(text.splitlines(), 1):
+    text = prepare(text, source)
+    banner: str | None = None
+    for number, line in enumerate(text.split("\n"), 1):
         body = line.rstrip()
+        if banner is not None:  # the banner's text, up to the line that closes it
+            banner = None if banner in body else banner
+            continue
         stripped = body.lstrip(" ")
         if not stripped or stripped.startswith("!"):
             continue
         where = Location(source, number, len(body) - len(stripped) + 1)
-        if "\t" in body[: len(body) - len(stripped) + 1] or _CONTROL.search(body):
-            raise InputError([error("QOS179", "IOS configuration syntax: tab or control character", where)])
+        if "\t" in body[: len(body) - len(stripped) + 1]:
+            raise InputError([error("QOS179", "IOS configuration syntax: a tab in the indentation", where)])
         if stripped == "end" and len(body) == len(stripped):
             break
         indent = len(body) - len(stripped)
@@ -71,7 +80,10 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
         if not stack and indent > 0 and not root:
             raise InputError([error("QOS179", "IOS configuration syntax: the first line is indented", where)])
         close(indent)
+        if len(stack) >= LIMITS.max_depth:
+            raise too_deep(where)
         texts = stripped.split()
+        banner = _banner(texts)
         words, inner = typed(stack[-1][4] if stack else ROOT, texts)
         words = tuple(Word(Kind.TEXT, t, t) if '"' in t else w for t, w in zip(texts, words, strict=True))
         stack.append((indent, words, where, [], inner))
@@ -79,6 +91,15 @@ def parse(text: str, source: str, platform: object = None, fmt: str | None = Non
     dialect = getattr(platform, "name", "") if getattr(platform, "name", "") in GRAMMARS else "ios-cli"
     return Document(source.rsplit("/", 1)[-1].split(".")[0] or "config", dialect, tuple(root),
                     origin=Location(source, 1, 1))
+
+
+def _banner(texts: list[str]) -> str | None:
+    """The delimiter that closes a multi-line `banner TYPE <d>text<d>` started on this line, else None."""
+    if texts[0] != "banner" or len(texts) < 3:
+        return None
+    mark = texts[2][:2] if texts[2].startswith("^") else texts[2][:1]
+    rest = " ".join(texts[2:])[len(mark):]
+    return None if mark in rest else mark
 
 
 def sniff(text: str) -> str | None:

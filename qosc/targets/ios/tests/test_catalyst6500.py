@@ -314,3 +314,26 @@ def test_one_bucket_policer_cannot_remark_exceed_and_violate_apart(tmp_path: Pat
     (diag,) = [d for d in result.diagnostics if d.code == "QOS129"]
     assert "to 20 on exceed and to 22 on violate" in diag.message and "max-burst" in diag.message
     assert diag.location is not None and diag.location.line == 9 and "ebs" in (diag.hint or "")
+
+
+def test_a_port_given_no_service_compiles_without_a_cos_map(tmp_path: Path) -> None:
+    """Issue 22 (c6500-wrr.ios): a Port-channel that only trusts CoS, imported as an interface with `services: []`,
+    made the PFC lowering index a queue plan that had no queue (IndexError while the policy was validated)."""
+    path = tmp_path / "c6.yaml"
+    path.write_text(textwrap.dedent("""\
+        qosc: 1
+        name: c6
+        services:
+          best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}}
+          voice: {kind: premium, dscp: [ef], queue: {share: 40%, priority: high}}
+        devices:
+          sw1:
+            platform: catalyst6500
+            interfaces:
+              Port-channel51: {role: core, services: []}
+              GigabitEthernet1/7: {role: core, speed: 1G, port-type: 1p3q8t}
+        """))
+    policy, _ = load(path)
+    text = compile_device(policy, "sw1")
+    assert not [ln for ln in block(text, "interface Port-channel51") if "cos-map" in ln]
+    assert [ln for ln in block(text, "interface GigabitEthernet1/7") if "cos-map" in ln]

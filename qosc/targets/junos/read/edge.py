@@ -104,6 +104,27 @@ def _named(lines: list[Path]) -> str | None:
                                                                                       "three-color-policer")), None)
 
 
+def _filter(c: Config, family: str, fname: str, terms: dict[str, list[Path]], marks: dict[tuple[str, str], int]
+            ) -> list[tuple[str, Rule | None, int | None]]:
+    """(term, rule or None for a catch-all term, its mark) of one filter with one rewrite rule's marks: read once
+    for every unit that binds the pair (a filter shared by thousands of units is not read thousands of times)."""
+    key = ("filter", family, fname, id(marks) if marks else 0)  # no rewrite: a fresh empty dict each time
+    if key in c.memo:
+        return c.memo[key]  # type: ignore[return-value]
+    named = Counter(_named(lines) for lines in terms.values())
+    out: list[tuple[str, Rule | None, int | None]] = []
+    for term, lines in terms.items():
+        rule, mark = _term(c, family, f"{fname}/{term}", lines, marks)
+        pname = _named(lines)
+        if rule is not None and rule.policer is not None and pname is not None and named[pname] > 1 and \
+                any(q[0] == "filter-specific" for q in c.policers.get(pname, [])):
+            rule = dataclasses.replace(rule, policer=dataclasses.replace(rule.policer, shared=pname))
+        out.append((term, rule, mark))
+    c.memo[key] = out
+    c.memo[("marks", id(marks))] = marks  # keeps the marks alive while their id is a key
+    return out
+
+
 def rules(c: Config, port: str, unit: str, bound: dict[str, str],
           marks: dict[tuple[str, str], int]) -> tuple[list[Rule], int | None]:
     """The edge rules of a unit's input filters (IPv4 and IPv6 terms of one name merged) and the unmatched mark.
@@ -123,13 +144,7 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "
                                          "which is not defined", c.where.get(("interface", port))))
             continue
-        named = Counter(_named(lines) for lines in terms.values())
-        for term, lines in terms.items():
-            rule, mark = _term(c, family, f"{fname}/{term}", lines, marks)
-            pname = _named(lines)
-            if rule is not None and rule.policer is not None and pname is not None and named[pname] > 1 and \
-                    any(q[0] == "filter-specific" for q in c.policers.get(pname, [])):
-                rule = dataclasses.replace(rule, policer=dataclasses.replace(rule.policer, shared=pname))
+        for term, rule, mark in _filter(c, family, fname, terms, marks):
             if rule is None:
                 unmatched = mark if unmatched is None else unmatched
                 continue

@@ -20,80 +20,29 @@ through which traffic enters LSPs is an edge).
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from qosc.behaviour.model import Class, Curve, Device, Interface
+from qosc.behaviour.model import Device, Interface
+from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.targets.junos.read.config import Config, Path, collect
+from qosc.targets.junos.read.config import Config, collect
 from qosc.targets.junos.read.edge import rules as edge_rules
-from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, default_classifier
+from qosc.targets.junos.read.facts import (
+    BITS,
+    DEFAULT_QUEUES,
+    DEFAULT_REWRITE,
+    DSCP_FAMILIES,
+    IPPREC_DEFAULT,
+    PRECEDENCE,
+    THREE_BIT,
+    default_classifier,
+    ipprec_compatibility,
+)
+from qosc.targets.junos.read.inventory import LOOPBACK
+from qosc.targets.junos.read.inventory import seen as seen_objects
+from qosc.targets.junos.read.inventory import uses as used_objects
 from qosc.targets.junos.read.marks import exp_bindings, imposition, unit_marking
+from qosc.targets.junos.read.ports import bindings
+from qosc.targets.junos.read.schedulers import classes, default_classes, port_rate
 from qosc.tree import Document
-
-
-def curve(lines: list[Path]) -> Curve:
-    fills = [float(p[2]) for p in lines if p[:2] == ("interpolate", "fill-level")]
-    probs = [float(p[2]) for p in lines if p[:2] == ("interpolate", "drop-probability")]
-    if fills:
-        return Curve(tuple(zip(fills, probs, strict=False)), interpolate=True, beyond=100.0)
-    steps = sorted((float(p[1]), float(p[3])) for p in lines if p[0] == "fill-level" and len(p) >= 4)
-    return Curve(tuple(steps), interpolate=False)
-
-
-def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainders: int,
-                    loc: Location | None) -> Class:
-    lines = c.schedulers.get(sched, [])
-    share = cap = None
-    strict = False
-    priority = None
-    buffer = None
-    drops: dict[int, Curve] = {}
-    # `exact` is a sibling of the rate: on the same line or its own (`transmit-rate { percent 20; exact; }`)
-    exact = any(p[0] == "transmit-rate" and "exact" in p[1:] for p in lines)
-    for p in lines:
-        if p[0] == "transmit-rate" and len(p) >= 2:
-            if p[1] == "percent":
-                share = float(p[2])
-                cap = share if exact else cap
-            elif p[1] == "remainder":
-                share = round(share_left / max(remainders, 1), 6)
-        elif p[0] == "shaping-rate" and p[1:2] == ("percent",):
-            cap = float(p[2])
-        elif p[0] == "priority":
-            strict = p[1] == "strict-high"
-            priority = PRIORITY.get(p[1])
-        elif p[0] == "buffer-size" and len(p) >= 3:
-            buffer = ("percent", float(p[2])) if p[1] == "percent" else ("us", float(p[2])) \
-                if p[1] == "temporal" else None
-        elif p[0] == "drop-profile-map" and len(p) >= 7 and p[4] in ("any", "tcp"):
-            prof = c.profiles.get(p[6])
-            if prof is None:
-                c.diagnostics.append(warning("QOS174", f"scheduler {sched} names drop profile {p[6]}, "
-                                             "which is not defined", c.where.get(("scheduler", sched))))
-                continue
-            drops[LOSS_PRECEDENCE.get(p[2], 0)] = curve(prof)
-    if 2 not in drops and 3 in drops and 1 in drops:
-        drops[2] = drops[3]  # two loss priorities (M-series): medium drop precedence is classified high
-    if set(drops) == {1, 2, 3} and len(set(drops.values())) == 1:
-        drops = {0: drops[1]}
-    return Class(fc, share=share, strict=strict, priority=priority, cap=cap, buffer=buffer,
-                 drop=tuple(sorted(drops.items())), queue=c.queues.get(fc, DEFAULT_QUEUES.get(fc)), origin=loc)
-
-
-def classes(c: Config, smap: str) -> tuple[Class, ...]:
-    entries = c.maps.get(smap, {})
-    fixed = sum(float(p[2]) for s in entries.values() for p in c.schedulers.get(s, [])
-                if p[:2] == ("transmit-rate", "percent"))
-    remainders = sum(1 for s in entries.values() for p in c.schedulers.get(s, []) if p[:2] == ("transmit-rate",
-                                                                                                "remainder"))
-    out = []
-    for fc, sched in entries.items():
-        loc = c.where.get(("map-entry", f"{smap}/{fc}"))
-        if sched not in c.schedulers:
-            c.diagnostics.append(warning("QOS174", f"scheduler map {smap} names scheduler {sched}, which is not "
-                                         "defined", loc))
-        out.append(scheduler_class(c, fc, sched, max(100.0 - fixed, 0.0), remainders, loc))
-    return tuple(out)
 
 
 def _fc(c: Config, fc: str, known: set[str]) -> str:
@@ -107,34 +56,29 @@ def _fc(c: Config, fc: str, known: set[str]) -> str:
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:
     c = collect(document)
     interfaces: list[Interface] = []
-    units: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
-    smaps: dict[str, str] = {}
-    for port, parts in c.ports.items():
-        for key, lines in parts.items():
-            for p in lines:
-                if key == "scheduler-map":
-                    smaps[port] = p[3]
-                elif key.startswith("unit") and len(p) >= 7 and p[4] in ("classifiers", "rewrite-rules"):
-                    if p[5] in ("dscp", "dscp-ipv6") and p[7:9] == ("protocol", "mpls"):
-                        # IP packets entering LSPs: a plain binding of the family (IP leaving as IP) wins
-                        units[(port, p[3])].setdefault(f"{p[4]}-{p[5]}", p[6])
-                    else:
-                        units[(port, p[3])][f"{p[4]}-{p[5]}"] = p[6]
-    for (port, unit), bound in c.bound.items():
-        units[(port, unit)].update(bound)
-    for port in smaps:
-        if not any(k[0] == port for k in units):
-            units[(port, "0")] = {}
+    b = bindings(c)
+    units, smaps = b.units, b.smaps
     imposed = imposition(c, exp_bindings(c))
     for (port, unit), bound in units.items():
-        interfaces.append(_interface(c, port, unit, bound, smaps.get(port), imposed, platform))
+        if port == LOOPBACK:
+            c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: its filters act on traffic to the "
+                                         "routing engine, not on transit traffic: not lifted", c.where.get(
+                                             ("interface", port)) or c.where.get(("filter", next(iter(bound.values()),
+                                                                                                 "")))))
+            continue
+        with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
+            own = f"{port} unit {unit}"
+            interfaces.append(_interface(c, port, unit, bound, smaps.get(own, smaps.get(port)),
+                                         b.shapes.get(own, b.shapes.get(port)), imposed, platform))
     mine = _firewall_owned(c)
-    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in ("map-entry", "term")
+    inner = ("map-entry", "term", "forwarding-class")
+    owned = tuple(sorted(((k, n, loc) for (k, n), loc in c.where.items() if k not in inner
                           and (k not in ("filter", "policer") or (k, n) in mine)), key=lambda t: (t[0], t[1])))
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
-    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class), list(
+    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
+                  seen=seen_objects(c, units), uses=used_objects(c, units, smaps, b.wildcards)), list(
         dict.fromkeys(c.diagnostics))
 
 
@@ -152,55 +96,105 @@ def _firewall_owned(c: Config) -> set[tuple[str, str]]:
     return owned
 
 
+def _table(c: Config, family: str, name: str, loc: Location | None, seen: frozenset[str] = frozenset()
+           ) -> dict[int, tuple[str, str]] | None:
+    """A bound classifier as code point -> (forwarding class, loss priority): a defined one with what it imports
+    (`import default`, or another classifier of its family), or a built-in one (`default`: dscp-default,
+    ipprec-default).  inet-precedence tables are by precedence 0..7.  None when it is not defined (QOS174)."""
+    if name == "default":
+        if family == PRECEDENCE:
+            return {p: IPPREC_DEFAULT[p] for p in range(8)}
+        return {code: default_classifier(code) for code in range(64)}
+    table = c.classifiers.get((family, name))
+    if table is None:
+        c.diagnostics.append(warning("QOS174", f"{family} classifier {name} is named but not defined", loc))
+        return None
+    source = c.imports.get((family, name))
+    if source is None or source in seen:
+        return dict(table)
+    base = _table(c, family, source, c.where.get(("classifier", name)), seen | {name}) or {}
+    return {**base, **table}
+
+
+def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam: int, known: set[str],
+                    rule: dict[tuple[str, str], int], loc: Location | None
+                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool]:
+    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, and
+    whether a classifier of the unit (bound, or JUNOS's implicit one) says the classes."""
+    family = DSCP_FAMILIES[fam]
+    rname = bound.get(f"rewrite-rules-{family}")
+    cname, kind = bound.get(f"classifiers-{family}"), family
+    if cname is None and fam == 0 and f"classifiers-{PRECEDENCE}" in bound:
+        cname, kind = bound[f"classifiers-{PRECEDENCE}"], PRECEDENCE
+    table = _table(c, kind, cname, loc) if cname is not None else None
+    if table is None:
+        # no classifier: a code point belongs to the class whose rewrite writes it (what the unit's own marks
+        # mean), the rest is unknown; with neither a rewrite nor an input filter, IPv4 goes through the implicit
+        # ipprec-compatibility classifier (Junos assigns it to every logical interface), except on a unit that
+        # classifies EXP or 802.1p: its IP classification is not the policy's (qosc writes an MPLS or 802.1p
+        # interface's classifiers of those families alone, and reads it back so)
+        own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
+        if own or fam or any(k.startswith("filter-input") for k in bound) or cname is not None or any(
+                f"classifiers-{f}" in bound for f in THREE_BIT):
+            return tuple(_fc(c, own[code], known) if code in own else None for code in range(64)), \
+                (None,) * 64, False
+        table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
+    full = {code: table.get(code >> 3 if kind == PRECEDENCE else code) for code in range(64)}
+    classify = tuple(_fc(c, v[0], known) if v else None for v in full.values())
+    rewrite = tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None for code, v in full.items())
+    return classify, rewrite, True
+
+
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
-               imposed: tuple[str, tuple[str, ...]] | None = None, platform: object = None) -> Interface:
+               shape: int | None, imposed: tuple[str, tuple[str, ...]] | None = None,
+               platform: object = None) -> Interface:
     loc = c.where.get(("interface", port))
     if smap is not None and smap not in c.maps:
         c.diagnostics.append(warning("QOS174", f"interface {port} names scheduler map {smap}, which is not "
                                      "defined", loc))
-    klasses = classes(c, smap) if smap else ()
+    rate = shape or port_rate(c, port)
+    klasses = classes(c, smap, rate) if smap else ()
+    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+        klasses = default_classes(c, loc)  # the unit classifies or rewrites: its port queues by Junos's default map
     known = {k.name for k in klasses}
+    for key, name in bound.items():
+        kind, _, family = key.partition("s-")
+        if key.startswith(("classifiers-", "rewrite-rules-")) and family not in BITS:
+            c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: {kind.replace('-', ' ')} "
+                                         f"{family} {name}: not read (qosc reads the families "
+                                         f"{', '.join(BITS)})", loc))
     classify: list[tuple[str | None, ...]] = []
     rewrite: list[tuple[int | None, ...]] = []
     marks: list[dict[tuple[str, str], int]] = []
-    for family in ("dscp", "dscp-ipv6"):
-        cname = bound.get(f"classifiers-{family}")
-        table = c.classifiers.get((family, cname or ""))
-        if cname is not None and table is None:
-            c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} classifier "
-                                         f"{cname}, which is not defined", loc))
+    classified = False
+    for fam, family in enumerate(DSCP_FAMILIES):
         rname = bound.get(f"rewrite-rules-{family}")
-        rule = c.rewrites.get((family, rname or ""), {})
-        if rname is not None and (family, rname) not in c.rewrites:
+        rule = DEFAULT_REWRITE if rname == "default" else c.rewrites.get((family, rname or ""), {})
+        if rname not in (None, "default") and (family, rname) not in c.rewrites:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} rewrite rule "
                                          f"{rname}, which is not defined", loc))
         marks.append(rule)
-        if table is None:
-            # no classifier: a code point belongs to the class whose rewrite writes it (what the unit's own
-            # marks mean); the rest is unknown
-            own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
-            classify.append(tuple(_fc(c, own[code], known) if code in own else None for code in range(64)))
-            rewrite.append((None,) * 64)
-            continue
-        full = {code: table.get(code) or (default_classifier(code) if (family, cname) in c.imports else None)
-                for code in range(64)}
-        classify.append(tuple(_fc(c, v[0], known) if v else None for v in full.values()))
-        rewrite.append(tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None
-                             for code, v in full.items()))
+        table, written, told = _classification(c, port, unit, bound, fam, known, rule, loc)
+        classify.append(table)
+        rewrite.append(written)
+        # an edge trusts DSCP where an IP classifier of its own says the classes (not the implicit one)
+        classified = classified or (told and fam == 0 and any(k in ("classifiers-dscp", f"classifiers-{PRECEDENCE}")
+                                                              for k in bound))
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
-    for fam, family in enumerate(("dscp", "dscp-ipv6")):
+    for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
             catch = classify[fam][unmatched]
             classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
     exp, pcp, marked = unit_marking(c, f"interface {port} unit {unit}", bound, loc, lambda n: _fc(c, n, known),
                                     imposed, platform)
-    # a unit that classifies but binds no DSCP rewrite rule keeps every code point as it came: transparent (an
-    # EXP rewrite of its own keeps or writes EXP: marks); a unit whose traffic enters LSPs (imposes) is an edge
-    rewrites = any(k.startswith("rewrite-rules-dscp") for k in bound) or (
+    # a unit that classifies DSCP but binds no DSCP rewrite rule keeps every code point as it came: transparent
+    # (an EXP or 802.1p rewrite beside it leaves the DSCP alone); a unit that classifies no DSCP and rewrites in
+    # another family is an MPLS or 802.1p core (its marks); a unit whose traffic enters LSPs (imposes) is an edge
+    rewrites = any(k in ("rewrite-rules-dscp", "rewrite-rules-dscp-ipv6") for k in bound) or (
         not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
     edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
-    role = "edge" if edge else ("core" if rewrites else "transparent" if bound else None)
-    return Interface(port, int(unit), role, None, None, klasses, (classify[0], classify[1]),
-                     (rewrite[0], rewrite[1]), None if role != "edge" else bool(bound.get("classifiers-dscp")),
+    role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
+    return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
+                     (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked, origin=loc)

@@ -63,7 +63,7 @@ def _classify(c: Config, family: str, name: str | None, where: str, loc: Locatio
     if family == "ieee-802.1ad":  # the PCP with the DEI clear; with only the DEI-set code listed, that one
         table = {code >> 1: entry for code in range(0, 16, 2)
                  if (entry := table.get(code, table.get(code | 1))) is not None}
-    imports = (family, name) in c.imports
+    imports = c.imports.get((family, name)) == "default"
     out: list[Slot] = []
     for value in range(8):
         entry = table.get(value) or (default_classifier3(value) if imports and family != "ieee-802.1ad" else None)

@@ -141,7 +141,8 @@ def test_an_undefined_3_bit_table_is_qos174() -> None:
 
 def test_batfish_class_of_service_comprehensive_reads_every_family() -> None:
     """batfish's test configuration of every classifier family (public, Apache-2.0; in the corpus): its EXP and
-    802.1p tables are read as such, its aliases of each family resolve, inet-precedence is named as not read."""
+    802.1p tables are read as such, its aliases of each family resolve (inet-precedence's too, read as the IPv4
+    precedence: issue 22; the unit's DSCP classifier takes IPv4 here)."""
     path = DATA / "batfish-class-of-service-comprehensive.set"
     dev, diags = device(path.read_text(), str(path))
     ae1 = dev.interface("ae1", 0)
@@ -149,7 +150,11 @@ def test_batfish_class_of_service_comprehensive_reads_every_family() -> None:
     assert ae1.classify_pcp[2] == ("FC-CLASS2", 1)  # ALIAS-8021P 010
     assert ae1.marked("exp") == {("FC-CLASS1", 3): 1, ("FC-CLASS2", 1): 0, ("FC-CLASS3", 1): 1}
     assert ae1.marked("pcp")[("FC-CLASS1", 3)] == 2 and ae1.marked("pcp")[("FC-CLASS3", 3)] == 0
-    assert any("inet-precedence IPPREC-BA: not read" in d for d in diags), diags
+    config = collect(junos.parse(path.read_text(), str(path), None))
+    # ALIAS-IPPREC 010 (its own family's alias), af11 the standard inet-precedence alias of 001
+    assert config.classifiers[("inet-precedence", "IPPREC-BA")] == {
+        0: ("FC-CLASS1", "high"), 2: ("FC-CLASS2", "low"), 1: ("FC-CLASS3", "high")}
+    assert ae1.classify[0][8] == "FC-CLASS2" and not any("IPPREC" in d for d in diags), diags
     assert not any("DSCP" in d and ("ALIAS3" in d or "ALIAS-8021P" in d) for d in diags)
 
 

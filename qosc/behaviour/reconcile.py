@@ -1,0 +1,273 @@
+"""What import writes: the lifted policy checked by the policy's own checks, what would make it invalid left out
+and named at its configuration line, and the reconciliation of the configuration's QoS objects.
+
+- `settle(lifted, path)`: the policy text is validated in memory (load, schema, build, semantic checks and every
+  target's checks, as `qosc validate` does); each error is traced to the object of the policy it is about (the
+  innermost service, interface, classifier rule, policer or drop profile around its line), that object is left
+  out with every reference to it, and the classes, rules or interfaces it was lifted from are named (QOS172, at
+  the configuration line, with the error); again until the policy validates.  An error no object can be left
+  out for, or a policy with no service or interface left, writes nothing.
+- `reconcile(devices, lifted)`: every QoS object a reader saw (Device.seen) is lifted (an element the policy holds
+  is made of it: Device.uses) or named as not lifted: where no diagnostic named it at its line yet, a QOS172
+  there says whether it is applied to no interface (it does nothing) or applied and not lifted; and one QOS202
+  states the count: seen = lifted + named.
+- `relocate`: the written policy's own diagnostics about an imported object again at its configuration line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import yaml
+
+from qosc.behaviour.liftable import Element
+from qosc.behaviour.lifted import Lifted, yaml_spans
+from qosc.behaviour.model import Device
+from qosc.diagnostics import Diagnostic, Severity, warning
+from qosc.errors import InputError
+
+MAX_ROUNDS = 64
+
+
+def render(policy: dict[str, Any], header: str) -> str:
+    return header + yaml.safe_dump(policy, sort_keys=False, allow_unicode=True)
+
+
+def check(text: str, path: str) -> list[Diagnostic]:
+    """`qosc validate` of a policy text, in memory (its locations name `path`)."""
+    from qosc import load
+    from qosc.pipeline.units import target_checks
+    from qosc.pipeline.validation import validate_stages
+
+    try:
+        tree = load.load_text(text, path)
+    except InputError as exc:
+        return exc.diagnostics
+    result, _, targets_ok = validate_stages(path, tree)
+    if result.policy is not None and targets_ok:
+        result.diagnostics.extend(target_checks(result.policy))
+    return sorted(set(result.diagnostics), key=Diagnostic.sort_key)
+
+
+def relocate(lifted: Lifted, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str
+             ) -> list[Diagnostic]:
+    """The diagnostics of the written policy that have a configuration origin, again at that origin: a flaw of
+    the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
+    spans = yaml_spans(policy_text)
+    out = []
+    for d in diagnostics:
+        if d.location is None or d.location.file != policy_path:
+            continue
+        path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in lifted.origins), None)
+        if path is not None:
+            out.append(replace(d, location=lifted.origins[path],
+                               message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
+    return out
+
+
+@dataclass
+class Settled:
+    text: str | None
+    """The policy text to write; None when no valid policy is left."""
+    diagnostics: list[Diagnostic]
+    """What was left out (QOS172 at the configuration) and, when nothing can be written, the errors why."""
+    checked: list[Diagnostic]
+    """`qosc validate`'s diagnostics of the text (warnings only: it has no error)."""
+
+
+_FIELDS = {("queue", "ecn"), ("queue", "buffer"), ("queue", "ceiling"), ("drop-profile",), ("policer",)}
+"""What of an imported service can be left out alone, the rest of the service kept (a target without ECN, a
+buffer the platform cannot set)."""
+_PORT_FIELDS = {"port-type", "trust", "classifier", "shape"}
+
+
+def _field(path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A field of a service or interface an error at `path` is about, where it can be left out on its own."""
+    if path[:1] == ("services",) and len(path) >= 3:
+        for tail in _FIELDS:
+            if path[2:2 + len(tail)] == tail:
+                return path[:2 + len(tail)]
+    if path[:1] == ("devices",) and len(path) >= 5 and path[2] == "interfaces" and path[4] in _PORT_FIELDS:
+        return path[:5]
+    return None
+
+
+def _target(path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The object of the policy an error at `path` is about, by the policy's layout."""
+    field = _field(path)
+    if field is not None:
+        return field
+    if path[:1] in (("services",), ("policers",), ("drop-profiles",)) and len(path) >= 2:
+        return path[:2]
+    if path[:1] == ("classifiers",) and len(path) >= 4 and path[2] == "rules":
+        return path[:4]
+    if path[:1] == ("classifiers",) and len(path) >= 2:
+        return path[:2]
+    if path[:1] == ("devices",) and len(path) >= 4 and path[2] == "interfaces":
+        return path[:4]
+    return None
+
+
+def settle(lifted: Lifted, path: str, header: str) -> Settled:
+    """The lifted policy as a text `qosc validate` accepts (see the module doc)."""
+    named: list[Diagnostic] = []
+    for _ in range(MAX_ROUNDS):
+        if not _something(lifted.policy):
+            return Settled(None, named, [])
+        text = render(lifted.policy, header)
+        checked = check(text, path)
+        errors = [d for d in checked if d.is_error]
+        if not errors:
+            return Settled(text, named, checked)
+        spans = yaml_spans(text)
+        doomed: dict[tuple[str, ...], Diagnostic] = {}
+        for d in errors:
+            where = d.location.line if d.location is not None and d.location.file == path else None
+            inner = [p for p, lo, hi in spans if where is not None and lo <= where <= hi]
+            target = next((t for t in (_target(p) for p in inner) if t is not None), None)
+            if target is not None:  # one about the whole device (too many queues) may settle with the rest
+                doomed.setdefault(target, d)
+        if not doomed:
+            return Settled(None, [*named, *errors], checked)
+        # the least first: a field, then a service or profile, then an interface (dropping a service that clashes
+        # with another often settles the device-wide errors an interface was blamed for)
+        least = min(_rank(t) for t in doomed)
+        for target, why in doomed.items():
+            if _rank(target) == least:
+                named += _leave_out(lifted, target, why)
+    return Settled(None, named, [])
+
+
+def _rank(target: tuple[str, ...]) -> int:
+    if _field(target) == target:
+        return 0
+    return 2 if target[0] == "devices" else 1
+
+
+def _something(policy: dict[str, Any]) -> bool:
+    return bool(policy.get("services")) and any(d.get("interfaces") for d in policy.get("devices", {}).values())
+
+
+def _leave_out(lifted: Lifted, target: tuple[str, ...], why: Diagnostic) -> list[Diagnostic]:
+    """Remove one object from the lifted policy with every reference to it; QOS172 at its configuration line."""
+    policy = lifted.policy
+    kind, name = target[0], target[1]
+    origin = lifted.origins.get(target[:2]) or lifted.origins.get(target)
+    reason = f"{why.code} {why.message}"
+    gone: set[Element] = set()
+    if _field(target) == target:
+        holder = policy
+        for key in target[:-1]:
+            holder = holder[key]
+        holder.pop(target[-1], None)
+        what = f"{'.'.join(target[2:] if kind == 'services' else target[4:])} of " + (
+            f"service {name}" if kind == "services" else f"interface {target[3]}")
+        origin = lifted.origins.get(target[:2] if kind == "services" else target[:4]) or origin
+    elif kind == "services":
+        policy["services"].pop(name, None)
+        gone |= lifted.carriers.get(name, set())
+        for dev in policy["devices"].values():
+            for body in dev["interfaces"].values():
+                if name in body.get("services", []):
+                    body["services"].remove(name)
+        for _cname, body in list(policy.get("classifiers", {}).items()):
+            body["rules"] = [r for r in body["rules"] if r.get("service") != name]
+        what = f"service {name}"
+    elif kind == "devices":
+        policy["devices"][name]["interfaces"].pop(target[3], None)
+        iface = lifted.interfaces.get((name, target[3]))
+        gone |= {e for e in lifted.elements if iface is not None and e[1:4] == iface[1:4]}
+        origin = lifted.origins.get(target) or origin
+        what = f"interface {target[3]} of {name}"
+    elif kind == "classifiers" and len(target) == 4:
+        rules = policy["classifiers"][name]["rules"]
+        index = int(target[3])
+        rule = rules.pop(index) if index < len(rules) else {}
+        gone |= lifted.rule_elements.get((name, str(rule.get("name"))), set())
+        what = f"rule {rule.get('name')} of classifier {name}"
+    else:
+        policy.get(kind, {}).pop(name, None)
+        field = {"classifiers": "classifier", "policers": "policer", "drop-profiles": "drop-profile"}[kind]
+        _unreference(policy, field, name)
+        what = f"{field} {name}"
+    _tidy(policy)
+    lifted.elements -= gone
+    return [warning("QOS172", f"{what} not lifted: the imported policy would not validate ({reason})",
+                    origin, "the rest of the configuration is imported; set this part by hand if it is wanted")]
+
+
+def _unreference(policy: dict[str, Any], field: str, name: str) -> None:
+    for body in policy.get("services", {}).values():
+        if body.get(field) == name:
+            del body[field]
+        elif isinstance(body.get(field), dict):
+            body[field] = {k: v for k, v in body[field].items() if v != name} or None
+            if body[field] is None:
+                del body[field]
+    for cbody in policy.get("classifiers", {}).values():
+        for rule in cbody["rules"]:
+            if rule.get(field) == name:
+                del rule[field]
+    for dev in policy.get("devices", {}).values():
+        for body in dev["interfaces"].values():
+            if body.get(field) == name:
+                del body[field]
+
+
+def _tidy(policy: dict[str, Any]) -> None:
+    """Classifiers without rules, profiles and policers nothing uses any more: gone too."""
+    for cname in [n for n, b in policy.get("classifiers", {}).items() if not b["rules"]]:
+        del policy["classifiers"][cname]
+        _unreference(policy, "classifier", cname)
+    text = yaml.safe_dump({k: v for k, v in policy.items() if k not in ("drop-profiles", "policers")})
+    for section in ("drop-profiles", "policers"):
+        for pname in [n for n in policy.get(section, {}) if f": {n}\n" not in text and f"- {n}\n" not in text]:
+            del policy[section][pname]
+        if section in policy and not policy[section]:
+            del policy[section]
+    if "classifiers" in policy and not policy["classifiers"]:
+        del policy["classifiers"]
+
+
+@dataclass
+class Reconciled:
+    diagnostics: list[Diagnostic]
+    seen: int = 0
+    lifted: int = 0
+    named: int = 0
+    idle: int = 0
+    """Of the named: applied to no interface (they do nothing on the device)."""
+
+    @property
+    def clean_nothing(self) -> bool:
+        """Nothing the configurations apply was left out: every object not lifted does nothing."""
+        return self.named == self.idle
+
+
+def reconcile(devices: Sequence[Device], lifted: Lifted, said: Sequence[Diagnostic], source: str) -> Reconciled:
+    """QOS172 for each object seen that is neither lifted nor named yet, and the QOS202 count (module doc)."""
+    out = Reconciled([])
+    lines = {(d.location.file, d.location.line) for d in said if d.code == "QOS172" and d.location is not None}
+    for device in devices:
+        applied = {obj for _, obj in device.uses}
+        made = {obj for element, obj in device.uses if (element[0], device.name, *element[1:]) in lifted.elements}
+        for kind, name, where in dict.fromkeys(device.seen):
+            out.seen += 1
+            if (kind, name) in made:
+                out.lifted += 1
+                continue
+            out.named += 1
+            out.idle += (kind, name) not in applied
+            if where is not None and (where.file, where.line) in lines:
+                continue
+            state = "applied to no interface: it does nothing" if (kind, name) not in applied else \
+                "applied, but nothing made of it is in the imported policy (see above)"
+            out.diagnostics.append(warning("QOS172", f"{kind} {name} not lifted: {state}", where))
+            if where is not None:
+                lines.add((where.file, where.line))
+    out.diagnostics.append(Diagnostic(
+        "QOS202", Severity.INFO, f"import of {source}: {out.seen} QoS object(s) seen = {out.lifted} lifted + "
+        f"{out.named} named as not lifted (QOS172), {out.idle} of them applied to no interface", None))
+    return out

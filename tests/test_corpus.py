@@ -1,0 +1,186 @@
+"""The corpus of public configurations (tests/corpus, issue 22): what qosc's import does with real networks.
+
+Each file of tests/corpus/manifest.json is imported, the written policy
+validated, compiled for the same platform and compared with the original by
+`equiv` (scripts/corpus-report, in this process).  The targets of issue 22:
+no import ends in a traceback, import never writes a policy qosc's own
+validate refuses, and at least 90% of the files round-trip clean per class.
+A file that applies no QoS qosc reads is clean when import says so: nothing
+to lift (QOS201, exit 3, no policy written).
+What fails today is marked per file with a strict xfail naming why, so this
+suite is green now and a reader fix makes its case pass: strict, that is a
+failure until the marker below is removed (move the file out of the table).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from importlib.machinery import SourceFileLoader
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+_loader = SourceFileLoader("corpus_report", str(ROOT / "scripts" / "corpus-report"))
+_spec = importlib.util.spec_from_loader("corpus_report", _loader)
+assert _spec is not None
+report: Any = importlib.util.module_from_spec(_spec)
+sys.modules["corpus_report"] = report
+_loader.exec_module(report)
+
+ENTRIES = report.load_manifest()
+FILES = [e["file"] for e in ENTRIES]
+LICENCES = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "CC0-1.0", "public domain"}
+
+EXP = ("its core links classify and rewrite on MPLS EXP (and 802.1p): the classes fed by EXP are named, not lifted, "
+       "so equiv finds them missing (the marking domains of issue 21 lift them)")
+EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
+             "put the classes against, QOS141; named, nothing written (exit 1)")
+QFX = ("QFX fabric CoS imported as junos-mx (qosc has no QFX platform): two strict-high queues (QOS093), shares "
+       "plus strict caps above 100% (QOS040), ports whose speed the configuration does not say (QOS041): every "
+       "interface left out and named, nothing written")
+AIML = ("lossless RoCEv2 fabric: its CoS is bound on the wildcard `et-*` / `unit *` (named: no interface to lift), "
+        "with PFC congestion-notification profiles and shared buffers (named): nothing written")
+HOST = ("its only applied QoS is host-outbound-traffic (router traffic), which import names and does not lift (the "
+        "JUNOS target writes it from the network-control service): nothing written")
+
+TRACEBACK: dict[str, str] = {}
+"""Files whose import, validate, compile or equiv ends in a traceback: none any more (issue 22)."""
+INVALID: dict[str, str] = {}
+"""Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
+UNCLEAN = {
+    "junos/batfish-class-of-service-comprehensive.set":
+        "grammar test: every classifier family on one unit, classes the scheduler map does not schedule, IEEE and EXP "
+        "tables; the DSCP part lifts, the rest is named",
+    "junos/batfish-class-of-service-builtin-forwarding-classes.set": HOST,
+    "junos/batfish-class-of-service-qfx-mcast-fc.set": HOST,
+    "junos/batfish-class-of-service-qfx-short-aliases.set": HOST,
+    "junos/batfish-ignored-class-of-service.set":
+        "grammar test: a unit names an undefined traffic-control profile (QOS174) and has no queues of its own",
+    "linux/tcconfig-advanced-usage.dump": EMULATION,
+    "linux/tcconfig-tc-command-loss.dump": EMULATION,
+    "linux/comcast-packet-loss.dump": EMULATION + "; its classification is iptables CLASSIFY, not tc",
+    "linux/comcast-all-traffic.dump": EMULATION + "; its classification is iptables CLASSIFY, not tc",
+    "linux/kubernetes-tcshaper.dump":
+        "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
+        "classes without a parent (QOS141): nothing written",
+    "junos/jvd-llq-ag2-1-mx204.conf": EXP,
+    "junos/jvd-llq-ag3-1-mx480.set": EXP,
+    "junos/jvd-llq-cr1-ptx10001.conf": EXP,
+    "junos/jvd-ewan-fin-ap1-mx304.conf": EXP,
+    "junos/jvd-ewan-fin-wanedge1-mx304.conf": EXP + "; IRB units beside unit 1 of one port (one unit per interface)",
+    "junos/jvd-ewan-fin-p1-ptx10003.conf": EXP,
+    "junos/jvd-ewan-ace-p2-ptx10001.conf": EXP,
+    "junos/jvd-ewan-ace-p1-ptx10003.conf": EXP,
+    "junos/jvd-mebs-ag1-1-acx7100.conf": EXP + "; 802.1p-only service ports",
+    "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
+    "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
+    "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
+    "junos/jvd-aiml-spine1-qfx5240.conf": AIML,
+    "junos/jvd-aiml-leaf1-qfx5240.conf": AIML,
+}
+
+
+@functools.cache
+def measured(name: str) -> Any:
+    entry = next(e for e in ENTRIES if e["file"] == name)
+    return report.measure(entry)
+
+
+def _cases(known: dict[str, str]) -> list[Any]:
+    return [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=known[f])) if f in known else f
+            for f in FILES]
+
+
+def test_the_corpus_is_what_issue_22_asks_for() -> None:
+    """At least 40 files from at least six independent public sources, every kind, each file present, under a
+    licence that allows redistribution here, and listed in SOURCES.md with its commit."""
+    assert len(ENTRIES) >= 60
+    assert len({e["repository"] for e in ENTRIES}) >= 6
+    assert {e["kind"] for e in ENTRIES} == {"junos", "ios", "catalyst", "linux"}
+    assert {e["format"] for e in ENTRIES if e["kind"] == "junos"} >= {"junos set", "junos curly", "junos xml"}
+    sources = (CORPUS / "SOURCES.md").read_text(encoding="utf-8")
+    for e in ENTRIES:
+        assert (CORPUS / e["file"]).is_file(), e["file"]
+        assert e["licence"] in LICENCES, e
+        assert len(e["commit"]) == 40 and e["commit"] in sources, e["file"]
+        assert e["file"] in sources, f"{e['file']} is not in SOURCES.md"
+        assert e["platform"] in {"junos-mx", "junos-m-series", "ios-xe", "ios-gsr", "catalyst6500", "linux"}
+        if e["kind"] == "linux":
+            assert (CORPUS / e["script"]).is_file(), e["script"]
+    assert len(set(FILES)) == len(FILES)
+    for table in (TRACEBACK, INVALID, UNCLEAN):
+        assert set(table) <= set(FILES), set(table) - set(FILES)
+
+
+@pytest.mark.parametrize("name", _cases(TRACEBACK))
+def test_import_validate_compile_equiv_end_without_a_traceback(name: str) -> None:
+    row = measured(name)
+    assert not row.tracebacks, row.tracebacks
+
+
+@pytest.mark.parametrize("name", _cases(INVALID))
+def test_import_never_writes_a_policy_qosc_refuses(name: str) -> None:
+    row = measured(name)
+    assert not row.invalid_written, row.invalid_messages
+
+
+@pytest.mark.parametrize("name", _cases(UNCLEAN))
+def test_round_trip_is_clean_per_class(name: str) -> None:
+    row = measured(name)
+    if row.clean is None and row.note.startswith("compiled configuration not shown"):
+        pytest.skip(row.note)
+    assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
+
+
+@pytest.mark.xfail(strict=True, reason="37 of 61 files round-trip clean (30 of them nothing to lift); issue 22 asks "
+                   "for 90%: the MPLS EXP designs wait for issue 21's marking domains (UNCLEAN says why per file)")
+def test_at_least_90_percent_of_the_corpus_round_trips_clean() -> None:
+    rows = [measured(f) for f in FILES]
+    assert sum(bool(r.clean) for r in rows) >= 0.9 * len(rows), report.summary(rows)
+
+
+def test_the_unclean_table_is_exactly_the_files_that_are_not_clean() -> None:
+    """UNCLEAN names every file that does not round-trip clean, and no other: a fix shows as a strict xfail
+    passing, a regression as a file missing from the table."""
+    rows = {f: measured(f) for f in FILES}
+    assert {f for f, r in rows.items() if not r.clean} == set(UNCLEAN), report.summary(list(rows.values()))
+
+
+def test_most_of_the_corpus_applies_qos_and_nothing_is_dropped_silently() -> None:
+    """More than half the files apply QoS (an object the reader saw is applied to an interface); for every file
+    the reconciliation holds: QoS objects seen = lifted + named as not lifted."""
+    rows = [measured(f) for f in FILES]
+    assert sum(r.applies_qos for r in rows) > len(rows) / 2, report.summary(rows)
+    for r in rows:
+        assert r.seen is not None, r.file
+        assert r.seen == (r.lifted or 0) + (r.named or 0), r.file
+
+
+def test_the_harness_catches_a_traceback_instead_of_assuming_there_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception escaping a reader is reported as a traceback of the import step, with the reader's frame;
+    the import, which never finishes, writes no policy."""
+    import qosc.targets.ios.read as ios_read
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("boom in the reader")
+
+    monkeypatch.setattr(ios_read, "interpret", broken)
+    row = report.measure(next(e for e in ENTRIES if e["file"] == "ios/genie-show-run-interface-autoqos.cfg"))
+    assert len(row.tracebacks) == 1
+    assert row.tracebacks[0].startswith("import: ValueError: boom in the reader @ ")
+    assert " @ ?" not in row.tracebacks[0], "the qosc frame the exception came through is named"
+    assert not row.written and row.clean is None
+
+
+def test_the_report_prints_the_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert report.main(["--only", "genie-show-run-interface-autoqos", "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert json.loads(out[0])["clean"] is True
+    assert out[-1] == ("files 1, imported exit 0 1, tracebacks 0, invalid policies written 0, round trips clean "
+                       "per class 1 (of them nothing to lift 0); files applying QoS 1, of them clean 1")

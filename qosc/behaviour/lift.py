@@ -350,6 +350,11 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if unit and iface.unit:
         body["unit"] = iface.unit
     classifier = lifter.classifier(iface, service_of)
+    if not carried and classifier is None:
+        lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
+                                          "its classes can be a service and none of its rules marks into one",
+                                          iface.origin))
+        return None
     if classifier is not None:
         body["classifier"] = classifier
         for r in iface.rules:

@@ -53,22 +53,27 @@ def not_lifted(iface: Interface, cls: Class, why: str) -> Diagnostic:
 
 
 def unscheduled(iface: Interface) -> list[Diagnostic]:
-    """QOS172 where code points are classified into a class the interface does not schedule (a JUNOS forwarding
-    class its scheduler map leaves out): they are lifted into the default service."""
+    """QOS172 where code points (DSCP, EXP or PCP values) are classified into a class the interface does not
+    schedule (a JUNOS forwarding class its scheduler map leaves out): they are lifted into the default service."""
     names = {c.name for c in iface.classes}
     if not names:
         return []
-    lost: dict[str, list[int]] = {}
-    for code in range(64):
-        cls = iface.classify[0][code]
-        if cls is not None and cls not in names:
-            lost.setdefault(cls, []).append(code)
-    return [warning("QOS172", f"interface {iface.name} unit {iface.unit}: DSCP "
-                    f"{' '.join(dscp_mod.name(c) for c in points[:8])}{' ...' if len(points) > 8 else ''} go to class "
-                    f"{cls}, which the interface does not schedule (no queue of its own here): not lifted (the "
-                    "imported policy gives them the default service)", iface.origin,
-                    "schedule the class on the interface, or classify its code points into a scheduled one")
-            for cls, points in sorted(lost.items())]
+    tables = (("DSCP", iface.classify[0], dscp_mod.name),
+              ("EXP", [x[0] if x else None for x in iface.classify_exp], str),
+              ("PCP", [x[0] if x else None for x in iface.classify_pcp], str))
+    out = []
+    for label, table, spell in tables:
+        lost: dict[str, list[int]] = {}
+        for code, cls in enumerate(table):
+            if cls is not None and cls not in names:
+                lost.setdefault(cls, []).append(code)
+        out += [warning("QOS172", f"interface {iface.name} unit {iface.unit}: {label} "
+                        f"{' '.join(spell(c) for c in points[:8])}{' ...' if len(points) > 8 else ''} go to class "
+                        f"{cls}, which the interface does not schedule (no queue of its own here): not lifted (the "
+                        "imported policy gives them the default service)", iface.origin,
+                        "schedule the class on the interface, or classify its code points into a scheduled one")
+                for cls, points in sorted(lost.items())]
+    return out
 
 
 def families(iface: Interface) -> list[Diagnostic]:

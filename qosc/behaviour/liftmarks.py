@@ -177,7 +177,11 @@ def settings(iface: Interface, role: str | None, mpls_device: bool) -> dict[str,
     # an edge says whether it trusts DSCP; so does a reader that knows (a Catalyst trunk trusting CoS: False)
     dscp_in = bool(iface.trust) if role == "edge" or iface.trust is not None else \
         any(c is not None for c in iface.classify[0])
-    dscp_out = role in ("edge", "core") and any(c is not None for c in iface.classify[0])
+    # an edge or core writes DSCP, unless it is an edge that trusts DSCP and leaves every code point it classifies
+    # as it came (a PE's customer unit classified by Junos's implicit ipprec-compatibility, no DSCP rewrite rule)
+    kept = bool(iface.trust) and all(iface.rewrite[0][c] == c for c in range(64) if iface.classify[0][c] is not None)
+    dscp_out = role in ("edge", "core") and any(c is not None for c in iface.classify[0]) and not (
+        kept and role == "edge")
     enc = {"mpls": exp_in or exp_out, "vlan": pcp_in or pcp_out}
     enc["ip"] = ((dscp_in or dscp_out) and not enc["mpls"]) or not (enc["mpls"] or enc["vlan"])
     encapsulation = tuple(e for e in ENCAPSULATIONS if enc[e])

@@ -177,9 +177,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         table, written, told = _classification(c, port, unit, bound, fam, known, rule, loc)
         classify.append(table)
         rewrite.append(written)
-        # an edge trusts DSCP where an IP classifier of its own says the classes (not the implicit one)
-        classified = classified or (told and fam == 0 and any(k in ("classifiers-dscp", f"classifiers-{PRECEDENCE}")
-                                                              for k in bound))
+        # an edge trusts DSCP where a classifier says the classes of IPv4: its own, or the implicit
+        # ipprec-compatibility of a PE's customer unit (it keeps the packet's DSCP and queues by it)
+        classified = classified or (told and fam == 0)
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
     for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class

@@ -1,0 +1,73 @@
+"""Import of Juniper's validated MPLS designs (tests/corpus, public, Apache-2.0) now that the marking domains lift EXP
+(issue 21) beside issue 22's reconciliation: a PE's customer unit classified by Junos's implicit ipprec-compatibility,
+EXP values classified into forwarding classes a unit does not schedule, units that lift into nothing, and a unit of
+a port left out by name (port.unit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qosc.behaviour.lift import lift
+from qosc.behaviour.model import Device
+from qosc.behaviour.readback import read
+from qosc.behaviour.reconcile import _leave_out
+from qosc.diagnostics import warning
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = ROOT / "tests" / "corpus" / "junos"
+DATA = ROOT / "qosc" / "targets" / "junos" / "read" / "tests" / "data"
+
+
+def junos(path: Path) -> Device:
+    found = read(path.read_text(encoding="utf-8"), str(path), "junos-mx", path.stem)
+    assert found.behaviour is not None, found.diagnostics
+    return found.behaviour
+
+
+def test_a_pe_customer_unit_classified_by_ipprec_compatibility_trusts_and_keeps_its_dscp() -> None:
+    """The MX304 access router of the Enterprise WAN for Finance design: its customer ports bind no classifier (Junos
+    classifies IPv4 by the implicit ipprec-compatibility) and no DSCP rewrite rule, and impose EXP through the core's
+    rewrite rule: an edge that trusts the packet's DSCP and leaves it as it came (it was an edge trusting nothing
+    whose every packet qosc's compile remarked to best effort)."""
+    lifted = lift([junos(CORPUS / "jvd-ewan-fin-ap1-mx304.conf")], "ap1")
+    interfaces = lifted.policy["devices"]["jvd-ewan-fin-ap1-mx304"]["interfaces"]
+    for port in ("et-0/0/6", "et-0/0/11"):
+        assert interfaces[port] == {"role": "edge", "speed": "100G", "trust": "dscp", "rewrite": []}, interfaces[port]
+    assert interfaces["et-0/0/3"]["rewrite"] == ["exp"]  # the core unit rewrites EXP alone
+
+
+def test_exp_values_of_a_class_the_unit_does_not_schedule_are_named() -> None:
+    """The PTX10003 core of the ACE design classifies eight EXP values on units without a scheduler map: Junos's
+    default map queues four forwarding classes, so EXP 4-7 go to classes the unit does not schedule; each is named
+    at the unit, as unscheduled DSCP code points are (they were left to the default service without a word)."""
+    lifted = lift([junos(CORPUS / "jvd-ewan-ace-p1-ptx10003.conf")], "p1")
+    named = [d.message for d in lifted.diagnostics if d.code == "QOS172" and "does not schedule" in d.message]
+    assert [m for m in named if m.startswith("interface et-1/0/0 unit 0: EXP")] == [
+        f"interface et-1/0/0 unit 0: EXP {v} go to class {c}, which the interface does not schedule (no queue of its "
+        "own here): not lifted (the imported policy gives them the default service)"
+        for v, c in ((4, "BUSINESS"), (7, "CONTROL"), (6, "NETWORK"), (5, "REALTIME"))]
+
+
+def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() -> None:
+    """The WAN edge of the Finance design binds an input filter on IRB units that only sends multicast to FC-LLQ, a
+    strict queue without a rate, and schedules nothing there: such a unit was written as an edge with `services: []`
+    and no classifier, which qosc's compile writes as an empty unit."""
+    lifted = lift([junos(CORPUS / "jvd-ewan-fin-wanedge1-mx304.conf")], "we1")
+    interfaces = lifted.policy["devices"]["jvd-ewan-fin-wanedge1-mx304"]["interfaces"]
+    assert not [name for name in interfaces if name.startswith("irb")]
+    assert any(d.message == "interface irb unit 1 not lifted: none of its classes can be a service and none of its "
+               "rules marks into one" for d in lifted.diagnostics)
+
+
+def test_leaving_out_a_unit_of_a_port_leaves_out_what_was_lifted_of_that_unit_alone() -> None:
+    """Units of one port are interfaces named port.unit (issue 21); leaving one out (issue 22's settle) takes its
+    interface, classes and rules out of what the reconciliation counts as lifted, and no other unit's."""
+    device = junos(DATA / "jvd-mebs-an1_mx204.conf")
+    lifted = lift([device], "an1")
+    assert {"ae11.700", "ae11.701"} <= set(lifted.policy["devices"][device.name]["interfaces"])
+    units = {e[3] for e in lifted.elements if e[1:3] == (device.name, "ae11")}
+    assert {"700", "701"} <= units
+    _leave_out(lifted, ("devices", device.name, "interfaces", "ae11.700"), warning("QOS040", "test", None))
+    assert "ae11.700" not in lifted.policy["devices"][device.name]["interfaces"]
+    left = {e[3] for e in lifted.elements if e[1:3] == (device.name, "ae11")}
+    assert "700" not in left and "701" in left

@@ -109,6 +109,10 @@ class Plan:
     def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self.problems.append(Problem(code, "warning", message, loc, hint))
 
+    def note(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
+        self.problems.append(Problem(code, "info", message, loc, hint))
+
     @property
     def default_fc(self) -> Fc | None:
         default = self.policy.default_service
@@ -200,7 +204,7 @@ def _slopes(plan: Plan) -> None:
         collapsed = {s.name for s in split}
         if len(_curves(plan, collapsed)) <= len(slots):
             for s in split:
-                plan.warn("QOS236", f"device {plan.device.name} has more drop behaviours than an SR OS egress pool "
+                plan.note("QOS236", f"device {plan.device.name} has more drop behaviours than an SR OS egress pool "
                           f"has slopes ({len(slots)}), so service '{s.name}' drops its AF precedences alike, with "
                           f"its low-precedence profile '{_curve(s, 1, set())}'", s.where.at("drop-profile"),
                           "give fewer services their own drop profiles on this device")

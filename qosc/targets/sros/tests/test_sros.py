@@ -163,3 +163,16 @@ def test_the_ixr_differs_as_its_platform_data_says(tmp_path: Path) -> None:
     data["devices"]["edge-mx"]["platform"] = "sros-7250-ixr"
     found = [d for d in _diagnostics(tmp_path, data) if d.code == "QOS236" and "per-queue WRED" in d.message]
     assert found  # the IXR's SAP egress queues take no wred-queue: said, and none written
+
+
+def test_what_sr_os_cannot_do_and_the_policy_cannot_change_is_info(tmp_path: Path) -> None:
+    """Issue 26's rule (platform facts are info, warnings ask for action) for SR OS: a pool of four slopes makes a
+    service's AF precedences drop alike, and an ingress policer discards above PIR instead of re-marking violating
+    traffic; neither is something the multi-vendor policy can change for one platform (the bundled assured-rate
+    policy failed --strict on them)."""
+    data = yaml.safe_load((ROOT / "policies" / "assured-rate.yaml").read_text(encoding="utf-8"))
+    found = [d for d in _diagnostics(tmp_path, data) if d.code == "QOS236"]
+    slopes = [d for d in found if "drops its AF precedences alike" in d.message]
+    pir = [d for d in found if "discard above PIR" in d.message]
+    assert slopes and pir, [d.message for d in found]
+    assert {d.severity.value for d in slopes + pir} == {"info"}

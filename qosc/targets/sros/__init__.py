@@ -54,8 +54,9 @@ Diagnostics of this target: QOS230 more classes than eight, QOS231 an
 interface name that says no SR OS place, QOS232 more drop behaviours than the
 pool's slopes, QOS233 values SR OS does not take, QOS234 rates rounded to what
 SR OS writes (warning), QOS235 classification or marking SR OS cannot realise,
-QOS236 what SR OS does differently and qosc says (warning), QOS237 configuration text
-the reader cannot read.  `aqm: codel` is
+QOS236 what SR OS does differently and qosc says (info for platform facts,
+warning where the policy can act), QOS237 configuration text the reader cannot
+read.  `aqm: codel` is
 QOS233; `ecn` is not rendered (QOS090).
 """
 
@@ -84,7 +85,8 @@ CODES: tuple[Code, ...] = (
     Code("QOS233", _S, "error", "value SR OS does not take", _S),
     Code("QOS234", _S, "warning", "queue rate rounded to what SR OS writes", _S),
     Code("QOS235", _S, "error", "classification or marking SR OS cannot realise", _S),
-    Code("QOS236", _S, "warning", "what SR OS does differently from the policy, said", _S),
+    Code("QOS236", _S, "warning|info", "what SR OS does differently from the policy, said: info for a platform "
+         "fact (pool slopes, slope lines, policers that drop above PIR), warning where the policy can act", _S),
     Code("QOS237", _S, "error", "SR OS configuration text the reader cannot read", _S),
 )
 

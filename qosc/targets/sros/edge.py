@@ -176,7 +176,7 @@ def _policer(plan: Plan, spec: Ingress, name: str | None, s: Service) -> int | N
     conform = p.conform.dscp if p.conform.kind == "remark" else None
     exceed = p.exceed.dscp if p.exceed.kind == "remark" else None
     if p.violate is not None and p.violate.kind == "remark":
-        plan.warn("QOS236", f"policer '{p.name}': SR OS ingress policers discard above PIR, so violating traffic is "
+        plan.info("QOS236", f"policer '{p.name}': SR OS ingress policers discard above PIR, so violating traffic is "
                   "dropped instead of re-marked", p.where.at("violate"), "say violate: drop")
         why.append("violate re-mark: SR OS discards above PIR")
     if conform is not None or exceed is not None:

@@ -109,6 +109,10 @@ class Plan:
     def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
         self.problems.append(Problem(code, "warning", message, loc, hint))
 
+    def info(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
+        """A platform fact the policy can do nothing about on this box alone (never fails a run)."""
+        self.problems.append(Problem(code, "info", message, loc, hint))
+
     @property
     def default_fc(self) -> Fc | None:
         default = self.policy.default_service
@@ -200,7 +204,7 @@ def _slopes(plan: Plan) -> None:
         collapsed = {s.name for s in split}
         if len(_curves(plan, collapsed)) <= len(slots):
             for s in split:
-                plan.warn("QOS236", f"device {plan.device.name} has more drop behaviours than an SR OS egress pool "
+                plan.info("QOS236", f"device {plan.device.name} has more drop behaviours than an SR OS egress pool "
                           f"has slopes ({len(slots)}), so service '{s.name}' drops its AF precedences alike, with "
                           f"its low-precedence profile '{_curve(s, 1, set())}'", s.where.at("drop-profile"),
                           "give fewer services their own drop profiles on this device")
@@ -249,7 +253,7 @@ def _said(plan: Plan, curve: str | None) -> None:
         return
     line = fit(profile)
     if line.off > Tolerance.curve:
-        plan.warn("QOS236", f"drop profile '{profile.name}' is written as the SR OS slope from {line.start}% to "
+        plan.info("QOS236", f"drop profile '{profile.name}' is written as the SR OS slope from {line.start}% to "
                   f"{line.top}% fill ({line.prob}% drop), up to {line.off:g} points of drop probability from the "
                   "profile: an SR OS slope is one line", profile.where.loc,
                   "give the profile as min, max and max-probability, or points an SR OS line can follow")
@@ -338,7 +342,7 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
         pir = 1 if whole else 0.01
     cir = min(cir, pir)
     if not whole and q.aqm == "red" and s.drop_profiles and plan.platform.sap_egress_wred is None:
-        plan.warn("QOS236", f"{s.name}: {plan.platform.name} has no per-queue WRED on SAP egress queues, so its drop "
+        plan.info("QOS236", f"{s.name}: {plan.platform.name} has no per-queue WRED on SAP egress queues, so its drop "
                   f"profile is not applied on {plan.device.name}:{iface.name} (tail drop at the queue's MBS)",
                   s.where.at("drop-profile"), "use a 7750 for WRED at the edge, or leave the profile to the core")
     if q.aqm == "codel":
@@ -346,7 +350,7 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
                    s.where.at("queue"), "use aqm: red with a drop profile, or none")
     mbs = None
     if q.buffer is not None and q.buffer.time_us is not None:
-        plan.warn("QOS236", f"{s.name}: a buffer in time is not written on {plan.device.name}:{iface.name}: SR OS "
+        plan.info("QOS236", f"{s.name}: a buffer in time is not written on {plan.device.name}:{iface.name}: SR OS "
                   f"{'network-queue' if whole else 'sap-egress'} MBS is written as a share of the buffer pool here, "
                   "so the queue keeps its default MBS", s.where.at("queue"), "give the buffer in percent")
     if q.buffer is not None and q.buffer.percent is not None:

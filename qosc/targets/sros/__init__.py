@@ -56,7 +56,7 @@ pool's slopes, QOS233 values SR OS does not take, QOS234 rates rounded to what
 SR OS writes (warning), QOS235 classification or marking SR OS cannot realise,
 QOS236 what SR OS does differently and qosc says (warning; info where the policy
 cannot change it: AF precedences on the pool's four slopes, violating traffic
-discarded above PIR), QOS237 configuration text
+discarded above PIR, no per-queue WRED at an IXR's SAP egress), QOS237 configuration text
 the reader cannot read.  `aqm: codel` is
 QOS233; `ecn` is not rendered (QOS090).
 """
@@ -87,7 +87,8 @@ CODES: tuple[Code, ...] = (
     Code("QOS234", _S, "warning", "queue rate rounded to what SR OS writes", _S),
     Code("QOS235", _S, "error", "classification or marking SR OS cannot realise", _S),
     Code("QOS236", _S, "warning|info", "what SR OS does differently from the policy, said (warning); what the policy "
-         "cannot change for SR OS: AF precedences alike on the pool's slopes, violating traffic discarded (info)", _S),
+         "cannot change for SR OS: AF precedences alike on the pool's slopes, violating traffic discarded, no "
+         "per-queue WRED at SAP egress (info)", _S),
     Code("QOS237", _S, "error", "SR OS configuration text the reader cannot read", _S),
 )
 

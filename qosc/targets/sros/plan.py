@@ -342,7 +342,7 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
         pir = 1 if whole else 0.01
     cir = min(cir, pir)
     if not whole and q.aqm == "red" and s.drop_profiles and plan.platform.sap_egress_wred is None:
-        plan.warn("QOS236", f"{s.name}: {plan.platform.name} has no per-queue WRED on SAP egress queues, so its drop "
+        plan.note("QOS236", f"{s.name}: {plan.platform.name} has no per-queue WRED on SAP egress queues, so its drop "
                   f"profile is not applied on {plan.device.name}:{iface.name} (tail drop at the queue's MBS)",
                   s.where.at("drop-profile"), "use a 7750 for WRED at the edge, or leave the profile to the core")
     if q.aqm == "codel":

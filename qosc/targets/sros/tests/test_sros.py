@@ -163,6 +163,24 @@ def test_the_ixr_differs_as_its_platform_data_says(tmp_path: Path) -> None:
     data["devices"]["edge-mx"]["platform"] = "sros-7250-ixr"
     found = [d for d in _diagnostics(tmp_path, data) if d.code == "QOS236" and "per-queue WRED" in d.message]
     assert found  # the IXR's SAP egress queues take no wred-queue: said, and none written
+    # a fact of the box the multi-vendor policy cannot change for it (branch fix1): info, not a warning
+    assert {d.severity.value for d in found} == {"info"}
+
+
+def test_what_the_policy_can_change_for_sr_os_stays_a_warning(tmp_path: Path) -> None:
+    """The QOS236 findings whose hint is a change to the policy itself ask for action: a buffer given in time (give
+    it in percent) and a drop profile a slope's one line cannot follow (give points a line can follow)."""
+    data = copy.deepcopy(yaml.safe_load(ASSURED.read_text()))
+    for service in data["services"].values():
+        if isinstance(service, dict) and "queue" in service:
+            service["queue"]["buffer"] = "10ms"
+    data["drop-profiles"] = {name: {"points": [[10, 0], [30, 5], [40, 80], [100, 100]]}
+                             for name in data.get("drop-profiles", {})}
+    found = [d for d in _diagnostics(tmp_path, data) if d.code == "QOS236"]
+    timed = [d for d in found if "buffer in time" in d.message]
+    line = [d for d in found if "an SR OS slope is one line" in d.message]
+    assert timed and line, [d.message for d in found]
+    assert {d.severity.value for d in timed + line} == {"warning"}
 
 
 def test_what_sr_os_cannot_do_and_the_policy_cannot_change_is_info(tmp_path: Path) -> None:

@@ -140,8 +140,14 @@ EXP_ALL = both(*(put(f"services.{n}.exp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
 PCP_ALL = both(*(put(f"services.{n}.pcp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
-MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"))
-"""mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files."""
+MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"),
+               put("devices.sr1.interfaces.to-core:1/1/1.encapsulation", "mpls"),
+               put("devices.ixr1.interfaces.to-core:1/1/1.encapsulation", "mpls"))
+"""mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files; the
+SR OS cores too: their network policies' lsp-exp entries and egress values (the PE's imposition)."""
+SR_VLAN = both(put("devices.sr1.interfaces.vprn:cust:to-cust:1/1/2:100.encapsulation", ["ip", "vlan"]),
+               put("devices.ixr1.interfaces.vpls:cust:1/1/2:100.encapsulation", ["ip", "vlan"]))
+"""The SR OS edges are SAPs on VLAN 100: carrying 802.1p, their sap-egress writes each class's PCP."""
 
 # field path -> how to change it (on the base policy)
 TABLE: dict[str, Change] = {
@@ -205,7 +211,7 @@ TABLE: dict[str, Change] = {
     "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
                               put("mpls.tunnel-model", "pipe")),
     "services.*.exp": MX_MPLS,
-    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"])),
+    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"]), SR_VLAN),
     "devices.*.interfaces.*.classifier": both(put("classifiers.other", {"rules": [
         {"name": "all-lbe", "service": "lbe", "match": {"destination": ["198.18.9.0/24"]}}]}),
         each_interface("classifier", "other", role="edge")),

@@ -106,6 +106,9 @@ FIELDS = frozenset({
     "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.description",
+    # the marking domains (marking.py)
+    "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite",
+    "devices.*.interfaces.*.impose", "mpls.tunnel-model",
 })
 
 

@@ -1,0 +1,350 @@
+"""SR OS target, part 2b: the marking domains of a device (MPLS EXP, 802.1p) and the RFC 3270 tunnel models.
+
+Network side (router interfaces `IF:PORT` or `IF:PORT:VLAN`): one `network` QoS policy per distinct need of
+the device's router interfaces (ingress `dscp` entries where the interface trusts dscp, `lsp-exp` where it
+trusts exp, `dot1p` where it trusts pcp; egress per forwarding class `dscp-in/out-profile` where it rewrites
+dscp, `lsp-exp-in/out-profile` where it rewrites exp, `dot1p-in/out-profile` where it rewrites pcp;
+`ler-use-dscp` below), the first named after the policy, the others -2, -3.  Every EXP and PCP value of a
+carried service goes to its forwarding class at the profile of its drop precedence (profiles.py: the profile
+also picks the pool slope of the service's drop curve, plan.py); a value no carried service declares goes to
+the default-action, the default service's class.  At egress each class writes its queue owner's value of the
+drop precedence in-profile traffic carries and of the one out-of-profile traffic carries (the default
+service's 0 where it declares none); a precedence of the same profile group with another value is said
+(QOS236).  Network egress marks the traffic that needs marking (from SAPs: the labels a PE pushes); a label
+switched or an IP packet from the network leaves with the EXP or DSCP it came with, as `remark-trusted` is
+not set ("If the egressing packet originated on an ingress SAP, or the remarking parameter is defined for the
+egress interface, the egress QoS policy also defines the IP DSCP or MPLS EXP bit marking": Nokia 7750 SR
+Quality of Service Guide 15.0.R1, 'Network QoS Policies Overview'; remark-trusted would re-mark the DSCP of
+routed packets too, and qosc keeps DSCP 8 intact): a class with two EXP values of one precedence keeps each
+on labels it swaps (QOS236 where a core rewrites EXP).
+
+802.1p DEI: where a service carries a drop precedence in the DE bit (the same PCP at a higher precedence) and
+the platform has it (platform `dei`), the dot1p entry's profile is `de` (DE 0 in, DE 1 out:
+nokia-types-qos typedef profile-de) and the class's egress `de-mark` writes the DE bit from the profile
+(out-of-profile and exceed 1; "If no de-value is present, the default values are used ... 0 for in-profile
+packets, 1 for out-of-profile": Alcatel-Lucent 7450 ESS/7750 SR/7950 XRS Quality of Service Guide 14.0.R1,
+'de-mark'), when the two precedences meet profiles in and out; else the DE bit is not read (QOS236).
+
+Edge (SAPs): `sap-ingress` `dot1p` (trust pcp) and `lsp-exp` (trust exp, Ethernet SAPs of a VPLS only: "This
+option can only be applied on Ethernet Layer 2 SAPs", 7450 ESS/7750 SR QoS Guide, 'FC Mapping Based on EXP
+Bits at VLL/VPLS SAP') entries give the class; a SAP's profile comes from its policer's CIR, so a class whose
+values span drop precedences writes the enqueuing priority (high for precedence 1, low above), the drop
+precedence of SR OS's ingress queues, and `de-1-out-profile` where the DE bit carries one.  `sap-egress`
+writes `dot1p in-profile/out-profile` where the SAP rewrites pcp ("markings taken from packet received at
+ingress" otherwise: 7750 SR QoS Guide 22.5.R1, 'Dot1p egress remarking') and `de-mark` for a DE precedence.
+A SAP egress writes no EXP (QOS235 for a SAP that rewrites exp).
+
+Imposition.  SR OS writes the EXP of the labels a PE pushes for SAP traffic with the network egress
+`lsp-exp-in/out-profile` of the network interface the packet leaves by (7450 ESS/7750 SR QoS Guide, 'Network
+Egress QoS Policy Commands': "All out-of-profile service packets are marked with the corresponding
+out-of-profile DSCP or the EXP bit value at network egress"); without them the default network policy's
+values (platform `exp_default` 'forwarding-class').  So, as for JUNOS, QOS238: edges of one device that
+disagree on `impose`, an imposing edge beside an MPLS router interface that does not rewrite EXP, or
+`impose: false` beside one that does.
+
+Tunnel models (`mpls.tunnel-model`, on a PE: a device with SAPs and an MPLS router interface).  SR OS's
+egress LER receives the label (LDP and RSVP signal implicit null only where `implicit-null-label` is
+configured: 7750 SR MPLS Guide 22.5.R1, 'Configuring implicit null label'; a VPRN or VPLS packet keeps its
+service label) and classifies it by its EXP.  short-pipe: `ler-use-dscp` on the PE's MPLS interfaces' network
+policy ("the IP interface ignores the tunnel's QoS mapping and derive[s] the internal forwarding class and
+profile based on the precedence or DSCP values within the routed IP header": 7750 SR QoS Guide 22.5.R1,
+'Network ingress tunnel QoS override'), so they must trust dscp (QOS239).  pipe: EXP classification at the
+egress PE (they must trust exp, QOS239) and no DSCP re-marking at the SAPs' egress (the customer's DSCP is left
+as it was).  uniform: EXP classification and the SAPs' egress re-mark the DSCP from the class (sap-egress `fc
+dscp in-profile/out-profile`), which SR OS does for layer-3 services only ("DSCP and IP precedence remarking can
+be performed on egress for layer 3 services only": 7750 SR QoS Guide 22.5.R1, 'DSCP and IP precedence egress
+remarking'), so a PE with a VPLS SAP is QOS239.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qosc.model import Domain, Interface, Role, Service
+from qosc.targets.sros.plan import Fc, Plan, sname
+from qosc.targets.sros.ports import binding
+from qosc.targets.sros.profiles import IN_PROFILE
+
+THREE_BIT = (Domain.EXP, Domain.PCP)
+
+
+@dataclass(frozen=True)
+class Network:
+    """One network QoS policy: what it classifies on, what it marks at egress, and ler-use-dscp."""
+
+    name: str
+    dscp: bool
+    exp: bool
+    pcp: bool
+    mark_dscp: bool
+    mark_exp: bool
+    mark_pcp: bool
+    ler_use_dscp: bool
+
+
+@dataclass
+class Marking:
+    classify: dict[Domain, dict[int, tuple[str, str]]] = field(default_factory=dict)
+    """Network ingress: EXP (lsp-exp) and PCP (dot1p) value -> (forwarding class, profile; `de` for dot1p)."""
+    marks: dict[Domain, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    """Egress: forwarding class -> (in-profile, out-of-profile) value per 3-bit domain."""
+    de_mark: set[str] = field(default_factory=set)
+    """Forwarding classes whose egress writes the DE bit from the profile."""
+    sap: dict[Domain, dict[int, tuple[str, str | None]]] = field(default_factory=dict)
+    """sap-ingress: EXP and PCP value -> (forwarding class, enqueuing priority or None)."""
+    de_in: set[str] = field(default_factory=set)
+    """Forwarding classes whose sap-ingress takes DE 1 frames out of profile (de-1-out-profile)."""
+    networks: dict[str, Network] = field(default_factory=dict)
+    """Policy interface name -> the network policy of its router interface."""
+    pe: bool = False
+    """The device pushes labels for SAP traffic: it has edges and an MPLS router interface."""
+
+
+def _value(s: Service, domain: Domain, precedence: int) -> int | None:
+    value = s.mark_in(domain, precedence)
+    return 0 if value is None and s.default else value
+
+
+def dei_pairs(s: Service) -> set[tuple[int, int]]:
+    """(PCP, drop precedence) a service carries in the DE bit: its low value given again at a higher precedence."""
+    values = s.pcp.values
+    return {(v, p) for v, p in values if p > 1 and (v, 1) in values}
+
+
+def _dei_ok(plan: Plan, s: Service) -> bool:
+    """Whether the DE bit can carry a service's DE precedences: profiles in and out (what `de` gives)."""
+    return bool(plan.platform.dei) and all(plan.profile_at(s, 1) == "in" and plan.profile_at(s, p) == "out"
+                                           for _, p in dei_pairs(s))
+
+
+def router_interfaces(plan: Plan) -> list[Interface]:
+    out = []
+    for iface in plan.device.interfaces:
+        b = binding(iface)
+        if b is not None and not b.edge and b.router_interface:
+            out.append(iface)
+    return out
+
+
+def plan_marking(plan: Plan) -> Marking:
+    m = Marking()
+    routed = router_interfaces(plan)
+    edges = [i for i in plan.device.interfaces if i.role is Role.EDGE]
+    m.pe = bool(edges) and any(i.mpls for i in routed)
+    model = plan.policy.tunnel_model
+    for domain in THREE_BIT:
+        m.classify[domain] = _table(plan, domain)
+        written = any(domain in i.rewrite for i in routed) or any(
+            domain in i.rewrite for i in edges if domain is Domain.PCP)
+        m.marks[domain] = {fc.name: pair for fc in plan.fcs
+                           if (pair := in_out(plan, fc, domain, written)) is not None}
+        m.sap[domain] = _sap_table(plan, domain, edges)
+    for fc in plan.fcs:
+        dei = [s for s in fc.members if dei_pairs(s)]
+        if dei and _dei_ok(plan, fc.owner) and fc.owner in dei:
+            m.de_mark.add(fc.name)
+        if dei and _dei_ok(plan, dei[0]):
+            m.de_in.add(fc.name)
+    _dei_said(plan, routed, edges)
+    seen: dict[tuple[bool, ...], str] = {}
+    for iface in routed:
+        flags = (Domain.DSCP in iface.trust, Domain.EXP in iface.trust, Domain.PCP in iface.trust,
+                 Domain.DSCP in iface.rewrite, Domain.EXP in iface.rewrite, Domain.PCP in iface.rewrite,
+                 m.pe and model == "short-pipe" and iface.mpls)
+        if flags not in seen:
+            seen[flags] = plan.network_policy if not seen else plan.names.name(
+                "network", f"{sname(plan.policy.name)}-{len(seen) + 1}", f"network {len(seen)}")
+        m.networks[iface.name] = Network(seen[flags], *flags)
+    _imposition(plan, m, routed, edges)
+    _swapped(plan, routed)
+    _tunnel_model(plan, m, routed, edges)
+    _edges(plan, edges)
+    return m
+
+
+def _table(plan: Plan, domain: Domain) -> dict[int, tuple[str, str]]:
+    """Each value of a carried service -> (its class, the profile of the drop precedence it is listed at first)."""
+    table: dict[int, tuple[str, str]] = {}
+    for fc in plan.fcs:
+        for s in fc.members:
+            dei = {v for v, _ in dei_pairs(s)} if domain is Domain.PCP and _dei_ok(plan, s) else set()
+            for value, precedence in s.marking(domain).values:
+                table.setdefault(value, (fc.name, "de" if value in dei else plan.profile_at(s, precedence)))
+    return dict(sorted(table.items()))
+
+
+def in_out(plan: Plan, fc: Fc, domain: Domain, written: bool = False) -> tuple[int, int] | None:
+    """(in-profile, out-of-profile) value of a class: its owner's value of the lowest precedence of each profile
+    group (none of the group: precedence 1 in, 2 out, as a SAP's policer profiles); another value of the same
+    group is said where the domain is written."""
+    owner = fc.owner
+    if _value(owner, domain, 1) is None:
+        return None
+    groups: dict[bool, list[int]] = {True: [], False: []}
+    for precedence in (1, 2, 3):
+        groups[plan.profile_at(owner, precedence) in IN_PROFILE].append(precedence)
+    chosen = {True: min(groups[True], default=1), False: min(groups[False], default=2)}
+    pair = (_value(owner, domain, chosen[True]), _value(owner, domain, chosen[False]))
+    given = owner.marking(domain).precedences()
+    for in_group, precs in groups.items():
+        mark = pair[0] if in_group else pair[1]
+        for p in precs:
+            if written and p in given and _value(owner, domain, p) != mark:
+                plan.warn("QOS236", f"service '{owner.name}': SR OS marks {domain.label} per forwarding class and "
+                          f"profile, and drop precedence {p} meets profile {plan.profile_at(owner, p)}, marked "
+                          f"{'in' if in_group else 'out-of'}-profile with {mark}, not {_value(owner, domain, p)}",
+                          owner.where.at(domain.value), "give the drop precedences that share a drop profile one "
+                          f"{domain.value} value, or each precedence a drop profile of its own")
+    return pair[0], pair[1]  # type: ignore[return-value]
+
+
+def _sap_table(plan: Plan, domain: Domain, edges: list[Interface]) -> dict[int, tuple[str, str | None]]:
+    """sap-ingress entries: value -> (class, enqueuing priority: high for precedence 1 and low above, where the
+    class's values span drop precedences; None where they do not)."""
+    if not any(domain in i.trust for i in edges):
+        return {}
+    table: dict[int, tuple[str, str | None]] = {}
+    for fc in plan.fcs:
+        pairs = [(v, p, s) for s in fc.members for v, p in s.marking(domain).values
+                 if not (domain is Domain.PCP and (v, p) in dei_pairs(s))]
+        spans = len({p for _, p, _ in pairs}) > 1
+        for value, precedence, s in pairs:
+            if value in table:
+                continue
+            table[value] = (fc.name, ("high" if precedence == 1 else "low") if spans else None)
+            if precedence == 3 and spans and any(p == 2 for _, p, _ in pairs):
+                plan.warn("QOS236", f"service '{s.name}': a SAP tells two enqueuing priorities apart, so "
+                          f"{domain.label} {value} (drop precedence 3) enters with low priority like drop "
+                          "precedence 2", s.where.at(domain.value), f"give drop precedences 2 and 3 one "
+                          f"{domain.value} value")
+    return dict(sorted(table.items()))
+
+
+def _dei_said(plan: Plan, routed: list[Interface], edges: list[Interface]) -> None:
+    if not any(Domain.PCP in i.trust or Domain.PCP in i.rewrite for i in (*routed, *edges)):
+        return
+    for fc in plan.fcs:
+        for s in fc.members:
+            pairs = dei_pairs(s)
+            if not pairs or _dei_ok(plan, s):
+                continue
+            shown = ", ".join(f"PCP {v} at drop precedence {p}" for v, p in sorted(pairs))
+            why = (f"{plan.platform.name} does not read or write the DE bit (platform data)" if not plan.platform.dei
+                   else f"SR OS's DE bit gives profiles in and out, and '{s.name}' meets "
+                   f"{', '.join(sorted({plan.profile_at(s, p) for p in (1, *(p for _, p in pairs))}))}")
+            plan.warn("QOS236", f"service '{s.name}' carries {shown} in the DE bit, but {why}: on "
+                      f"{plan.device.name} that traffic travels as its low-precedence PCP, DE not read",
+                      s.where.at("pcp"), "give the drop precedence a PCP value of its own, or a drop profile per "
+                      "precedence (profiles in and out)")
+
+
+def _imposition(plan: Plan, m: Marking, routed: list[Interface], edges: list[Interface]) -> None:
+    """QOS238: what the uplinks' network egress EXP cannot do for the device's edges (module doc)."""
+    mpls = [i for i in routed if i.mpls]
+    if not m.pe:
+        return
+    imposing = [e for e in edges if e.impose]
+    leaving = [e for e in edges if not e.impose]
+    rewriting = [i for i in mpls if Domain.EXP in i.rewrite]
+    why = ("SR OS writes the EXP of the labels a PE pushes with the network egress lsp-exp values of the router "
+           "interface the packet leaves by, for the traffic of every SAP alike")
+    if imposing and leaving:
+        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false) but {imposing[0].name} of "
+                   f"{plan.device.name} imposes each service's EXP: {why}", leaving[0].where.at("impose"),
+                   "give the edge interfaces of one SR OS device the same impose")
+    elif leaving and rewriting:
+        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false), but {rewriting[0].name} "
+                   f"rewrites EXP: {why}, so its traffic gets each service's EXP anyway",
+                   leaving[0].where.at("impose"), "remove impose: false, or a rewrite without exp on the MPLS "
+                   "interfaces")
+    if imposing:
+        for i in mpls:
+            if Domain.EXP not in i.rewrite:
+                plan.error("QOS238", f"{imposing[0].name} of {plan.device.name} imposes each service's EXP, but "
+                           f"{i.name} does not rewrite EXP: {why}, so labels pushed on traffic leaving by {i.name} "
+                           "get the default network policy's EXP", i.where.at("rewrite", "role"),
+                           "rewrite exp on every MPLS interface of a PE (the default of a core), or impose: false")
+
+
+def _swapped(plan: Plan, routed: list[Interface]) -> None:
+    """QOS236: a class with several EXP values of one drop precedence keeps each on the labels SR OS swaps."""
+    rewriting = [i for i in routed if Domain.EXP in i.rewrite]
+    several = [s for fc in plan.fcs for s in fc.members
+               if any(len({v for v, p in s.exp.values if p == q}) > 1 for q in (1, 2, 3))]
+    if rewriting and several:
+        s = several[0]
+        plan.warn("QOS236", f"{plan.device.name}:{rewriting[0].name} rewrites EXP, but SR OS re-marks only the labels "
+                  f"it pushes for SAP traffic: a label it swaps keeps its EXP, so '{s.name}' leaves with each of its "
+                  f"EXP values {', '.join(str(v) for v in s.exp.codes)} as it came (remark-trusted would re-mark the "
+                  "DSCP of routed packets too)", s.where.at("exp"), f"give '{s.name}' one EXP value per drop "
+                  "precedence")
+
+
+def _tunnel_model(plan: Plan, m: Marking, routed: list[Interface], edges: list[Interface]) -> None:
+    """QOS239: the RFC 3270 tunnel models a PE cannot render (module doc)."""
+    if not m.pe:
+        return
+    model = plan.policy.tunnel_model
+    for i in (i for i in routed if i.mpls):
+        needed = Domain.DSCP if model == "short-pipe" else Domain.EXP
+        if needed not in i.trust:
+            how = ("queues on the customer's DSCP (ler-use-dscp)" if model == "short-pipe" else
+                   "queues on the tunnel's EXP")
+            plan.error("QOS239", f"tunnel model {model}: the egress PE {how}, but {plan.device.name}:{i.name} does "
+                       f"not classify on {needed.label}", i.where.at("trust"),
+                       f"trust {needed.value} on the MPLS interfaces of a PE (the default)")
+    if model == "uniform":
+        for e in edges:
+            b = binding(e)
+            if b is not None and b.service_kind == "vpls":
+                plan.error("QOS239", f"tunnel model uniform: the egress PE writes the class its EXP gives back into "
+                           f"the DSCP at the SAP's egress, which SR OS does for layer-3 services only, and "
+                           f"{plan.device.name}:{e.name} is a VPLS SAP", plan.policy.where.at("mpls.tunnel-model"),
+                           "use tunnel-model: pipe or short-pipe, or an IES or VPRN SAP")
+                break
+
+
+def _edges(plan: Plan, edges: list[Interface]) -> None:
+    """QOS235: 3-bit marking SR OS has no statement for at a SAP."""
+    for e in edges:
+        b = binding(e)
+        if b is None:
+            continue
+        if Domain.EXP in e.rewrite:
+            plan.error("QOS235", f"{plan.device.name}:{e.name} rewrites EXP: an SR OS sap-egress policy writes "
+                       "dot1p and DSCP, not EXP", e.where.at("rewrite", "encapsulation"), "rewrite without exp")
+        if Domain.EXP in e.trust and b.service_kind != "vpls":
+            plan.error("QOS235", f"{plan.device.name}:{e.name} classifies on EXP: SR OS classifies EXP at a SAP of "
+                       f"a VPLS (Ethernet layer 2) only, and this is a {b.service_kind} SAP", e.where.at("trust"),
+                       "trust exp on a vpls SAP, or classify on dscp or pcp")
+
+
+def sap_marks(plan: Plan, iface: Interface) -> tuple[str, ...]:
+    """What a SAP's sap-egress writes beside its queues: 'dscp' (re-mark a class with one code point, as
+    before tunnel models), 'dscp-class' (re-mark every class from its profile: uniform), 'pcp' (dot1p)."""
+    out = []
+    pe = any(i.mpls for i in router_interfaces(plan))
+    model = plan.policy.tunnel_model
+    if Domain.DSCP in iface.rewrite and not (pe and model == "pipe"):
+        out.append("dscp-class" if pe and model == "uniform" else "dscp")
+    if Domain.PCP in iface.rewrite:
+        out.append("pcp")
+    return tuple(out)
+
+
+TUNNEL = {"short-pipe": "IP packets of the LSPs that end here queue on the customer's DSCP (ler-use-dscp on the "
+                        "MPLS interfaces)",
+          "pipe": "the LSPs that end here queue on their EXP (SR OS's default: the label reaches the egress PE); the "
+                  "SAPs keep the customer's DSCP",
+          "uniform": "the LSPs that end here queue on their EXP and the SAPs write the class back into the DSCP"}
+
+
+def header(plan: Plan) -> list[str]:
+    """What the output's header says of the marking decisions."""
+    m = plan.marking
+    if not isinstance(m, Marking) or not m.pe:
+        return []
+    imposing = any(i.impose for i in plan.device.interfaces if i.role is Role.EDGE)
+    return [f"tunnel model {plan.policy.tunnel_model}: {TUNNEL[plan.policy.tunnel_model]}",
+            "labels pushed for SAP traffic take the EXP of the network egress of the interface they leave by"
+            + ("" if imposing else " (impose false: the default network policy's)")]

@@ -71,7 +71,7 @@ def _network(plan: Plan, net: Network) -> Statement:
                                origin=At(fc.owner.where, "dscp" if fc.owner.dscp else "exp")))
     return stmt("network", name(net.name), children=[
         *description(plan.policy.description or f"qosc {plan.policy.name}", At(plan.policy.where, "description")),
-        stmt("ingress", children=ingress), stmt("egress", children=egress)],
+        stmt("ingress", children=ingress), *([stmt("egress", children=egress)] if egress else [])],
         comment=("egress marks traffic from SAPs; remark-trusted is not set, so every DSCP arriving from the "
                  "network leaves unchanged (DSCP transparency)",))
 

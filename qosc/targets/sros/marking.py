@@ -133,7 +133,8 @@ def plan_marking(plan: Plan) -> Marking:
     m.pe = bool(edges) and any(i.mpls for i in routed)
     model = plan.policy.tunnel_model
     for domain in THREE_BIT:
-        m.classify[domain] = _table(plan, domain)
+        classified = any(domain in i.trust for i in (*routed, *edges))
+        m.classify[domain] = _table(plan, domain, classified)
         written = any(domain in i.rewrite for i in routed) or any(
             domain in i.rewrite for i in edges if domain is Domain.PCP)
         m.marks[domain] = {fc.name: pair for fc in plan.fcs
@@ -162,14 +163,28 @@ def plan_marking(plan: Plan) -> Marking:
     return m
 
 
-def _table(plan: Plan, domain: Domain) -> dict[int, tuple[str, str]]:
-    """Each value of a carried service -> (its class, the profile of the drop precedence it is listed at first)."""
+def _table(plan: Plan, domain: Domain, classified: bool) -> dict[int, tuple[str, str]]:
+    """Each value of a carried service -> (its class, the profile of the drop precedence it is listed at first);
+    values of two drop precedences that meet one profile are said where the domain is classified (QOS236)."""
     table: dict[int, tuple[str, str]] = {}
     for fc in plan.fcs:
         for s in fc.members:
-            dei = {v for v, _ in dei_pairs(s)} if domain is Domain.PCP and _dei_ok(plan, s) else set()
+            pairs = dei_pairs(s) if domain is Domain.PCP else set()
+            de = {v for v, _ in pairs} if pairs and _dei_ok(plan, s) else set()
+            first: dict[str, tuple[int, int]] = {}
             for value, precedence in s.marking(domain).values:
-                table.setdefault(value, (fc.name, "de" if value in dei else plan.profile_at(s, precedence)))
+                if (value, precedence) in pairs:
+                    continue  # carried in the DE bit
+                profile = plan.profile_at(s, precedence)
+                seen = first.setdefault(profile, (value, precedence))
+                if classified and seen[1] < precedence and seen[0] != value and value not in table:
+                    plan.warn("QOS236", f"service '{s.name}': SR OS carries a packet's drop precedence as its "
+                              f"profile, and drop precedences {seen[1]} and {precedence} meet one profile "
+                              f"({profile}), so {domain.label} {value} is classified like {domain.label} "
+                              f"{seen[0]}, at drop precedence {seen[1]}", s.where.at(domain.value),
+                              "give each drop precedence a drop profile of its own (drop-profile: {low: ..., "
+                              "medium: ...}), so that SR OS gives each a profile")
+                table.setdefault(value, (fc.name, "de" if value in de else profile))
     return dict(sorted(table.items()))
 
 

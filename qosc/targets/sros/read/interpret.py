@@ -155,7 +155,8 @@ class Reading:
             out.append(self._network(f"{name}:{port_vlan}", ports.get(port), i, net or Net(None)))
         for port, p in ports.items():
             if port not in bound and val(p, "ethernet", "network", "egress", "queue-policy") is not None:
-                out.append(self._network(port, p, p, Net(None)))
+                # no router interface named: what reaches the port is classified as the device's first policy says
+                out.append(self._network(port, p, p, self.net))
         return out
 
     def _network(self, name: str, port: Data | None, at: Data, net: Net) -> Interface:

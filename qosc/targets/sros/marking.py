@@ -7,53 +7,51 @@ dscp, `lsp-exp-in/out-profile` where it rewrites exp, `dot1p-in/out-profile` whe
 `ler-use-dscp` below), the first named after the policy, the others -2, -3.  Every EXP and PCP value of a
 carried service goes to its forwarding class at the profile of its drop precedence (profiles.py: the profile
 also picks the pool slope of the service's drop curve, plan.py); a value no carried service declares goes to
-the default-action, the default service's class.  At egress each class writes its queue owner's value of the
-drop precedence in-profile traffic carries and of the one out-of-profile traffic carries (the default
+the default-action, the default service's class.  Two drop precedences of a service with different values
+that meet one profile cannot be told apart (QOS236).  At egress each class writes its queue owner's value of
+the drop precedence in-profile traffic carries and of the one out-of-profile traffic carries (the default
 service's 0 where it declares none); a precedence of the same profile group with another value is said
 (QOS236).  Network egress marks the traffic that needs marking (from SAPs: the labels a PE pushes); a label
 switched or an IP packet from the network leaves with the EXP or DSCP it came with, as `remark-trusted` is
-not set ("If the egressing packet originated on an ingress SAP, or the remarking parameter is defined for the
-egress interface, the egress QoS policy also defines the IP DSCP or MPLS EXP bit marking": Nokia 7750 SR
-Quality of Service Guide 15.0.R1, 'Network QoS Policies Overview'; remark-trusted would re-mark the DSCP of
-routed packets too, and qosc keeps DSCP 8 intact): a class with two EXP values of one precedence keeps each
-on labels it swaps (QOS236 where a core rewrites EXP).
+not set (Nokia 7750 SR Quality of Service Guide 15.0.R1, 'Network QoS Policies Overview': the egress policy
+marks DSCP and EXP of packets from a SAP, or of every packet only with remarking; remark-trusted would
+re-mark the DSCP of routed packets too, and qosc keeps DSCP 8 intact): a class with two EXP values of one
+precedence keeps each on the labels it swaps (QOS236 where a core rewrites EXP).
 
 802.1p DEI: where a service carries a drop precedence in the DE bit (the same PCP at a higher precedence) and
 the platform has it (platform `dei`), the dot1p entry's profile is `de` (DE 0 in, DE 1 out:
 nokia-types-qos typedef profile-de) and the class's egress `de-mark` writes the DE bit from the profile
-(out-of-profile and exceed 1; "If no de-value is present, the default values are used ... 0 for in-profile
-packets, 1 for out-of-profile": Alcatel-Lucent 7450 ESS/7750 SR/7950 XRS Quality of Service Guide 14.0.R1,
-'de-mark'), when the two precedences meet profiles in and out; else the DE bit is not read (QOS236).
+(0 in-profile, 1 out-of-profile and exceed without a forced value, as IEEE 802.1ad-2005: Alcatel-Lucent 7450
+ESS/7750 SR/7950 XRS Quality of Service Guide 14.0.R1, 'de-mark'), when the two precedences meet profiles in
+and out; else the DE bit is not read (QOS236).
 
-Edge (SAPs): `sap-ingress` `dot1p` (trust pcp) and `lsp-exp` (trust exp, Ethernet SAPs of a VPLS only: "This
-option can only be applied on Ethernet Layer 2 SAPs", 7450 ESS/7750 SR QoS Guide, 'FC Mapping Based on EXP
-Bits at VLL/VPLS SAP') entries give the class; a SAP's profile comes from its policer's CIR, so a class whose
-values span drop precedences writes the enqueuing priority (high for precedence 1, low above), the drop
-precedence of SR OS's ingress queues, and `de-1-out-profile` where the DE bit carries one.  `sap-egress`
-writes `dot1p in-profile/out-profile` where the SAP rewrites pcp ("markings taken from packet received at
-ingress" otherwise: 7750 SR QoS Guide 22.5.R1, 'Dot1p egress remarking') and `de-mark` for a DE precedence.
-A SAP egress writes no EXP (QOS235 for a SAP that rewrites exp).
+Edge (SAPs): `sap-ingress` `dot1p` (trust pcp) and `lsp-exp` (trust exp, on a VPLS SAP: SR OS applies EXP
+classification at Ethernet layer-2 SAPs only, 7750 SR QoS Guide 22.5.R1, 'FC mapping based on EXP bits')
+entries give the class; a SAP's profile comes from its policer's CIR, so a class whose values
+span drop precedences writes the enqueuing priority (high for precedence 1, low above), the drop precedence
+of SR OS's ingress queues, and `de-1-out-profile` where the DE bit carries one.  `sap-egress` writes `dot1p
+in-profile/out-profile` where the SAP rewrites pcp (without it the PCP the packet came with is kept: 7750 SR
+QoS Guide 22.5.R1, 'Dot1p egress remarking') and `de-mark` for a DE precedence.  A SAP egress writes no EXP
+(QOS235 for a SAP that rewrites exp).
 
 Imposition.  SR OS writes the EXP of the labels a PE pushes for SAP traffic with the network egress
-`lsp-exp-in/out-profile` of the network interface the packet leaves by (7450 ESS/7750 SR QoS Guide, 'Network
-Egress QoS Policy Commands': "All out-of-profile service packets are marked with the corresponding
-out-of-profile DSCP or the EXP bit value at network egress"); without them the default network policy's
-values (platform `exp_default` 'forwarding-class').  So, as for JUNOS, QOS238: edges of one device that
-disagree on `impose`, an imposing edge beside an MPLS router interface that does not rewrite EXP, or
+`lsp-exp-in/out-profile` of the network interface the packet leaves by, in-profile or out-of-profile (7450
+ESS/7750 SR QoS Guide, 'Network Egress QoS Policy Commands', egress); without them the default network
+policy's values (platform `exp_default` 'forwarding-class').  So, as for JUNOS, QOS238: edges of one device
+that disagree on `impose`, an imposing edge beside an MPLS router interface that does not rewrite EXP, or
 `impose: false` beside one that does.
 
 Tunnel models (`mpls.tunnel-model`, on a PE: a device with SAPs and an MPLS router interface).  SR OS's
 egress LER receives the label (LDP and RSVP signal implicit null only where `implicit-null-label` is
 configured: 7750 SR MPLS Guide 22.5.R1, 'Configuring implicit null label'; a VPRN or VPLS packet keeps its
 service label) and classifies it by its EXP.  short-pipe: `ler-use-dscp` on the PE's MPLS interfaces' network
-policy ("the IP interface ignores the tunnel's QoS mapping and derive[s] the internal forwarding class and
-profile based on the precedence or DSCP values within the routed IP header": 7750 SR QoS Guide 22.5.R1,
-'Network ingress tunnel QoS override'), so they must trust dscp (QOS239).  pipe: EXP classification at the
-egress PE (they must trust exp, QOS239) and no DSCP re-marking at the SAPs' egress (the customer's DSCP is left
-as it was).  uniform: EXP classification and the SAPs' egress re-mark the DSCP from the class (sap-egress `fc
-dscp in-profile/out-profile`), which SR OS does for layer-3 services only ("DSCP and IP precedence remarking can
-be performed on egress for layer 3 services only": 7750 SR QoS Guide 22.5.R1, 'DSCP and IP precedence egress
-remarking'), so a PE with a VPLS SAP is QOS239.
+policy (the interface then classifies the IP packets of the tunnels ending there on their own DSCP, not the
+tunnel's marking: 7750 SR QoS Guide 22.5.R1, 'Network ingress tunnel QoS override'), so they must trust dscp
+(QOS239).  pipe: EXP classification at the egress PE (they must trust exp, QOS239) and no DSCP re-marking at
+the SAPs' egress (the customer's DSCP is left as it was).  uniform: EXP classification and the SAPs' egress
+re-mark the DSCP from the class (sap-egress `fc dscp in-profile/out-profile`), which SR OS does for layer-3
+services only (7750 SR QoS Guide 22.5.R1, 'DSCP and IP precedence egress remarking'), so a PE with a VPLS SAP
+is QOS239.
 """
 
 from __future__ import annotations

@@ -12,15 +12,20 @@ expedited priority 3 and best-effort 0, expedited with CIR = PIR below 100
 strict, MBS the buffer percentage), each class's drop curve per AF drop
 precedence the slope of the port's egress pool that its code points' profile
 meets (start-avg, max-avg, max-prob as a RED ramp); the 64 code points through
-the network policy's `ingress dscp` (the rest to its default-action), for IPv4
-and IPv6; every code point leaves unchanged (network egress re-marks only
-traffic from SAPs unless remark-trusted).  Per SAP: the classes are the
-sap-egress queues (percent-rate), the classification the device's network
-policy (the class a packet has when it reaches the SAP), the edge rules the
-sap-ingress ip-criteria and ipv6-criteria entries (one rule per entry
-description, values gathered), their mark the class's network egress code
-point or in-remark, their envelope the policer.  Names a binding gives that
-the configuration does not define are QOS174 warnings.
+the `ingress dscp` of the interface's own network policy (the rest to its
+default-action; a policy with lsp-exp or dot1p entries and no dscp entry does
+not classify DSCP), for IPv4 and IPv6; every code point leaves unchanged
+(network egress re-marks only traffic from SAPs unless remark-trusted); the
+EXP and PCP values and the egress marks of its network policy (read/marks.py).
+A port without a router interface reads with the device's first network
+policy.  Per SAP: the classes are the sap-egress queues (percent-rate), the
+classification the device's first network policy (the class a packet has
+when it reaches the SAP), the edge rules the sap-ingress ip-criteria and
+ipv6-criteria entries (one rule per entry description, values gathered),
+their mark the class's network egress code point or in-remark, their envelope
+the policer; its dot1p and lsp-exp entries, its sap-egress dot1p marks and
+the EXP the device's router interfaces impose (read/marks.py).  Names a
+binding gives that the configuration does not define are QOS174 warnings.
 """
 
 from __future__ import annotations

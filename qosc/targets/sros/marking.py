@@ -59,8 +59,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from qosc.model import Domain, Interface, Role, Service
+from qosc.targets.sros.marking_rules import check, dei_ok, dei_pairs, router_interfaces
 from qosc.targets.sros.plan import Fc, Plan, sname
-from qosc.targets.sros.ports import binding
 from qosc.targets.sros.profiles import IN_PROFILE
 
 THREE_BIT = (Domain.EXP, Domain.PCP)
@@ -103,27 +103,6 @@ def _value(s: Service, domain: Domain, precedence: int) -> int | None:
     return 0 if value is None and s.default else value
 
 
-def dei_pairs(s: Service) -> set[tuple[int, int]]:
-    """(PCP, drop precedence) a service carries in the DE bit: its low value given again at a higher precedence."""
-    values = s.pcp.values
-    return {(v, p) for v, p in values if p > 1 and (v, 1) in values}
-
-
-def _dei_ok(plan: Plan, s: Service) -> bool:
-    """Whether the DE bit can carry a service's DE precedences: profiles in and out (what `de` gives)."""
-    return bool(plan.platform.dei) and all(plan.profile_at(s, 1) == "in" and plan.profile_at(s, p) == "out"
-                                           for _, p in dei_pairs(s))
-
-
-def router_interfaces(plan: Plan) -> list[Interface]:
-    out = []
-    for iface in plan.device.interfaces:
-        b = binding(iface)
-        if b is not None and not b.edge and b.router_interface:
-            out.append(iface)
-    return out
-
-
 def plan_marking(plan: Plan) -> Marking:
     m = Marking()
     routed = router_interfaces(plan)
@@ -140,11 +119,10 @@ def plan_marking(plan: Plan) -> Marking:
         m.sap[domain] = _sap_table(plan, domain, edges)
     for fc in plan.fcs:
         dei = [s for s in fc.members if dei_pairs(s)]
-        if dei and _dei_ok(plan, fc.owner) and fc.owner in dei:
+        if dei and dei_ok(plan, fc.owner) and fc.owner in dei:
             m.de_mark.add(fc.name)
-        if dei and _dei_ok(plan, dei[0]):
+        if dei and dei_ok(plan, dei[0]):
             m.de_in.add(fc.name)
-    _dei_said(plan, routed, edges)
     seen: dict[tuple[bool, ...], str] = {}
     for iface in routed:
         flags = (Domain.DSCP in iface.trust, Domain.EXP in iface.trust, Domain.PCP in iface.trust,
@@ -154,10 +132,7 @@ def plan_marking(plan: Plan) -> Marking:
             seen[flags] = plan.network_policy if not seen else plan.names.name(
                 "network", f"{sname(plan.policy.name)}-{len(seen) + 1}", f"network {len(seen)}")
         m.networks[iface.name] = Network(seen[flags], *flags)
-    _imposition(plan, m, routed, edges)
-    _swapped(plan, routed)
-    _tunnel_model(plan, m, routed, edges)
-    _edges(plan, edges)
+    check(plan, m.pe, routed, edges)
     return m
 
 
@@ -168,7 +143,7 @@ def _table(plan: Plan, domain: Domain, classified: bool) -> dict[int, tuple[str,
     for fc in plan.fcs:
         for s in fc.members:
             pairs = dei_pairs(s) if domain is Domain.PCP else set()
-            de = {v for v, _ in pairs} if pairs and _dei_ok(plan, s) else set()
+            de = {v for v, _ in pairs} if pairs and dei_ok(plan, s) else set()
             first: dict[str, tuple[int, int]] = {}
             for value, precedence in s.marking(domain).values:
                 if (value, precedence) in pairs:
@@ -231,105 +206,6 @@ def _sap_table(plan: Plan, domain: Domain, edges: list[Interface]) -> dict[int, 
                           "precedence 2", s.where.at(domain.value), f"give drop precedences 2 and 3 one "
                           f"{domain.value} value")
     return dict(sorted(table.items()))
-
-
-def _dei_said(plan: Plan, routed: list[Interface], edges: list[Interface]) -> None:
-    if not any(Domain.PCP in i.trust or Domain.PCP in i.rewrite for i in (*routed, *edges)):
-        return
-    for fc in plan.fcs:
-        for s in fc.members:
-            pairs = dei_pairs(s)
-            if not pairs or _dei_ok(plan, s):
-                continue
-            shown = ", ".join(f"PCP {v} at drop precedence {p}" for v, p in sorted(pairs))
-            why = (f"{plan.platform.name} does not read or write the DE bit (platform data)" if not plan.platform.dei
-                   else f"SR OS's DE bit gives profiles in and out, and '{s.name}' meets "
-                   f"{', '.join(sorted({plan.profile_at(s, p) for p in (1, *(p for _, p in pairs))}))}")
-            plan.warn("QOS236", f"service '{s.name}' carries {shown} in the DE bit, but {why}: on "
-                      f"{plan.device.name} that traffic travels as its low-precedence PCP, DE not read",
-                      s.where.at("pcp"), "give the drop precedence a PCP value of its own, or a drop profile per "
-                      "precedence (profiles in and out)")
-
-
-def _imposition(plan: Plan, m: Marking, routed: list[Interface], edges: list[Interface]) -> None:
-    """QOS238: what the uplinks' network egress EXP cannot do for the device's edges (module doc)."""
-    mpls = [i for i in routed if i.mpls]
-    if not m.pe:
-        return
-    imposing = [e for e in edges if e.impose]
-    leaving = [e for e in edges if not e.impose]
-    rewriting = [i for i in mpls if Domain.EXP in i.rewrite]
-    why = ("SR OS writes the EXP of the labels a PE pushes with the network egress lsp-exp values of the router "
-           "interface the packet leaves by, for the traffic of every SAP alike")
-    if imposing and leaving:
-        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false) but {imposing[0].name} of "
-                   f"{plan.device.name} imposes each service's EXP: {why}", leaving[0].where.at("impose"),
-                   "give the edge interfaces of one SR OS device the same impose")
-    elif leaving and rewriting:
-        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false), but {rewriting[0].name} "
-                   f"rewrites EXP: {why}, so its traffic gets each service's EXP anyway",
-                   leaving[0].where.at("impose"), "remove impose: false, or a rewrite without exp on the MPLS "
-                   "interfaces")
-    if imposing:
-        for i in mpls:
-            if Domain.EXP not in i.rewrite:
-                plan.error("QOS238", f"{imposing[0].name} of {plan.device.name} imposes each service's EXP, but "
-                           f"{i.name} does not rewrite EXP: {why}, so labels pushed on traffic leaving by {i.name} "
-                           "get the default network policy's EXP", i.where.at("rewrite", "role"),
-                           "rewrite exp on every MPLS interface of a PE (the default of a core), or impose: false")
-
-
-def _swapped(plan: Plan, routed: list[Interface]) -> None:
-    """QOS236: a class with several EXP values of one drop precedence keeps each on the labels SR OS swaps."""
-    rewriting = [i for i in routed if Domain.EXP in i.rewrite]
-    several = [s for fc in plan.fcs for s in fc.members
-               if any(len({v for v, p in s.exp.values if p == q}) > 1 for q in (1, 2, 3))]
-    if rewriting and several:
-        s = several[0]
-        plan.warn("QOS236", f"{plan.device.name}:{rewriting[0].name} rewrites EXP, but SR OS re-marks only the labels "
-                  f"it pushes for SAP traffic: a label it swaps keeps its EXP, so '{s.name}' leaves with each of its "
-                  f"EXP values {', '.join(str(v) for v in s.exp.codes)} as it came (remark-trusted would re-mark the "
-                  "DSCP of routed packets too)", s.where.at("exp"), f"give '{s.name}' one EXP value per drop "
-                  "precedence")
-
-
-def _tunnel_model(plan: Plan, m: Marking, routed: list[Interface], edges: list[Interface]) -> None:
-    """QOS239: the RFC 3270 tunnel models a PE cannot render (module doc)."""
-    if not m.pe:
-        return
-    model = plan.policy.tunnel_model
-    for i in (i for i in routed if i.mpls):
-        needed = Domain.DSCP if model == "short-pipe" else Domain.EXP
-        if needed not in i.trust:
-            how = ("queues on the customer's DSCP (ler-use-dscp)" if model == "short-pipe" else
-                   "queues on the tunnel's EXP")
-            plan.error("QOS239", f"tunnel model {model}: the egress PE {how}, but {plan.device.name}:{i.name} does "
-                       f"not classify on {needed.label}", i.where.at("trust"),
-                       f"trust {needed.value} on the MPLS interfaces of a PE (the default)")
-    if model == "uniform":
-        for e in edges:
-            b = binding(e)
-            if b is not None and b.service_kind == "vpls":
-                plan.error("QOS239", f"tunnel model uniform: the egress PE writes the class its EXP gives back into "
-                           f"the DSCP at the SAP's egress, which SR OS does for layer-3 services only, and "
-                           f"{plan.device.name}:{e.name} is a VPLS SAP", plan.policy.where.at("mpls.tunnel-model"),
-                           "use tunnel-model: pipe or short-pipe, or an IES or VPRN SAP")
-                break
-
-
-def _edges(plan: Plan, edges: list[Interface]) -> None:
-    """QOS235: 3-bit marking SR OS has no statement for at a SAP."""
-    for e in edges:
-        b = binding(e)
-        if b is None:
-            continue
-        if Domain.EXP in e.rewrite:
-            plan.error("QOS235", f"{plan.device.name}:{e.name} rewrites EXP: an SR OS sap-egress policy writes "
-                       "dot1p and DSCP, not EXP", e.where.at("rewrite", "encapsulation"), "rewrite without exp")
-        if Domain.EXP in e.trust and b.service_kind != "vpls":
-            plan.error("QOS235", f"{plan.device.name}:{e.name} classifies on EXP: SR OS classifies EXP at a SAP of "
-                       f"a VPLS (Ethernet layer 2) only, and this is a {b.service_kind} SAP", e.where.at("trust"),
-                       "trust exp on a vpls SAP, or classify on dscp or pcp")
 
 
 def sap_marks(plan: Plan, iface: Interface) -> tuple[str, ...]:

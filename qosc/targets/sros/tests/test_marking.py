@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from qosc import pipeline
 from qosc.behaviour import readback
 from qosc.behaviour.roundtrip import drift, load, outputs
 from qosc.diagnostics import Diagnostic
-from qosc.targets.sros.tests.backbone import COMMITTED, NAMES, sros_backbone
+from qosc.targets.sros.tests.backbone import COMMITTED, NAMES, ROOT, sros_backbone
 
 BACKBONE = "qosc/targets/sros/tests/policies/mpls-backbone-sros.yaml"
 PE_NET = '/configure qos network "mpls-backbone" '
@@ -58,6 +59,26 @@ def _iface(data: dict[str, Any], device: str, name: str) -> dict[str, Any]:
 
 def _only(found: list[Diagnostic], code: str) -> list[Diagnostic]:
     return [d for d in found if d.code == code]
+
+
+LEAVES = ("qos/network/ingress/lsp-exp/profile", "qos/network/ingress/dot1p/profile",
+          "qos/network/ingress/ler-use-dscp", "qos/network/egress/fc/lsp-exp-out-profile", "qos/network/egress/fc/dot1p-in-profile",
+          "qos/network/egress/fc/de-mark", "qos/sap-ingress/dot1p/priority", "qos/sap-ingress/lsp-exp/fc",
+          "qos/sap-ingress/fc/de-1-out-profile", "qos/sap-egress/fc/dot1p/out-profile", "qos/sap-egress/fc/de-mark",
+          "router/interface/port")
+
+
+@pytest.mark.parametrize("release", ["26.3", "25.10"])
+def test_every_leaf_the_marking_domains_write_is_in_the_derived_facts(release: str) -> None:
+    """The derivation (scripts/derive-sros-grammar) already takes the qos subtree whole: nothing to extend."""
+    tree = json.loads((ROOT / "qosc/targets/sros/yang" / f"sros-{release}.json").read_text())["tree"]
+    for path in LEAVES:
+        node: dict[str, Any] = {"children": tree}
+        for part in path.split("/"):
+            node = node["children"][part]
+        assert node["kind"] in ("leaf", "container"), path
+    dot1p = tree["qos"]["children"]["network"]["children"]["ingress"]["children"]["dot1p"]["children"]["profile"]
+    assert "de" in dot1p["type"]["enum"]
 
 
 def test_the_committed_backbone_is_the_example_with_its_mx_devices_on_sros() -> None:

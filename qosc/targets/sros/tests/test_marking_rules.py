@@ -105,6 +105,16 @@ def test_exp_at_a_layer_3_sap_is_qos235(change: dict[str, Any], words: str, tmp_
     assert got and words in got[0].message and got[0].location is not None
 
 
+@pytest.mark.parametrize(("device", "name"), [("p-mx", "to-p-m:1/1/c2/1"), (PE, IP_SAP)])
+def test_802_1p_where_the_name_carries_no_vlan_is_qos235(device: str, name: str, tmp_path: Path) -> None:
+    data = _backbone()
+    _iface(data, device, name).update(encapsulation=["mpls", "vlan"] if device == "p-mx" else ["ip", "vlan"])
+    found, flat = _compile(tmp_path, data)
+    got = [d for d in _only(found, "QOS235") if "no 802.1Q tag" in d.message]
+    assert got and name in got[0].message and got[0].location is not None and got[0].location.line > 0
+    assert device not in flat
+
+
 def test_a_vpls_sap_classifies_exp(tmp_path: Path) -> None:
     data = _backbone()
     _iface(data, PE, VLAN_SAP).update(trust=["pcp", "exp"], encapsulation=["mpls", "vlan"], rewrite=["pcp"])

@@ -62,7 +62,8 @@ def _only(found: list[Diagnostic], code: str) -> list[Diagnostic]:
 
 
 LEAVES = ("qos/network/ingress/lsp-exp/profile", "qos/network/ingress/dot1p/profile",
-          "qos/network/ingress/ler-use-dscp", "qos/network/egress/fc/lsp-exp-out-profile", "qos/network/egress/fc/dot1p-in-profile",
+          "qos/network/ingress/ler-use-dscp", "qos/network/egress/fc/lsp-exp-out-profile",
+          "qos/network/egress/fc/dot1p-in-profile",
           "qos/network/egress/fc/de-mark", "qos/sap-ingress/dot1p/priority", "qos/sap-ingress/lsp-exp/fc",
           "qos/sap-ingress/fc/de-1-out-profile", "qos/sap-egress/fc/dot1p/out-profile", "qos/sap-egress/fc/de-mark",
           "router/interface/port")

@@ -152,6 +152,19 @@ def untagged(plan: Plan, routed: list[Interface], edges: list[Interface]) -> Non
                        f"name the VLAN ({i.name}:VLAN), or remove vlan from its encapsulation")
 
 
+def ies_dscp(plan: Plan, routed: list[Interface], edges: list[Interface]) -> None:
+    """QOS236: a router interface that rewrites no DSCP still marks the DSCP of IES traffic from SAPs (the
+    default network policy's code points): network egress maps the DSCP of the customer IP header of IES traffic
+    (7450 ESS/7750 SR QoS Guide, 'Network Egress QoS Policy Commands', egress)."""
+    ies = next((e for e in edges if (b := binding(e)) is not None and b.service_kind == "ies"), None)
+    keeping = next((i for i in routed if Domain.DSCP not in i.rewrite), None)
+    if ies is not None and keeping is not None:
+        plan.warn("QOS236", f"{plan.device.name}:{keeping.name} rewrites no DSCP, but SR OS marks the DSCP of IES "
+                  f"traffic from SAPs ({ies.name}) at network egress: it leaves with the default network policy's "
+                  "code point of its forwarding class", keeping.where.at("rewrite", "role"),
+                  "rewrite dscp on the interface (the service's own code points are then written)")
+
+
 def check(plan: Plan, pe: bool, routed: list[Interface], edges: list[Interface]) -> None:
     dei_said(plan, routed, edges)
     imposition(plan, pe, routed, edges)
@@ -159,3 +172,4 @@ def check(plan: Plan, pe: bool, routed: list[Interface], edges: list[Interface])
     tunnel_model(plan, pe, routed, edges)
     sap_domains(plan, edges)
     untagged(plan, routed, edges)
+    ies_dscp(plan, routed, edges)

@@ -238,3 +238,14 @@ def test_a_configuration_qosc_did_not_write_reads_per_domain() -> None:
     assert sap.marked("impose")[("af", 1)] == 1
     (said,) = [d for d in diagnostics if d.code == "QOS172"]
     assert "a-core and b-edge" in said.message and said.location is not None
+
+
+def test_a_router_interface_without_dscp_rewrite_beside_an_ies_sap_is_said(tmp_path: Path) -> None:
+    data = _backbone()
+    interfaces = data["devices"][PE]["interfaces"]
+    interfaces["ies:internet:to-b:1/1/4"] = interfaces.pop(IP_SAP)
+    _iface(data, PE, UPLINK)["rewrite"] = ["exp"]
+    found, flat = _compile(tmp_path, data)
+    said = [d for d in _only(found, "QOS236") if "IES traffic" in d.message]
+    assert said and UPLINK in said[0].message and said[0].location is not None
+    assert not any("dscp-in-profile" in line for line in flat[PE])

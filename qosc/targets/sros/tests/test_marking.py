@@ -30,7 +30,8 @@ def _flat(policy_path: str, device: str) -> list[str]:
 
 
 def _compile(tmp_path: Path, data: dict[str, Any]) -> tuple[list[Diagnostic], dict[str, list[str]]]:
-    """(diagnostics, device -> flat lines) of a policy, every device rendered that has no error."""
+    """(diagnostics, device -> flat lines) of a policy, every device rendered that has no error (and accepted by
+    the grammar)."""
     path = tmp_path / "p.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     result = pipeline.validate(path)
@@ -40,7 +41,8 @@ def _compile(tmp_path: Path, data: dict[str, Any]) -> tuple[list[Diagnostic], di
         diags, lowered = pipeline.lower(target, result.policy, unit)
         found += [d for d in diags if d not in found]
         if lowered is not None and not any(d.is_error for d in diags):
-            rendered, _ = pipeline.render(target, result.policy, unit, lowered)
+            rendered, problems = pipeline.render(target, result.policy, unit, lowered)
+            assert problems == [], problems  # every statement accepted by the YANG facts of both releases
             text = next(o.text for o in rendered if o.path.endswith(".flat"))
             flat[unit.name] = [line for line in text.splitlines() if not line.startswith("#")]
     return found, flat

@@ -140,8 +140,11 @@ EXP_ALL = both(*(put(f"services.{n}.exp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
 PCP_ALL = both(*(put(f"services.{n}.pcp", v) for n, v in (
     ("best-effort", [0]), ("premium", [5]), ("assured", {"low": [2], "high": [3]}), ("lbe", [1]), ("nc", [6]))))
-MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"))
-"""mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files."""
+MX_MPLS = both(EXP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", "mpls"),
+               put("devices.sr1.interfaces.to-core:1/1/1.encapsulation", "mpls"),
+               put("devices.ixr1.interfaces.to-core:1/1/1.encapsulation", "mpls"))
+"""mx1's core carries MPLS: its EXP classifier and rewrite rule (the PE's imposition) show in the JUNOS files; the
+SR OS cores too: their network policies' lsp-exp entries and egress values (the PE's imposition)."""
 CISCO_MPLS = both(put("devices.xe1.interfaces.TenGigabitEthernet0/0/0.encapsulation", "mpls"),
                   put("devices.gsr1.interfaces.POS0/0.encapsulation", "mpls"),
                   put("devices.cat1.interfaces.GigabitEthernet1/1.encapsulation", "mpls"))
@@ -152,6 +155,9 @@ CISCO_VLAN = both(put("devices.xe1.interfaces.TenGigabitEthernet0/0/0.encapsulat
                   put("devices.cat1.interfaces.GigabitEthernet1/1.encapsulation", "vlan"))
 """The Cisco cores carry 802.1Q: xe1 matches and sets CoS, cat1's trunk trusts CoS (its CoS maps from the PCP),
 gsr1 matches CoS but has no set cos in 12.0S (QOS188)."""
+SR_VLAN = both(put("devices.sr1.interfaces.vprn:cust:to-cust:1/1/2:100.encapsulation", ["ip", "vlan"]),
+               put("devices.ixr1.interfaces.vpls:cust:1/1/2:100.encapsulation", ["ip", "vlan"]))
+"""The SR OS edges are SAPs on VLAN 100: carrying 802.1p, their sap-egress writes each class's PCP."""
 
 # field path -> how to change it (on the base policy)
 TABLE: dict[str, Change] = {
@@ -215,7 +221,8 @@ TABLE: dict[str, Change] = {
     "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
                               put("mpls.tunnel-model", "pipe")),
     "services.*.exp": both(MX_MPLS, CISCO_MPLS),
-    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"]), CISCO_VLAN),
+    "services.*.pcp": both(PCP_ALL, put("devices.mx1.interfaces.xe-0/0/0.encapsulation", ["ip", "vlan"]), CISCO_VLAN,
+                           SR_VLAN),
     "devices.*.interfaces.*.classifier": both(put("classifiers.other", {"rules": [
         {"name": "all-lbe", "service": "lbe", "match": {"destination": ["198.18.9.0/24"]}}]}),
         each_interface("classifier", "other", role="edge")),

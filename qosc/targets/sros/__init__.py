@@ -23,7 +23,7 @@ free class; a device needing a ninth is QOS230.  Services sharing a queue
 network-queue policy gives it (be 1 ... nc 8).  The output's header states
 the mapping.
 
-Network side (core and transparent interfaces: `PORT` or `IF:PORT`, ports.py).
+Network side (core and transparent interfaces: `PORT`, `IF:PORT` or `IF:PORT:VLAN`, ports.py).
 A `network-queue` policy per distinct queue plan: per class `queue-type`
 expedited for priority high and strict services, best-effort for low (SR OS
 serves expedited within CIR, best-effort within CIR, expedited above CIR,
@@ -33,12 +33,14 @@ empty: strictly below best effort), `rate cir` the share and `pir` the cap
 (ceiling or rate cap, else 100), whole percent (QOS234 when rounded), `mbs`
 the buffer percentage (0% is not written: an MBS of 0 drops everything).
 A strict service is expedited with CIR = PIR = its cap.  The `network` QoS
-policy (on router interface IF) classifies every carried code point to its
-class and profile (`ingress dscp`, default-action the default service) and
+policy (on router interface IF; one per distinct need of the interfaces)
+classifies every carried code point to its class and profile (`ingress dscp`
+where the interface trusts dscp, default-action the default service) and
 marks at egress per class (`dscp-in/out-profile` the service's code point) the
 traffic from SAPs; `remark-trusted` is not set, so DSCP from the network is
-kept (DSCP 8 and LE cross unchanged).  LSP EXP entries come from the MPLS
-marking domains (Plan.exp, exp_marks) once the policy language has them.
+kept (DSCP 8 and LE cross unchanged).  The MPLS EXP and 802.1p domains
+(`lsp-exp` and `dot1p` entries, egress values, the EXP a PE imposes, the tunnel
+models): marking.py.
 WRED: network queues take buffers from the port's egress pool, whose slope
 policy has one slope per profile (highplus inplus, high in, low out, exceed
 exceed): each distinct drop behaviour of the device (a drop profile, or tail
@@ -57,8 +59,9 @@ SR OS writes (warning), QOS235 classification or marking SR OS cannot realise,
 QOS236 what SR OS does differently and qosc says (warning; info where the policy
 cannot change it: AF precedences on the pool's four slopes, violating traffic
 discarded above PIR, no per-queue WRED at an IXR's SAP egress), QOS237 configuration text
-the reader cannot read.  `aqm: codel` is
-QOS233; `ecn` is not rendered (QOS090).
+the reader cannot read, QOS238 an EXP imposition SR OS cannot render, QOS239 a
+tunnel model SR OS cannot render on a PE.  `aqm: codel` is QOS233; `ecn` is not
+rendered (QOS090).
 """
 
 from __future__ import annotations
@@ -90,6 +93,9 @@ CODES: tuple[Code, ...] = (
          "cannot change for SR OS: AF precedences alike on the pool's slopes, violating traffic discarded, no "
          "per-queue WRED at SAP egress (info)", _S),
     Code("QOS237", _S, "error", "SR OS configuration text the reader cannot read", _S),
+    Code("QOS238", _S, "error", "EXP imposition SR OS cannot render: SAPs that disagree on impose, or an MPLS "
+         "interface of the PE that does not write EXP", _S),
+    Code("QOS239", _S, "error", "RFC 3270 tunnel model SR OS cannot render on a PE", _S),
 )
 
 # The policy fields this target renders (listed, never derived from the schema).  Not here: services.*.queue.ecn.
@@ -110,6 +116,9 @@ FIELDS = frozenset({
     "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.description",
+    # the marking domains (marking.py)
+    "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite",
+    "devices.*.interfaces.*.impose", "mpls.tunnel-model",
 })
 
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from qosc.model import Device, DropProfile, Policy, Service
+from qosc.model import Device, Domain, DropProfile, Policy, Service
 from qosc.targets.sros.lower_edge import ingress_statements, sap_bindings
+from qosc.targets.sros.lower_network import network_policies, routers
+from qosc.targets.sros.marking import Marking, in_out
+from qosc.targets.sros.marking import header as marking_header
 from qosc.targets.sros.plan import Plan, PortSpec, Slope
 from qosc.targets.sros.slopes import fit
 from qosc.targets.sros.words import ascii_text, description, dscp_word, num, port_id
@@ -31,10 +34,9 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
             continue
         done.add((port.binding.edge, port.queue_policy))
         qos.append(_sap_egress(plan, port) if port.binding.edge else _network_queue(plan, port))
-    if any(p.binding.router_interface for p in core):
-        qos.append(_network(plan))
+    qos += network_policies(plan)
     qos += [ingress_statements(plan, spec) for spec in plan.edge.ingress.values()]  # type: ignore[attr-defined]
-    statements = [stmt("qos", children=qos), *_ports(plan), *_routers(plan), *sap_bindings(plan)]
+    statements = [stmt("qos", children=qos), *_ports(plan), *routers(plan), *sap_bindings(plan)]
     return Document(device.name, "sros", tuple(s for s in statements if s.children != ()),
                     _header(policy, device, plan), device.where.loc)
 
@@ -46,16 +48,20 @@ def _header(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
     lines.append("forwarding classes (fixed eight; the default service on be, then by kind, first free first):")
     for fc in plan.fcs:
         members = ", ".join(s.name for s in fc.members)
-        profiles = sorted({plan.profile(s, c) for s in fc.members for c in s.dscp})
+        profiles = sorted({p for s in fc.members for (n, _), p in plan.profile_of.items() if n == s.name})
         lines.append(f"  {fc.name} queue {fc.queue}: {members} (profile {', '.join(profiles) or 'in'})")
         lines += [f"    {s.name}: {ascii_text(s.description)}" for s in fc.members if ascii_text(s.description)]
     for slope in plan.slopes:
         lines.append(f"  profile {slope.profile} meets the {slope.slope}: {slope.curve or 'disabled (tail drop)'}")
+    lines += marking_header(plan)
+    networks = plan.marking.networks  # type: ignore[attr-defined]
     for port in plan.ports:
         b = port.binding
         where = (f"SAP {b.sap} of {b.service_kind} {b.service}" if b.edge else
-                 f"port {b.port}" + (f", router interface {b.router_interface}" if b.router_interface else
-                                     " (no router interface named: classification stays as configured)"))
+                 f"port {b.port}" + (f", router interface {b.router_interface} on {b.router_port}, network policy "
+                                     f"{networks[port.iface.name].name}" if b.router_interface else
+                                     " (no router interface named: classification and marking stay as "
+                                     "configured)"))
         lines.append(f"interface {port.iface.name}: {port.iface.role.value}, {where}")
         if ascii_text(port.iface.description) is not None:
             lines.append(f"  {ascii_text(port.iface.description)}")
@@ -138,45 +144,26 @@ def _network_queue(plan: Plan, port: PortSpec) -> Statement:
 def _sap_egress(plan: Plan, port: PortSpec) -> Statement:
     children = description(f"qosc {plan.policy.name} SAP egress queues")
     children += _queue_children(plan, port, percent=True)
+    m = plan.marking
+    assert isinstance(m, Marking)
     for q in port.queues:
         inner = [stmt("queue", integer(q.fc.queue))]
         codes = {c for s in q.fc.members for c in s.dscp}
-        if len(codes) == 1:  # one code point: re-mark to it, whatever the profile (several: left as classified)
+        dscp = in_out(plan, q.fc, Domain.DSCP) if "dscp-class" in port.marks else None
+        if dscp is not None:  # tunnel model uniform: the class (from the EXP) back into the DSCP
+            inner.append(stmt("dscp", children=[stmt("in-profile", dscp_word(dscp[0])),
+                                                stmt("out-profile", dscp_word(dscp[1]))]))
+        elif "dscp" in port.marks and len(codes) == 1:  # one code point: re-mark to it (several: as classified)
             mark = dscp_word(next(iter(codes)))
             inner.append(stmt("dscp", children=[stmt("in-profile", mark), stmt("out-profile", mark)]))
+        pcp = m.marks[Domain.PCP].get(q.fc.name) if "pcp" in port.marks else None
+        if pcp is not None:
+            if q.fc.name in m.de_mark:
+                inner.append(stmt("de-mark", children=(), comment=("DE 0 in-profile, 1 out-of-profile",)))
+            inner.append(stmt("dot1p", children=[stmt("in-profile", integer(pcp[0])),
+                                                 stmt("out-profile", integer(pcp[1]))]))
         children.append(stmt("fc", name(q.fc.name), children=inner))
     return stmt("sap-egress", name(port.queue_policy), children=children)
-
-
-def _network(plan: Plan) -> Statement:
-    default = plan.default_fc
-    ingress: list[Statement] = []
-    if default is not None:
-        ingress.append(stmt("default-action", children=[
-            stmt("fc", name(default.name)),
-            stmt("profile", kw(plan.profile(default.owner, default.owner.dscp[0] if default.owner.dscp else 0))),
-        ]))
-    for code in sorted(plan.codes):
-        code_fc, code_profile = plan.codes[code]
-        ingress.append(stmt("dscp", dscp_word(code), children=[stmt("fc", name(code_fc)),
-                                                               stmt("profile", kw(code_profile))]))
-    for exp in sorted(plan.exp):  # MPLS marking domains (issue 21)
-        exp_fc, exp_profile = plan.exp[exp]
-        ingress.append(stmt("lsp-exp", integer(exp), children=[stmt("fc", name(exp_fc)),
-                                                                stmt("profile", kw(exp_profile))]))
-    egress = []
-    for fc in (f for f in plan.fcs if f.name in plan.marks):  # a service without code points marks nothing
-        mark = dscp_word(plan.marks[fc.name])
-        inner = [stmt("dscp-in-profile", mark), stmt("dscp-out-profile", mark)]
-        if fc.name in plan.exp_marks:
-            inner += [stmt("lsp-exp-in-profile", integer(plan.exp_marks[fc.name])),
-                      stmt("lsp-exp-out-profile", integer(plan.exp_marks[fc.name]))]
-        egress.append(stmt("fc", name(fc.name), children=inner, origin=At(fc.owner.where, "dscp")))
-    return stmt("network", name(plan.network_policy), children=[
-        *description(plan.policy.description or f"qosc {plan.policy.name}", At(plan.policy.where, "description")),
-        stmt("ingress", children=ingress), stmt("egress", children=egress)],
-        comment=("egress marks traffic from SAPs; remark-trusted is not set, so every DSCP arriving from the "
-                 "network leaves unchanged (DSCP transparency)",))
 
 
 def _ports(plan: Plan) -> Iterable[Statement]:
@@ -194,14 +181,3 @@ def _ports(plan: Plan) -> Iterable[Statement]:
                                  name(plan.slope_policy)))
         if children:
             yield stmt("port", port_id(b.port), children=children, origin=iface.where.loc)
-
-
-def _routers(plan: Plan) -> Iterable[Statement]:
-    bound = [p for p in plan.ports if not p.binding.edge and p.binding.router_interface]
-    if bound:
-        yield stmt("router", name("Base"), children=[
-            stmt("interface", name(p.binding.router_interface or ""), children=[
-                stmt("port", port_id(p.binding.port),
-                     comment="the port the policy names this interface on (it must be the box's)"),
-                stmt("qos", "network-policy", name(plan.network_policy))], origin=p.iface.where.loc)
-            for p in bound])

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from qosc.marking import trust_label
+from qosc.model import Domain
 from qosc.targets.sros.edge import Entry, Ingress, PolicerSpec
+from qosc.targets.sros.marking import Marking
 from qosc.targets.sros.plan import Plan
 from qosc.targets.sros.words import ascii_text, dscp_word, port_id
 from qosc.tree import At, Kind, Statement, Word, integer, kw, name, stmt
@@ -86,17 +88,30 @@ def ingress_statements(plan: Plan, spec: Ingress) -> Statement:
     if default is not None:
         children.append(stmt("default-fc", name(default.name)))
     children += [_policer(p) for p in spec.policers.values()]
-    for fc, (conform, exceed) in sorted(spec.remarks.items()):
+    m = plan.marking
+    assert isinstance(m, Marking)
+    trust = spec.trust.split()
+    de_in = m.de_in if "pcp" in trust else set()
+    for fc in sorted(set(spec.remarks) | de_in):
+        conform, exceed = spec.remarks.get(fc, (None, None))
         inner = []
+        if fc in de_in:
+            inner.append(stmt("de-1-out-profile", kw("true"), comment=("DE 1 frames are out of profile",)))
         if conform is not None:
             inner.append(stmt("in-remark", "dscp", dscp_word(conform)))
         if exceed is not None:
             inner.append(stmt("out-remark", "dscp", dscp_word(exceed)))
         children.append(stmt("fc", name(fc), children=inner))
-    if "dscp" in spec.trust.split():
+    if "dscp" in trust:
         for code in sorted(plan.codes):
             children.append(stmt("dscp", dscp_word(code), children=[
                 stmt("fc", name(plan.codes[code][0]))]))
+    for domain, kind in ((Domain.PCP, "dot1p"), (Domain.EXP, "lsp-exp")):
+        if domain.value not in trust:
+            continue
+        for value, (fc, priority) in m.sap[domain].items():
+            inner = [stmt("fc", name(fc))] + ([stmt("priority", kw(priority))] if priority else [])
+            children.append(stmt(kind, integer(value), children=inner))
     for family, container in (("inet", "ip-criteria"), ("inet6", "ipv6-criteria")):
         entries = [e for e in spec.entries if e.family == family]
         if entries:

@@ -76,6 +76,8 @@ class PortSpec:
     queue_policy: str
     """The network-queue policy of a network port, the sap-egress policy of a SAP."""
     queues: tuple[QueueSpec, ...] = ()
+    marks: tuple[str, ...] = ()
+    """What a SAP's sap-egress writes beside its queues (marking.sap_marks)."""
 
 
 @dataclass
@@ -87,12 +89,8 @@ class Plan:
     fc_of: dict[str, Fc] = field(default_factory=dict)
     codes: dict[int, tuple[str, str]] = field(default_factory=dict)
     """DSCP -> (forwarding class, profile): the network policy's ingress classification."""
-    exp: dict[int, tuple[str, str]] = field(default_factory=dict)
-    """LSP EXP -> (forwarding class, profile); filled by the MPLS marking domains (issue 21), empty until then."""
     marks: dict[str, int] = field(default_factory=dict)
     """Forwarding class -> the DSCP it is marked with at network egress (traffic from SAPs)."""
-    exp_marks: dict[str, int] = field(default_factory=dict)
-    """Forwarding class -> LSP EXP at network egress (issue 21), empty until then."""
     slopes: list[Slope] = field(default_factory=list)
     profile_of: dict[tuple[str, int], str] = field(default_factory=dict)
     """(service, AF drop precedence 1..3) -> profile."""
@@ -100,6 +98,8 @@ class Plan:
     network_policy: str = ""
     slope_policy: str = ""
     edge: object = None
+    marking: object = None
+    """The MPLS EXP and 802.1p decisions and the network policies (marking.py)."""
     problems: list[Problem] = field(default_factory=list)
     names: Names = field(default_factory=lambda: Names("sros", MAX_NAME))
 
@@ -125,6 +125,15 @@ class Plan:
         return self.profile_of.get((service.name, dscp_mod.drop_precedence(code)),
                                    self.profile_of.get((service.name, 1), "in"))
 
+    def profile_at(self, service: Service, precedence: int) -> str:
+        """The profile (and so the pool slope) of a service's traffic of a drop precedence, falling back to the
+        next lower precedence that has one."""
+        for level in range(precedence, 0, -1):
+            found = self.profile_of.get((service.name, level))
+            if found is not None:
+                return found
+        return "in"
+
 
 def carried(policy: Policy, device: Device) -> list[Service]:
     names = {n for i in device.interfaces for n in i.services}
@@ -140,7 +149,9 @@ def analyse(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
     _slopes(plan)
     _classify(plan)
     _ports(plan)
-    from qosc.targets.sros.edge import plan_edge  # the edge part builds on this plan
+    from qosc.targets.sros.edge import plan_edge  # the edge and marking parts build on this plan
+    from qosc.targets.sros.marking import plan_marking
+    plan.marking = plan_marking(plan)
     plan.edge = plan_edge(plan)
     return plan
 
@@ -274,8 +285,10 @@ def _curve(s: Service, precedence: int, collapsed: set[str]) -> str | None:
 
 
 def _precedences(s: Service) -> tuple[int, ...]:
+    """The drop precedences a service's traffic has: those of its code points and of its EXP and PCP values."""
     from qosc import dscp as dscp_mod
-    return tuple(sorted({dscp_mod.drop_precedence(c) for c in s.dscp})) or (1,)
+    found = {dscp_mod.drop_precedence(c) for c in s.dscp} | set(s.exp.precedences()) | set(s.pcp.precedences())
+    return tuple(sorted(found)) or (1,)
 
 
 def _classify(plan: Plan) -> None:
@@ -297,12 +310,14 @@ def _ports(plan: Plan) -> None:
             n in plan.policy.service_map and plan.policy.queue_owner(plan.policy.service_map[n]) is fc.owner
             for n in iface.services))
         space = "sap-egress" if bound.edge else "network-queue"
-        key = (space, *((q.fc.name, q.queue_type, q.cir, q.pir, q.mbs) for q in queues))
+        from qosc.targets.sros.marking import sap_marks
+        marks = sap_marks(plan, iface) if bound.edge else ()
+        key = (space, marks, *((q.fc.name, q.queue_type, q.cir, q.pir, q.mbs) for q in queues))
         if key not in seen:
             count = sum(1 for k in seen if k[0] == space)
             wanted = sname(plan.policy.name) + (f"-{count + 1}" if count else "")
             seen[key] = plan.names.name(space, wanted, f"queues {count}")
-        plan.ports.append(PortSpec(iface, bound, seen[key], queues))
+        plan.ports.append(PortSpec(iface, bound, seen[key], queues, marks))
 
 
 def _percent(plan: Plan, value: object, iface: Interface, what: str, service: Service, up: bool,

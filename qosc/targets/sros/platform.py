@@ -30,3 +30,6 @@ class SrosPlatform(Platform):
     """The wred-queue mode of sap-egress queues (per-queue WRED at the edge), or None where the box has none."""
     rate_kbps: tuple[int, int]
     """Range of queue and policer rates in kbit/s (nokia-conf: 1..6400000000)."""
+    dei: bool = False
+    """Whether the box reads and writes the 802.1Q DE bit as the profile (network ingress dot1p `profile de`,
+    egress `de-mark`, sap-ingress `de-1-out-profile`).  Source: `sources["dei"]`."""

@@ -10,7 +10,9 @@ policies there and nowhere else:
   `PORT` (`1/1/1`, `1/1/c2/1`, `lag-3`): the port's network queue policy and
   egress rate only; `IF:PORT` (`to-fra:1/1/c2/1`): also the network QoS policy
   (classification, marking) of router interface IF of the Base router, which
-  must start with a letter (nokia-types-sros interface-name);
+  must start with a letter (nokia-types-sros interface-name); `IF:PORT:VLAN`
+  (`to-sw:1/1/3:100`): the same, the router interface on VLAN VLAN of a
+  dot1q port (where 802.1p is classified and written);
 - edge (access side, a SAP of a service):
   `vpls:SERVICE:SAP`, `vprn:SERVICE:IF:SAP` or `ies:SERVICE:IF:SAP`, where SAP
   is `PORT` or `PORT:VLAN` (or `PORT:OUTER.INNER`): sap-ingress and
@@ -30,10 +32,10 @@ _PORT = r"(?:\d+/\d+(?:/c?\d+)*|lag-\d+|esat-\d+/\d+/\d+|pxc-\d+\.[ab])"
 PORT = re.compile(_PORT)
 _SAP = rf"{_PORT}(?::(?:\d+|\*)(?:\.(?:\d+|\*))?)?"
 _IF = r"[A-Za-z][A-Za-z0-9_.-]{0,31}"
-_CORE = re.compile(rf"(?:(?P<ifname>{_IF}):)?(?P<port>{_PORT})")
+_CORE = re.compile(rf"(?P<ifname>{_IF}):(?P<port>{_PORT})(?::(?P<vlan>\d+))?|(?P<bare>{_PORT})")
 _EDGE = re.compile(rf"(?P<kind>vpls):(?P<service>[A-Za-z0-9_.-]+):(?P<sap>{_SAP})|"
                    rf"(?P<kind3>vprn|ies):(?P<service3>[A-Za-z0-9_.-]+):(?P<ifname>{_IF}):(?P<sap3>{_SAP})")
-FORMS = {"core": "PORT (1/1/1, lag-3) or IF:PORT (to-fra:1/1/c2/1, IF a Base router interface)",
+FORMS = {"core": "PORT (1/1/1, lag-3), IF:PORT (to-fra:1/1/c2/1, IF a Base router interface) or IF:PORT:VLAN",
          "edge": "vpls:SERVICE:SAP, vprn:SERVICE:IF:SAP or ies:SERVICE:IF:SAP (SAP = PORT or PORT:VLAN)"}
 
 
@@ -46,10 +48,17 @@ class Binding:
     service_kind: str | None = None  # vpls | vprn | ies (edge)
     service: str | None = None
     sap: str | None = None
+    vlan: int | None = None
+    """The VLAN of a router interface on a dot1q port (`IF:PORT:VLAN`)."""
 
     @property
     def edge(self) -> bool:
         return self.sap is not None
+
+    @property
+    def router_port(self) -> str:
+        """The port (and VLAN) the router interface is on, as its `port` leaf names it."""
+        return self.port if self.vlan is None else f"{self.port}:{self.vlan}"
 
 
 def binding(iface: Interface) -> Binding | None:
@@ -66,7 +75,10 @@ def binding(iface: Interface) -> Binding | None:
     m = _CORE.fullmatch(iface.name)
     if m is None:
         return None
-    return Binding(m.group("port"), m.group("ifname"))
+    if m.group("bare"):
+        return Binding(m.group("bare"))
+    vlan = m.group("vlan")
+    return Binding(m.group("port"), m.group("ifname"), vlan=int(vlan) if vlan is not None else None)
 
 
 def form(iface: Interface) -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def _ports(match: Data | None, which: str) -> tuple[int, int] | None:
-    from qosc.targets.sros.read.interpret import one, val
+    from qosc.targets.sros.read.nodes import one, val
     d = one(match, which)
     if d is None:
         return None
@@ -34,14 +34,16 @@ def _ports(match: Data | None, which: str) -> tuple[int, int] | None:
 
 
 def sap_rules(r: Reading, ingress: Data) -> tuple[tuple[Rule, ...], bool, int | None]:
-    from qosc.targets.sros.read.interpret import entries, envelope_of, one, val
+    from qosc.targets.sros.read.interpret import envelope_of
+    from qosc.targets.sros.read.nodes import entries, one, val
     marks = r.marks()
     remarks = {fc: (code_of(val(e, "in-remark", "dscp") or ""), code_of(val(e, "out-remark", "dscp") or ""))
                for fc, e in entries(ingress, "fc").items()}
     policers = entries(ingress, "policer")
     trust = bool(ingress.get("dscp"))
     default_fc = val(ingress, "default-fc") or "be"
-    unmatched = None if trust else marks.get(default_fc)
+    # an edge trusting EXP or PCP leaves unmatched traffic to that classification
+    unmatched = None if trust or ingress.get("dot1p") or ingress.get("lsp-exp") else marks.get(default_fc)
     gathered: dict[str, dict[str, list[object]]] = {}
     order: list[str] = []
     for family, container in (("inet", "ip-criteria"), ("inet6", "ipv6-criteria")):

@@ -12,15 +12,20 @@ expedited priority 3 and best-effort 0, expedited with CIR = PIR below 100
 strict, MBS the buffer percentage), each class's drop curve per AF drop
 precedence the slope of the port's egress pool that its code points' profile
 meets (start-avg, max-avg, max-prob as a RED ramp); the 64 code points through
-the network policy's `ingress dscp` (the rest to its default-action), for IPv4
-and IPv6; every code point leaves unchanged (network egress re-marks only
-traffic from SAPs unless remark-trusted).  Per SAP: the classes are the
-sap-egress queues (percent-rate), the classification the device's network
-policy (the class a packet has when it reaches the SAP), the edge rules the
-sap-ingress ip-criteria and ipv6-criteria entries (one rule per entry
-description, values gathered), their mark the class's network egress code
-point or in-remark, their envelope the policer.  Names a binding gives that
-the configuration does not define are QOS174 warnings.
+the `ingress dscp` of the interface's own network policy (the rest to its
+default-action; a policy with lsp-exp or dot1p entries and no dscp entry does
+not classify DSCP), for IPv4 and IPv6; every code point leaves unchanged
+(network egress re-marks only traffic from SAPs unless remark-trusted); the
+EXP and PCP values and the egress marks of its network policy (read/marks.py).
+A port without a router interface reads with the device's first network
+policy.  Per SAP: the classes are the sap-egress queues (percent-rate), the
+classification the device's first network policy (the class a packet has
+when it reaches the SAP), the edge rules the sap-ingress ip-criteria and
+ipv6-criteria entries (one rule per entry description, values gathered),
+their mark the class's network egress code point or in-remark, their envelope
+the policer; its dot1p and lsp-exp entries, its sap-egress dot1p marks and
+the EXP the device's router interfaces impose (read/marks.py).  Names a
+binding gives that the configuration does not define are QOS174 warnings.
 """
 
 from __future__ import annotations
@@ -30,29 +35,12 @@ from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.grammar.yang import Data
 from qosc.targets.sros.grammar import YANG
-from qosc.targets.sros.read.codes import code_of
+from qosc.targets.sros.read.marks import Net, imposing, sap_classified, sap_pcp_marks
+from qosc.targets.sros.read.nodes import entries, one, val
 from qosc.targets.sros.slopes import line_curve
 from qosc.tree import Document, locate
 
 PROFILE_SLOPE = {"inplus": "highplus-slope", "in": "high-slope", "out": "low-slope", "exceed": "exceed-slope"}
-
-
-def one(d: Data | None, *names: str) -> Data | None:
-    for n in names:
-        if d is None:
-            return None
-        found = d.get(n)
-        d = found[0] if found else None
-    return d
-
-
-def val(d: Data | None, *names: str) -> str | None:
-    found = one(d, *names)
-    return found.text() if found is not None else None
-
-
-def entries(d: Data | None, name: str) -> dict[str, Data]:
-    return {e.keys[0]: e for e in (d.get(name) if d is not None else []) if e.keys}
 
 
 def _loc(d: Data) -> Location | None:
@@ -79,43 +67,37 @@ class Reading:
         self.root, _ = YANG[0].walk(document)
         self.qos = one(self.root, "qos")
         self.diagnostics: list[Diagnostic] = []
-        nets = entries(self.qos, "network")
-        self.network = next(iter(nets.values()), None)
-        if len(nets) > 1:
-            used = [val(i, "qos", "network-policy") for r in self.root.get("router") for i in r.get("interface")]
-            self.network = next((nets[u] for u in used if u in nets), self.network)
-        self.classify, self.default = self._classify()
+        self.nets = {name: Net(d) for name, d in entries(self.qos, "network").items()}
+        self.routers: list[tuple[str, str, Data, Net | None]] = []
+        """(router interface, its port, its data, its network policy) of every Base router interface that names
+        a network policy."""
+        for router in self.root.get("router"):
+            for name, i in entries(router, "interface").items():
+                policy = val(i, "qos", "network-policy")
+                if policy is None:
+                    continue
+                if policy not in self.nets:
+                    self.missing("network", policy, i)
+                self.routers.append((name, val(i, "port") or "", i, self.nets.get(policy)))
+        used = [net for *_, net in self.routers if net is not None]
+        self.net = used[0] if used else next(iter(self.nets.values()), Net(None))
+        """The network policy that classifies what reaches a SAP (the first one applied)."""
+        marking = [net for net in used if net.dscp_marks]
+        self.dscp_marks = marking[0].dscp_marks if marking else self.net.dscp_marks
+        where = _loc(self.routers[0][2]) if self.routers else None
+        self.imposed = imposing([(n, net) for n, _, _, net in self.routers if net is not None], self.diagnostics,
+                                where)
 
     def missing(self, what: str, name: str, where: Data) -> None:
         self.diagnostics.append(warning("QOS174", f"{where.where()} names {what} {name}, which is not defined",
                                         _loc(where)))
 
-    def _classify(self) -> tuple[dict[int, tuple[str, str]], tuple[str, str] | None]:
-        codes: dict[int, tuple[str, str]] = {}
-        ingress = one(self.network, "ingress")
-        for name, e in entries(ingress, "dscp").items():
-            code = code_of(name)
-            if code is not None:
-                codes[code] = (val(e, "fc") or "be", val(e, "profile") or "out")
-        default = None
-        if ingress is not None:
-            default = (val(ingress, "default-action", "fc") or "be", val(ingress, "default-action", "profile")
-                       or "out")
-        return codes, default
-
-    def fc_of(self, code: int) -> tuple[str, str] | None:
-        return self.classify.get(code, self.default)
-
     def marks(self) -> dict[str, int]:
-        out = {}
-        for fc, e in entries(one(self.network, "egress"), "fc").items():
-            code = code_of(val(e, "dscp-in-profile") or "")
-            if code is not None:
-                out[fc] = code
-        return out
+        """Forwarding class -> the DSCP network egress marks it with (traffic from SAPs)."""
+        return self.dscp_marks
 
-    def _classes(self, policy: Data, slopes: Data | None, percent: bool) -> tuple[tuple[Class, ...],
-                                                                                 dict[str, str]]:
+    def _classes(self, policy: Data, slopes: Data | None, percent: bool, net: Net) -> tuple[tuple[Class, ...],
+                                                                                           dict[str, str]]:
         fc_queue = {fc: val(e, "queue") for fc, e in entries(policy, "fc").items()}
         out, by_fc = [], {}
         for qid, q in entries(policy, "queue").items():
@@ -131,13 +113,14 @@ class Reading:
             name = fcs[0]
             for fc in fcs:
                 by_fc[fc] = name
-            drop = self._drops(fcs, slopes, q if percent else None)
+            drop = self._drops(fcs, slopes, q if percent else None, net)
             out.append(Class(name, share=cir, strict=strict, priority=3 if expedited else 0,
                              cap=pir if pir < 100 else None, buffer=("percent", mbs) if mbs else None,
                              drop=drop, queue=int(qid), origin=_loc(q)))
         return tuple(out), by_fc
 
-    def _drops(self, fcs: list[str], pool: Data | None, queue: Data | None) -> tuple[tuple[int, Curve], ...]:
+    def _drops(self, fcs: list[str], pool: Data | None, queue: Data | None, net: Net
+               ) -> tuple[tuple[int, Curve], ...]:
         by_prec: dict[int, Curve | None] = {}
         if queue is not None:  # sap-egress wred-queue native: out-of-profile meets the low slope
             name = val(queue, "wred-queue", "policy")
@@ -145,7 +128,7 @@ class Reading:
             curve = slope_curve(one(policy, "low-slope")) if policy is not None else None
             return ((0, curve),) if curve is not None else ()
         for code in range(64):
-            where = self.classify.get(code)
+            where = net.dscp.get(code)
             if where is None or where[0] not in fcs:
                 continue
             slope = one(pool, PROFILE_SLOPE.get(where[1], "low-slope")) if pool is not None else None
@@ -157,43 +140,48 @@ class Reading:
             return ((0, next(iter(curves.values()))),)
         return tuple(sorted(curves.items()))
 
-    def table(self, by_fc: dict[str, str]) -> tuple[str | None, ...]:
+    @staticmethod
+    def table(net: Net, by_fc: dict[str, str]) -> tuple[str | None, ...]:
         out: list[str | None] = []
         for code in range(64):
-            where = self.fc_of(code)
+            where = net.fc_of(code)
             out.append(by_fc.get(where[0]) if where is not None else None)
         return tuple(out)
 
     def network_interfaces(self) -> list[Interface]:
         ports = entries(self.root, "port")
-        bound: dict[str, str] = {}
+        bound: set[str] = set()
         out = []
-        for router in self.root.get("router"):
-            for name, i in entries(router, "interface").items():
-                port = (val(i, "port") or "").split(":")[0]
-                if val(i, "qos", "network-policy") is None or not port:
-                    continue
-                bound[port] = name
-                out.append(self._network(f"{name}:{port}", ports.get(port), i))
+        for name, port_vlan, i, net in self.routers:
+            port = port_vlan.split(":")[0]
+            if not port:
+                continue
+            bound.add(port)
+            out.append(self._network(f"{name}:{port_vlan}", ports.get(port), i, net or Net(None)))
         for port, p in ports.items():
             if port not in bound and val(p, "ethernet", "network", "egress", "queue-policy") is not None:
-                out.append(self._network(port, p, p))
+                # no router interface named: what reaches the port is classified as the device's first policy says
+                out.append(self._network(port, p, p, self.net))
         return out
 
-    def _network(self, name: str, port: Data | None, at: Data) -> Interface:
+    def _network(self, name: str, port: Data | None, at: Data, net: Net) -> Interface:
         policy_name = val(port, "ethernet", "network", "egress", "queue-policy")
         policy = entries(self.qos, "network-queue").get(policy_name or "")
         if policy_name and policy is None:
             self.missing("network-queue", policy_name, at)
         pool_name = val(one(port, "network", "egress"), "pool", "slope-policy")
         pool = entries(self.qos, "slope-policy").get(pool_name or "")
-        classes, by_fc = self._classes(policy, pool, False) if policy is not None else ((), {})
+        classes, by_fc = self._classes(policy, pool, False, net) if policy is not None else ((), {})
         rate = _num(val(port, "ethernet", "egress", "rate"))
-        table = self.table(by_fc)
+        # a policy that classifies on EXP or dot1p and lists no DSCP does not classify on DSCP
+        dscp = not (not net.dscp and any(net.three.values()))
+        none: tuple[str | None, ...] = (None,) * 64
+        table = self.table(net, by_fc) if dscp else none
         keep = tuple(range(64))
+        marks = sorted(net.marks("exp", by_fc) + net.marks("pcp", by_fc))
         return Interface(name, 0, "core", int(rate * 1000) if rate else None, int(rate * 1000) if rate else None,
-                         classes, (table, table), (keep, keep), True,
-                         origin=_loc(at))
+                         classes, (table, table), (keep, keep), True, classify_exp=net.classified("exp", by_fc),
+                         classify_pcp=net.classified("pcp", by_fc), marks=tuple(marks), origin=_loc(at))
 
     def sap_interfaces(self) -> list[Interface]:
         out = []
@@ -213,7 +201,7 @@ class Reading:
         egress = entries(self.qos, "sap-egress").get(eg_name or "")
         if eg_name and egress is None:
             self.missing("sap-egress", eg_name, sap)
-        classes, by_fc = self._classes(egress, None, True) if egress is not None else ((), {})
+        classes, by_fc = self._classes(egress, None, True, self.net) if egress is not None else ((), {})
         in_name = val(sap, "ingress", "qos", "sap-ingress", "policy-name")
         ingress = entries(self.qos, "sap-ingress").get(in_name or "")
         if in_name and ingress is None:
@@ -222,10 +210,15 @@ class Reading:
         trust, unmatched = None, None
         if ingress is not None:
             rules, trust, unmatched = sap_rules(self, ingress)
-        table = self.table(by_fc)
+        table = self.table(self.net, by_fc)
         none: tuple[int | None, ...] = (None,) * 64
+        marks = sap_pcp_marks(egress, by_fc)
+        if self.imposed is not None:
+            marks += self.imposed.marks("exp", by_fc, "impose")
         return Interface(label, 0, "edge", None, None, classes, (table, table), (none, none), trust, rules,
-                         unmatched, origin=_loc(sap))
+                         unmatched, classify_exp=sap_classified(ingress, "exp", by_fc),
+                         classify_pcp=sap_classified(ingress, "pcp", by_fc), marks=tuple(sorted(marks)),
+                         origin=_loc(sap))
 
 
 def envelope_of(policer: Data, conform: str, exceed: str) -> Envelope:

@@ -62,7 +62,8 @@ FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
     "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with", "services.*.queue.aqm",
-    "services.*.queue.ecn", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description",
+    "services.*.queue.ecn", "services.*.drop-profile", "services.*.policer", "services.*.exp", "services.*.pcp",
+    "mpls.tunnel-model", "drop-profiles.*.description",
     "drop-profiles.*.points", "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability",
     "drop-profiles.*.interpolate", "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir",
     "policers.*.pbs", "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate",
@@ -73,6 +74,7 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.match.dscp", "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp",
     "classifiers.*.rules.*.policer", "devices.*.interfaces.*.description", "devices.*.interfaces.*.role",
     "devices.*.interfaces.*.shape", "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier",
+    "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite", "devices.*.interfaces.*.impose",
     "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.local-senders",
     "devices.*.description",
 })

@@ -11,7 +11,8 @@ the drop curve (red min/max/probability over limit).  The filters attached
 to the root, in pref and handle order: a u32 match on the TOS byte (IPv4:
 word 0 bits 16-23, IPv6: bits 20-27 of word 0) with a mask covering the
 DSCP classifies the code points it matches to its flowid; unmatched code
-points go to HTB's default class.  Rates in JSON are bytes/s (tc_print_rate
+points go to HTB's default class.  The EXP and PCP filters and the marks the
+classes write: read.marks.  Rates in JSON are bytes/s (tc_print_rate
 prints bytes/s in JSON), in text with units (tc(8) "RATES": bit, kbit,
 mbit, gbit, and Kibit-style IEC).  A flowid naming no class is QOS174.
 """
@@ -23,6 +24,7 @@ from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.targets.linux_tc.read import marks
 from qosc.tree import Document, Statement
 
 _UNITS = {"": 1, "bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12,
@@ -102,13 +104,14 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
     qdiscs: list[Entry] = []
     classes: list[Entry] = []
     filters: list[Entry] = []
+    links: list[Entry] = []
     for s in statements:
         where = s.origin if isinstance(s.origin, Location) else None
         fields = _fields(s)
         if len(s.words) >= 3 and s.words[0].text == "class":
             fields.setdefault("handle", s.words[2].text)
         entry = (s.words[1].text, fields, where)
-        {"qdisc": qdiscs, "class": classes, "filter": filters}[s.words[0].text].append(entry)
+        {"qdisc": qdiscs, "class": classes, "filter": filters, "link": links}[s.words[0].text].append(entry)
     root = next(((k, f, w) for k, f, w in qdiscs if f.get("root") in (True, "true")), None)
     if root is None or root[0] != "htb":
         return None, [warning("QOS172", f"{name}: no root HTB qdisc: nothing qosc reads", origin)]
@@ -148,8 +151,9 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
                          ceiling=None if strict else ceiling, buffer=buffer, drop=drop, origin=w))
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
     ordered = sorted(filters, key=lambda e: (int(str(e[1].get("pref", 0))), str(e[1].get("options", {}))))
-    for _, f, w in sorted(ordered, key=lambda e: (int(str(e[1].get("pref", 0))),
-                                                  int(str((e[1].get("options") or {}).get("order", 0))))):
+    ordered = sorted(ordered, key=lambda e: (int(str(e[1].get("pref", 0))),
+                                             int(str((e[1].get("options") or {}).get("order", 0)))))
+    for _, f, w in ordered:
         o = f.get("options")
         if not isinstance(o, dict) or "flowid" not in o or not isinstance(o.get("match"), dict):
             continue
@@ -167,6 +171,11 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
     for fam in (0, 1):
         classify[fam] = [x if x is not None else (default if default in leaves else None) for x in classify[fam]]
     ident = tuple(range(64))
+    found = marks.read(name, ordered, set(leaves),
+                       default if default in leaves else None, major, links)
+    diagnostics += found.diagnostics
+    exp, pcp, written = found.tuples()
     iface = Interface(name, 0, None, link or None, None, tuple(out), (tuple(classify[0]),
-                      tuple(classify[1])), (ident, ident), origin=root[2])
+                      tuple(classify[1])), (ident, ident), classify_exp=exp, classify_pcp=pcp, marks=written,
+                      origin=root[2])
     return (iface, [("htb class", f"{name} {h}", w) for h, (_, w) in htb.items()]), diagnostics

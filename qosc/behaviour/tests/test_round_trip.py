@@ -37,7 +37,7 @@ def _kernel(output: Output) -> tuple[str, str]:
     return kernel.dump(output.text), output.path.rsplit(".", 1)[0] + ".json"
 
 
-MARKING = ("examples/mpls-backbone.yaml", ("pe-mx", "p-mx", "p-m"))
+MARKING = ("examples/mpls-backbone.yaml", ("pe-mx", "p-mx", "p-m", "ce-linux"))
 """The MPLS backbone (marking domains), for the devices of the targets that render it (issue 21; it moves to
 policies/ when every target does)."""
 

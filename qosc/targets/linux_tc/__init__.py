@@ -17,15 +17,17 @@ Per device and interface it writes three files:
 - ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
   the same way if tc fails half-way.
 
-Package layout (every target has the same): plan.py (HTB egress) and
-edge.py (clsact ingress) decide every value as a typed word (words.py);
+Package layout (every target has the same): plan.py (HTB egress), marks.py
+(its MPLS EXP and 802.1p filters and rewrites) and edge.py (clsact ingress)
+decide every value as a typed word (words.py);
 lower.py puts them into one statement tree per interface, each statement
 with its policy origin; serialize.py writes the batch; grammar.py (the tc
 commands and options qosc writes, from the iproute2 manual pages) checks the
 tree before anything is written; templates/ holds the shell wrappers (prose,
 Jinja2) written from the same plan; checks.py the target's diagnostics
-(QOS140-QOS144, QOS147, QOS148); platform.py and platforms/linux.json the typed platform
-data; push.py the push driver; read/ the reader of `tc -j` dumps; verify.py
+(QOS140-QOS144, QOS147-QOS149); platform.py and platforms/linux.json the typed platform
+data; push.py the push driver; read/ the reader of `tc -j` dumps (and of
+`ip -j -d link`, for a VLAN device's egress-qos-map); verify.py
 the optional check on this machine's kernel (`qosc compile --verify`: each
 distinct batch loaded in a scratch network namespace; what it loaded, and
 what this kernel could not, is reported as QOS104, never written into the
@@ -82,7 +84,8 @@ FIELDS = frozenset({
 
 class LinuxTcTarget(Target):
     name = "linux-tc"
-    description = "Linux iproute2 tc: HTB egress with u32 DSCP filters, clsact policing and remarking at the edge"
+    description = ("Linux iproute2 tc: HTB egress with u32 DSCP and EXP and cls_bpf 802.1p filters, clsact "
+                   "policing and remarking at the edge")
     package = __name__
     platform_class = LinuxTcPlatform
     fields = FIELDS

@@ -94,7 +94,6 @@ TYPES = {
     "htb-prio": IntRange(((0, 7),)),
     "pref": IntRange(((1, 65535),)),
     "protocol": Enum(("ip", "ipv6")),
-    "egress-protocol": Enum(("ip", "ipv6", "mpls_uc", "all")),
     "lse-tc": String(10, 10, (r"0x00000[02468ace]00",)),
     "cbpf": String(9, 4096, (r"'[1-9][0-9]*(,[0-9]+ [0-9]+ [0-9]+ [0-9]+)+'",)),
     "mpls-tc": IntRange(((0, 7),)),
@@ -138,8 +137,8 @@ FORMS = (
     Form(f"{LEAF} fq_codel limit <packets> ( ecn | noecn )", FQ_CODEL),
     Form(f"filter add dev <dev> parent <handle> protocol <protocol> prio <pref> u32 {MATCH} flowid <classid> "
          f"[ {MARK_ACTIONS} ]", U32),
-    Form(f"filter add dev <dev> parent <handle> protocol ( mpls_uc | all ) prio <pref> u32 ( {LSE_TC} | match u32 0 0 ) "
-         f"flowid <classid> [ {MARK_ACTIONS} ]", MARKS),
+    Form(f"filter add dev <dev> parent <handle> protocol ( mpls_uc | all ) prio <pref> u32 "
+         f"( {LSE_TC} | match u32 0 0 ) flowid <classid> [ {MARK_ACTIONS} ]", MARKS),
     Form("filter add dev <dev> parent <handle> protocol all prio <pref> bpf bytecode <cbpf> flowid <classid>", MARKS),
     Form("qdisc add dev <dev> clsact", CLSACT),
     Form(f"filter add dev <dev> ingress protocol <protocol> prio <pref> u32 {MATCH} {ACTION}", ACTIONS),

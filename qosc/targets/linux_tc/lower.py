@@ -119,11 +119,11 @@ def batch(policy: Policy, p: InterfacePlan, stem: str) -> Document:
                         *c.qdisc_words, origin=At(where, "queue.aqm", "drop-profile", "queue.buffer", "queue")))
     for f in p.egress.filters:
         actions = [w for a in f.actions for w in (*kws("action"), *a)]
-        where = (At(p.where, "rewrite", "encapsulation") if f.domain == "all"
-                 else At(policy.service_map[f.service].where, f.domain))
+        owner = p.where if f.domain == "all" else policy.service_map[f.service].where
+        fields = ("rewrite", "encapsulation") if f.domain == "all" else (f.domain,)
         out.append(stmt("filter", "add", "dev", d, "parent", ROOT, "protocol", f.protocol, "prio",
                         integer(f.prio, "prio"), f.kind, *f.match_words, "flowid", classid(1, f.minor), *actions,
-                        origin=where))
+                        origin=At(owner, *fields)))
     if p.has_ingress:
         out.append(stmt("qdisc", "add", "dev", d, "clsact", origin=At(p.where, "classifier", "trust", "role")))
         for g in p.ingress.filters:

@@ -107,7 +107,8 @@ def read(name: str, filters: list[Entry], leaves: set[str], default: str | None,
         if not isinstance(o, dict) or str(f.get("parent", "")).split(":")[0] != major:
             continue
         proto, kind, prec = str(f.get("protocol")), str(f.get("kind")), _precedence(f.get("pref"))
-        actions = o.get("actions") if isinstance(o.get("actions"), list) else []
+        listed = o.get("actions")
+        actions: list[Any] = listed if isinstance(listed, list) else []
         exp = next((int(a["tc"]) for a in actions if a.get("kind") == "mpls" and a.get("mpls_action") == "modify"
                     and "tc" in a), None)
         prio = next((priority(a["priority"]) for a in actions if a.get("kind") == "skbedit" and "priority" in a),
@@ -130,8 +131,8 @@ def read(name: str, filters: list[Entry], leaves: set[str], default: str | None,
             _pcp_filter(found, name, o, flow, prec, leaves, pcp_map.pcp(prio), where)
             used["pcp"] = True
         elif kind == "u32" and flow in leaves and prio is not None:
-            match = o.get("match") if isinstance(o.get("match"), dict) else {}
-            for code in _codes(match, proto):
+            match = o.get("match")
+            for code in _codes(match if isinstance(match, dict) else {}, proto):
                 found.add("pcp", flow, drop_precedence(code), pcp_map.pcp(prio))
     for domain, table in (("exp", found.exp), ("pcp", found.pcp)):
         if used[domain] and default in leaves:

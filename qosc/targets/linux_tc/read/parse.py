@@ -51,7 +51,8 @@ def _fields(obj: dict[str, Any], where: Location) -> tuple[Statement, ...]:
 
 def _head(section: str, obj: dict[str, Any]) -> tuple[Word, ...]:
     if section == "link":
-        info = obj.get("linkinfo") if isinstance(obj.get("linkinfo"), dict) else {}
+        info = obj.get("linkinfo")
+        info = info if isinstance(info, dict) else {}
         return (kw("link"), _w(info.get("info_kind", "none")), _w(obj.get("ifname", "?")))
     if section == "filter":
         return (kw("filter"), _w(obj.get("protocol", "all")), _w(obj.get("pref", 0)), _w(obj.get("kind", "?")))

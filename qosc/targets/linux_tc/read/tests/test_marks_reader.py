@@ -73,7 +73,8 @@ def test_priorities_set_on_an_interface_that_is_not_a_vlan_device_write_no_pcp()
     veth = json.loads(link)
     veth[0]["linkinfo"] = {"info_kind": "veth"}
     found, problems = _read(text.replace(link, json.dumps(veth) + "\n"))
-    assert any(p.startswith("QOS172 eth0 sets packet priorities for 802.1p, but is not a VLAN device") for p in problems)
+    assert any(p.startswith("QOS172 eth0 sets packet priorities for 802.1p, but is not a VLAN device")
+               for p in problems)
     assert _findings(valid(POLICY), found) == ["lx:eth0: PCP rewrite: is present expected, absent found"]
 
 

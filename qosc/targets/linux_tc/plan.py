@@ -1,4 +1,5 @@
-"""linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters.
+"""linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters (with marks.py's EXP and
+802.1p filters, and the 802.1p each DSCP filter sets where the interface writes it).
 
 Plain data only: every value the batch holds is already a typed word in tc's
 own spelling (qosc.targets.linux_tc.words: rates like ``10mbit``, sizes in

@@ -24,7 +24,7 @@ from typing import Any
 
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.targets.linux_tc.read import marks
+from qosc.targets.linux_tc.read.marks import read as read_marks
 from qosc.tree import Document, Statement
 
 _UNITS = {"": 1, "bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12,
@@ -171,7 +171,7 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
     for fam in (0, 1):
         classify[fam] = [x if x is not None else (default if default in leaves else None) for x in classify[fam]]
     ident = tuple(range(64))
-    found = marks.read(name, ordered, set(leaves),
+    found = read_marks(name, ordered, set(leaves),
                        default if default in leaves else None, major, links)
     diagnostics += found.diagnostics
     exp, pcp, written = found.tuples()

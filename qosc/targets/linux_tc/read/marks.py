@@ -26,7 +26,7 @@ from typing import Any
 
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
-from qosc.targets.linux_tc.read import cbpf
+from qosc.targets.linux_tc.read.cbpf import run as run_cbpf
 
 Slot = tuple[str, int] | None
 Entry = tuple[str, dict[str, Any], Location | None]
@@ -185,8 +185,8 @@ def _pcp_filter(found: Found, name: str, o: dict[str, Any], flow: str, prec: int
                                          "program): not read", where))
         return
     program = [(int(i["code"]), int(i["jt"]), int(i["jf"]), int(i["k"])) for i in insns]
-    untagged = cbpf.run(program, None)
-    verdicts = [cbpf.run(program, value << 13) for value in range(8)]
+    untagged = run_cbpf(program, None)
+    verdicts = [run_cbpf(program, value << 13) for value in range(8)]
     if None in verdicts or untagged not in (0, None):
         found.diagnostics.append(warning("QOS172", f"{name}: a cBPF filter whose verdict depends on more than the "
                                          "802.1Q tag: not read", where))

@@ -121,9 +121,10 @@ def _marking_checks(policy: Policy, device: Device) -> Iterator[Diagnostic]:
         if Domain.PCP in iface.trust and Domain.PCP in iface.rewrite:
             yield warning("QOS149", f"{name}:{iface.name} classifies on PCP and writes it, but Linux writes 802.1p "
                           "in the VLAN device that tags a frame, from the packet priority, after that device's "
-                          "qdisc (ip-link(8) egress-qos-map), and a frame reaches a qdisc tagged only where it was "
-                          "tagged before (a bridge or trunk port): linux-tc writes both, the PCP filters classify "
-                          "nothing on a VLAN device, and the wrapper applies the batch only to a VLAN device",
+                          "qdisc (ip-link(8) egress-qos-map), and shows tc a frame's tag only on a port that "
+                          "carries it tagged (a bridge or trunk port, the parent of VLAN devices), never on the "
+                          "VLAN device: linux-tc writes both, the wrapper applies the batch only to a VLAN device, "
+                          "and there the PCP filters match nothing",
                           iface.where.at("trust", "rewrite", "encapsulation"),
                           "for a VLAN device (eth1.100) write trust without pcp; for a bridged trunk, rewrite "
                           "without pcp")

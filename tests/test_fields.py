@@ -73,7 +73,13 @@ BASE: dict[str, Any] = {
             "vpls:cust:1/1/2:100": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
         "lx1": {"platform": "linux", "interfaces": {
             "eth0": {"role": "core", "speed": "1G"},
-            "eth1": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
+            # impose: Linux pushes labels by routing, which tc cannot mark (QOS149): the edge of a device with an
+            # MPLS interface must say false
+            "eth1": {"role": "edge", "speed": "1G", "classifier": "cust", "impose": False},
+            # MPLS and VLAN, classified on (no service has a value yet: they go to best effort); lbe is not carried,
+            # as it may not be without a value of its own (QOS085)
+            "eth2": {"role": "transparent", "speed": "1G", "encapsulation": ["mpls", "vlan"],
+                     "services": ["best-effort", "premium", "assured", "nc"]}}},
     },
     "hosts": {
         "h1": {"platform": "linux", "interfaces": {"eth0": {"speed": "10G"}},
@@ -216,8 +222,14 @@ TABLE: dict[str, Change] = {
     "devices.*.interfaces.*.shape": each_interface("shape", "500M", role="edge"),
     "devices.*.interfaces.*.trust": each_interface("trust", "dscp", role="edge"),
     "devices.*.interfaces.*.encapsulation": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core")),
-    "devices.*.interfaces.*.rewrite": both(EXP_ALL, CISCO_MPLS, each_interface("rewrite", [], role="core")),
-    "devices.*.interfaces.*.impose": both(MX_MPLS, CISCO_MPLS, each_interface("impose", False, role="edge")),
+    "devices.*.interfaces.*.rewrite": both(EXP_ALL, CISCO_MPLS, each_interface("rewrite", [], role="core"),
+                                           # lx1's eth2 writes EXP and PCP (it carries every service, each with a
+                                           # value): a rewrite Linux renders
+                                           PCP_ALL, drop("devices.lx1.interfaces.eth2.services"),
+                                           put("devices.lx1.interfaces.eth2.rewrite", ["exp", "pcp"])),
+    # lx1's edge says impose: false in the base (Linux refuses true: QOS149)
+    "devices.*.interfaces.*.impose": both(MX_MPLS, CISCO_MPLS, each_interface("impose", False, role="edge"),
+                                          put("devices.lx1.interfaces.eth1.impose", True)),
     "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
                               put("mpls.tunnel-model", "pipe")),
     "services.*.exp": both(MX_MPLS, CISCO_MPLS),

@@ -17,15 +17,17 @@ Per device and interface it writes three files:
 - ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
   the same way if tc fails half-way.
 
-Package layout (every target has the same): plan.py (HTB egress) and
-edge.py (clsact ingress) decide every value as a typed word (words.py);
+Package layout (every target has the same): plan.py (HTB egress), marks.py
+(its MPLS EXP and 802.1p filters and rewrites) and edge.py (clsact ingress)
+decide every value as a typed word (words.py);
 lower.py puts them into one statement tree per interface, each statement
 with its policy origin; serialize.py writes the batch; grammar.py (the tc
 commands and options qosc writes, from the iproute2 manual pages) checks the
 tree before anything is written; templates/ holds the shell wrappers (prose,
 Jinja2) written from the same plan; checks.py the target's diagnostics
-(QOS140-QOS144, QOS147, QOS148); platform.py and platforms/linux.json the typed platform
-data; push.py the push driver; read/ the reader of `tc -j` dumps; verify.py
+(QOS140-QOS144, QOS147-QOS149); platform.py and platforms/linux.json the typed platform
+data; push.py the push driver; read/ the reader of `tc -j` dumps (and of
+`ip -j -d link`, for a VLAN device's egress-qos-map); verify.py
 the optional check on this machine's kernel (`qosc compile --verify`: each
 distinct batch loaded in a scratch network namespace; what it loaded, and
 what this kernel could not, is reported as QOS104, never written into the
@@ -62,7 +64,8 @@ FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",
     "services.*.queue.rate-cap", "services.*.queue.ceiling", "services.*.queue.shared-with", "services.*.queue.aqm",
-    "services.*.queue.ecn", "services.*.drop-profile", "services.*.policer", "drop-profiles.*.description",
+    "services.*.queue.ecn", "services.*.drop-profile", "services.*.policer", "services.*.exp", "services.*.pcp",
+    "mpls.tunnel-model", "drop-profiles.*.description",
     "drop-profiles.*.points", "drop-profiles.*.min", "drop-profiles.*.max", "drop-profiles.*.max-probability",
     "drop-profiles.*.interpolate", "policers.*.description", "policers.*.cir", "policers.*.cbs", "policers.*.pir",
     "policers.*.pbs", "policers.*.ebs", "policers.*.conform", "policers.*.exceed", "policers.*.violate",
@@ -73,6 +76,7 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.match.dscp", "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp",
     "classifiers.*.rules.*.policer", "devices.*.interfaces.*.description", "devices.*.interfaces.*.role",
     "devices.*.interfaces.*.shape", "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier",
+    "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite", "devices.*.interfaces.*.impose",
     "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.local-senders",
     "devices.*.description",
 })
@@ -80,7 +84,8 @@ FIELDS = frozenset({
 
 class LinuxTcTarget(Target):
     name = "linux-tc"
-    description = "Linux iproute2 tc: HTB egress with u32 DSCP filters, clsact policing and remarking at the edge"
+    description = ("Linux iproute2 tc: HTB egress with u32 DSCP and EXP and cls_bpf 802.1p filters, clsact "
+                   "policing and remarking at the edge")
     package = __name__
     platform_class = LinuxTcPlatform
     fields = FIELDS

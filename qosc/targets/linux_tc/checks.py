@@ -1,4 +1,8 @@
-"""linux-tc diagnostics (QOS140-QOS144, QOS147, QOS148): what a policy asks that tc cannot do as written."""
+"""linux-tc diagnostics (QOS140-QOS144, QOS147-QOS149): what a policy asks that tc cannot do as written.
+
+QOS149 is the marking domains (marks.py): an edge that imposes EXP, and the RFC 3270 tunnel models pipe and
+uniform, are errors (Linux imposes and pops labels by routing, not in a qdisc); a drop precedence carried in the
+802.1p DEI, and an interface that both classifies and writes PCP, are warnings (what Linux does instead)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections.abc import Iterator
 
 from qosc.codes import Code
 from qosc.diagnostics import Diagnostic, error, info, warning
-from qosc.model import Device, Interface, Policy, Role
+from qosc.model import Device, Domain, Interface, Policy, Role
 from qosc.targets.linux_tc.plan import (
     QUEUE_BYTES_MAX,
     frame,
@@ -28,6 +32,9 @@ CODES: tuple[Code, ...] = (
     Code("QOS144", NAME, "warning", "queue larger than tc's 32-bit byte limit, clamped", NAME),
     Code("QOS147", NAME, "error", "link rate whose HTB burst passes tc's 32-bit byte limit", NAME),
     Code("QOS148", NAME, "warning", "a buffer below what a local TCP socket keeps in the qdisc (local-senders)", NAME),
+    Code("QOS149", NAME, "error|warning", "MPLS or 802.1p marking tc cannot render as asked: EXP imposition or the "
+         "pipe and uniform tunnel models (error); a DEI, or PCP classified and written on one interface "
+         "(warning)", NAME),
 )
 BURST_BYTES_MAX = 2**32 - 1  # tc-htb(8) burst/cburst: get_size() into a __u32
 IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
@@ -44,6 +51,7 @@ def check(policy: Policy, device: Device, platform: LinuxTcPlatform) -> Iterator
         if iface.role is Role.EDGE:
             yield from _edge_checks(policy, device, iface)
         yield from _queue_checks(policy, device, iface, platform)
+    yield from _marking_checks(policy, device)
     for s in policy.services:
         names = {n for _, n in s.drop_profiles}
         if s.queue.aqm == "red" and len(names) > 1 and any(s.name in i.services for i in device.interfaces):
@@ -97,3 +105,45 @@ def _edge_checks(policy: Policy, device: Device, iface: Interface) -> Iterator[D
             yield warning("QOS142", f"policer '{p.name}' is colour-aware, but tc police is colour-blind; "
                           f"{device.name}:{iface.name} polices it colour-blind", p.where.at("color-aware"),
                           "remark at the first edge only, or drop color-aware for Linux")
+
+
+def _marking_checks(policy: Policy, device: Device) -> Iterator[Diagnostic]:
+    """QOS149 (module doc; the sources are in marks.py)."""
+    name = device.name
+    for iface in device.interfaces:
+        if iface.impose:
+            yield error("QOS149", f"{name}:{iface.name} imposes each service's EXP on the LSPs it starts, but Linux "
+                        "pushes labels by routing (ip-route(8) 'encap mpls LABEL', which writes TC 0: it has no TC "
+                        "setting), and at the MPLS interface's qdisc a packet that was just labelled cannot be told "
+                        "from one in transit, so tc cannot give it its service's EXP", iface.where.at("impose", "role"),
+                        "impose: false (labels this device pushes carry EXP 0 until a core rewrites them), or "
+                        "impose on a router")
+        if Domain.PCP in iface.trust and Domain.PCP in iface.rewrite:
+            yield warning("QOS149", f"{name}:{iface.name} classifies on PCP and writes it, but Linux writes 802.1p "
+                          "in the VLAN device that tags a frame, from the packet priority, after that device's "
+                          "qdisc (ip-link(8) egress-qos-map), and shows tc a frame's tag only on a port that "
+                          "carries it tagged (a bridge or trunk port, the parent of VLAN devices), never on the "
+                          "VLAN device: linux-tc writes both, the wrapper applies the batch only to a VLAN device, "
+                          "and there the PCP filters match nothing",
+                          iface.where.at("trust", "rewrite", "encapsulation"),
+                          "for a VLAN device (eth1.100) write trust without pcp; for a bridged trunk, rewrite "
+                          "without pcp")
+    edges = [i for i in device.interfaces if i.role is Role.EDGE]
+    if edges and any(i.mpls for i in device.interfaces) and policy.tunnel_model != "short-pipe":
+        pop = ("when Linux pops the last label (net/mpls/af_mpls.c mpls_egress, or tc-mpls(8) pop) the IP packet "
+               "keeps its own DSCP: only the TTL is propagated (net.mpls.ip_ttl_propagate), never the EXP")
+        what = ("the egress PE must queue on the tunnel's EXP" if policy.tunnel_model == "pipe" else
+                "the egress PE must find the EXP the core leaves written into the DSCP")
+        yield error("QOS149", f"tunnel model {policy.tunnel_model} on {name}: {what}, but {pop}, and linux-tc "
+                    "classifies it by that DSCP (short pipe)", policy.where.at("mpls.tunnel-model"),
+                    "use tunnel-model: short-pipe, or a router as the egress PE")
+    pcp_used = any(Domain.PCP in i.trust or Domain.PCP in i.rewrite for i in device.interfaces)
+    carried = {n for i in device.interfaces for n in i.services}
+    for s in policy.services if pcp_used else ():
+        dei = sorted((v, p) for v, p in s.pcp.values if p > 1 and (v, 1) in s.pcp.values)
+        if dei and s.name in carried:
+            shown = ", ".join(f"PCP {v} at drop precedence {p}" for v, p in dei)
+            yield warning("QOS149", f"service '{s.name}' carries {shown} in the drop eligible indicator, which "
+                          f"Linux neither classifies nor writes (a VLAN device's egress-qos-map sets the PCP bits "
+                          f"only): on {name} that traffic travels as its low-precedence PCP, without DEI",
+                          s.where.at("pcp"), "give the drop precedence a PCP value of its own")

@@ -23,6 +23,10 @@ though RFC 2697 refills its two buckets in sequence rather than in parallel.
 Police instances carry an ``index`` (from police_index_base, per device) so
 all the filters of one rule, IPv4 and IPv6, share one token bucket, and so do
 the rules of one interface that name the same policer (the schema's meaning).
+
+After the rules: an edge trusting DSCP polices each service's code points with the service's policer; one
+trusting PCP marks each tagged frame with the DSCP of the service its PCP selects (cls_bpf, marks.py), and
+every edge that trusts neither marks the rest as the default service.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 
 from qosc.model import Action, Device, Domain, Interface, Policer, Policy, Role, Rule, Service
 from qosc.protocols import PROTOCOLS
+from qosc.targets.linux_tc.marks import bytecode, pcp_program
 from qosc.targets.linux_tc.plan import GSO_MAX
 from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, text_of, tos
 from qosc.tree import At, Kind, Word, integer, port, prefix
@@ -50,6 +55,8 @@ class IngressFilter:
     rule: str
     origin: At | None = None
     """Where in the policy the filter comes from (the rule, the trusted service's DSCP, the interface's trust)."""
+    kind: str = "u32"
+    """u32, or bpf (a trusted PCP: marks.py)."""
 
     @property
     def match(self) -> str:
@@ -236,7 +243,11 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
                                                          action_chain(family, policer, code, index),
                                                          f"{service.name} (trusted DSCP)",
                                                          At(service.where, "policer", "dscp")))
-    else:
+    elif Domain.PCP in iface.trust:
+        prio = _trusted_pcp(policy, iface, ingress, indexes, prio)
+    if not iface.trust or (Domain.PCP in iface.trust and Domain.DSCP not in iface.trust):
+        # untrusted traffic (with trust: pcp, what is untagged or of a PCP no service has) to the default service;
+        # an edge trusting EXP alone leaves IP packets as they are (labelled ones are classified by their EXP)
         default: Service | None = policy.default_service
         mark = default.mark if default is not None and default.dscp else 0
         policer = policy.policer_map.get(default.policer or "") if default is not None else None
@@ -248,9 +259,36 @@ def lower_ingress(policy: Policy, device: Device, iface: Interface, indexes: _In
             prio += 1
             ingress.filters.append(IngressFilter(protocol, prio, MATCH_ALL,
                                                  action_chain(family, policer, mark, index),
-                                                 "unclassified traffic to the default service (trust: none)",
+                                                 "unclassified traffic to the default service"
+                                                 + (" (trust: none)" if not iface.trust else ""),
                                                  At(iface.where, "trust", "classifier", "role")))
     return ingress
+
+
+def _trusted_pcp(policy: Policy, iface: Interface, ingress: Ingress, indexes: _Indexes, prio: int) -> int:
+    """An edge trusting PCP: a tagged frame's PCP selects its service (the first that lists the value, at that
+    value's drop precedence), whose DSCP of that precedence the packet is marked with, through its policer, so the
+    egress queues it by that DSCP after routing has removed the tag.  cls_bpf reads the tag the kernel keeps in
+    the packet's metadata (marks.py); one filter per value and family.  Which returns the next free prio."""
+    for family, protocol in (("inet", "ip"), ("inet6", "ipv6")):
+        prio += 1
+        for value in range(8):
+            found = next(((s, p) for s in policy.services for v, p in s.pcp.values if v == value), None)
+            if found is None or not found[0].dscp:
+                continue  # the default's filter marks it
+            service, precedence = found
+            policer = policy.policer_map.get(service.policer or "")
+            index = indexes.take((iface.name, "service", service.name), stages_of(policer)) if policer else 0
+            if policer is not None:
+                _police_notes(ingress, policer, iface)
+            code = service.mark_in(Domain.DSCP, precedence)
+            assert code is not None
+            ingress.filters.append(IngressFilter(protocol, prio, (*kws("bytecode"), bytecode(pcp_program(value))),
+                                                 action_chain(family, policer, code, index),
+                                                 "tagged frames to the service of their PCP (trust: pcp)",
+                                                 At(service.where, "pcp"),
+                                                 kind="bpf"))
+    return prio
 
 
 def _police_notes(ingress: Ingress, policer: Policer, iface: Interface) -> None:

@@ -1,9 +1,12 @@
 """The grammar of the tc batch dialect: the tc commands and options qosc writes, each with its source.
 
 One form per command shape, from the iproute2 manual pages of the release
-qosc targets (6.1; every option used here is older than 4.9): tc-htb(8) for
+qosc targets (6.1; every option used here is older than 4.9, but the mpls action: iproute2 and
+Linux 5.3): tc-htb(8) for
 the root qdisc and classes, tc-bfifo(8), tc-red(8) and tc-fq_codel(8) for
-the leaf qdiscs, tc-u32(8) for the filters and their matches, tc(8) and
+the leaf qdiscs, tc-u32(8) for the filters and their matches (and the MPLS
+label stack entry), tc-bpf(8) for the cBPF 802.1p filters, tc-mpls(8) and
+tc-skbedit(8) for the EXP and 802.1p rewrite, tc(8) and
 tc-bpf(8) for clsact, tc-police(8), tc-pedit(8), tc-csum(8) and
 tc-actions(8) (gact) for the ingress actions.  Value types are the widths
 tc parses them into (a u32 of bytes for sizes and limits, 16-bit hex class
@@ -42,6 +45,11 @@ CLSACT = Source("tc(8) and tc-bpf(8) 'tc qdisc add dev DEV clsact', filters atta
 ACTIONS = Source("tc-police(8) 'police rate RATE burst BYTES conform-exceed EXCEEDACT[/NOTEXCEEDACT] "
                  "index INDEX'; tc-pedit(8) 'pedit ex munge ip dsfield | ip6 traffic_class set VAL retain MASK'; "
                  "tc-csum(8) 'csum ip4h'; tc-actions(8) control 'pipe' | 'pass', gact 'drop'", RELEASE)
+MARKS = Source("tc-u32(8) 'match u32 VAL MASK at OFFSET' (the MPLS label stack entry at the network header of "
+               "protocol mpls_uc, ll_proto.c; EXP/TC bits 9-11, RFC 3032 2.1); tc-bpf(8) 'bpf bytecode "
+               "'s,c t f k,...'' and 'classid'/'flowid' (a cBPF program's -1 is the flowid, 0 no match); "
+               "tc-mpls(8) 'mpls modify [ tc MPLS_TC ]' (0-7) with CONTROL 'pipe'; tc-skbedit(8) 'skbedit "
+               "priority PRIORITY' (a class id: ':N' is priority N)", RELEASE)
 ORDER = Source("tc(8): a class's parent, a qdisc's parent class, a filter's flowid and an ingress filter's "
                "clsact must exist (tc -batch runs the lines in order); 'add' of an existing handle fails", RELEASE)
 RED_PARAMS = Source("Linux include/net/red.h red_check_params: refuses qth_max < qth_min", "Linux 4.9 .. 6.x")
@@ -86,6 +94,10 @@ TYPES = {
     "htb-prio": IntRange(((0, 7),)),
     "pref": IntRange(((1, 65535),)),
     "protocol": Enum(("ip", "ipv6")),
+    "lse-tc": String(10, 10, (r"0x00000[02468ace]00",)),
+    "cbpf": String(9, 4096, (r"'[1-9][0-9]*(,[0-9]+ [0-9]+ [0-9]+ [0-9]+)+'",)),
+    "mpls-tc": IntRange(((0, 7),)),
+    "skb-priority": String(2, 2, (r":[0-7]",)),
     "probability": DecimalRange(0.0, 1.0, 6),
     "tos": String(4, 4, (r"0x[0-9a-f][048c]",)),
     "ipproto": IntRange(((0, 255),)),
@@ -112,6 +124,8 @@ ACTION = ("( action police rate <rate> burst <bytes> conform-exceed <police-cont
           "| action pedit ex munge ip6 traffic_class set <tos> retain 0xfc <control> "
           "| action csum ip4h <control> | action gact drop ) ...")
 LEAF = "qdisc add dev <dev> parent <classid> handle <handle>"
+LSE_TC = "match u32 <lse-tc> 0x00000e00 at 0"
+MARK_ACTIONS = "( action mpls modify tc <mpls-tc> pipe | action skbedit priority <skb-priority> pipe ) ..."
 
 FORMS = (
     Form("qdisc add dev <dev> root handle <handle> htb default <minor>", HTB),
@@ -121,9 +135,14 @@ FORMS = (
     Form(f"{LEAF} red limit <bytes> min <bytes> max <bytes> avpkt <bytes> burst <packets> probability <probability> "
          "bandwidth <red-bandwidth> [ ecn ]", RED),
     Form(f"{LEAF} fq_codel limit <packets> ( ecn | noecn )", FQ_CODEL),
-    Form(f"filter add dev <dev> parent <handle> protocol <protocol> prio <pref> u32 {MATCH} flowid <classid>", U32),
+    Form(f"filter add dev <dev> parent <handle> protocol <protocol> prio <pref> u32 {MATCH} flowid <classid> "
+         f"[ {MARK_ACTIONS} ]", U32),
+    Form(f"filter add dev <dev> parent <handle> protocol ( mpls_uc | all ) prio <pref> u32 "
+         f"( {LSE_TC} | match u32 0 0 ) flowid <classid> [ {MARK_ACTIONS} ]", MARKS),
+    Form("filter add dev <dev> parent <handle> protocol all prio <pref> bpf bytecode <cbpf> flowid <classid>", MARKS),
     Form("qdisc add dev <dev> clsact", CLSACT),
     Form(f"filter add dev <dev> ingress protocol <protocol> prio <pref> u32 {MATCH} {ACTION}", ACTIONS),
+    Form(f"filter add dev <dev> ingress protocol <protocol> prio <pref> bpf bytecode <cbpf> {ACTION}", ACTIONS),
 )
 
 

@@ -7,7 +7,8 @@ batch line, each with the policy origin it comes from:
 - the HTB root qdisc and root class: the interface (its speed);
 - a leaf class and its qdisc: the service that owns the queue (its queue,
   buffer, AQM or drop profile);
-- an egress u32 filter: the DSCP list of the service it classifies;
+- an egress filter: the DSCP, EXP or PCP value of the service it classifies (marks.py), or the interface's
+  rewrite (the last filter, which sets the 802.1p priority of what no other filter matched);
 - clsact and the ingress filters: the classifier rule, the trusted service,
   or the interface's trust.
 
@@ -60,24 +61,23 @@ class InterfacePlan:
 
     @property
     def ingress_summary(self) -> list[str]:
-        """One line per ingress tc prio: which rule, which family, how many u32 filters."""
+        """One line per ingress tc prio: which rule, which family, how many filters of which kind."""
         rows: dict[int, list] = {}
         for f in self.ingress.filters:
-            row = rows.setdefault(f.prio, [f.protocol, f.rule, 0, f.action_kinds])
+            row = rows.setdefault(f.prio, [f.protocol, f.rule, 0, f.action_kinds, f.kind])
             row[2] += 1
-        return [f"prio {prio} {proto}: {rule} ({n} u32 filter{'s' if n > 1 else ''}): "
-                f"{', '.join(kinds)}" for prio, (proto, rule, n, kinds) in rows.items()]
+        return [f"prio {prio} {proto}: {rule} ({n} {kind} filter{'s' if n > 1 else ''}): "
+                f"{', '.join(kinds)}" for prio, (proto, rule, n, kinds, kind) in rows.items()]
 
 
 def kernel_kinds(egress: Egress, ingress: Ingress) -> tuple[str, ...]:
     """The qdisc, classifier and action kinds the batch needs from the kernel, for the header."""
     found = ["htb"] + [leaf.qdisc_kind for leaf in egress.leaves]
-    if egress.filters:
-        found.append("u32")
+    found += [k for f in egress.filters for k in (f.kind, *f.action_kinds)]
     if ingress.filters:
-        found += ["clsact", "u32"]
+        found.append("clsact")
         for f in ingress.filters:
-            found += list(f.action_kinds)
+            found += [f.kind, *f.action_kinds]
     return tuple(dict.fromkeys(found))
 
 
@@ -117,13 +117,17 @@ def batch(policy: Policy, p: InterfacePlan, stem: str) -> Document:
                         origin=At(where, "queue")))
         out.append(stmt("qdisc", "add", "dev", d, "parent", classid(1, c.minor), "handle", handle(c.minor),
                         *c.qdisc_words, origin=At(where, "queue.aqm", "drop-profile", "queue.buffer", "queue")))
-    out.extend(stmt("filter", "add", "dev", d, "parent", ROOT, "protocol", f.protocol, "prio",
-                    integer(f.prio, "prio"), "u32", *f.match_words, "flowid", classid(1, f.minor),
-                    origin=At(policy.service_map[f.service].where, "dscp")) for f in p.egress.filters)
+    for f in p.egress.filters:
+        actions = [w for a in f.actions for w in (*kws("action"), *a)]
+        owner = p.where if f.domain == "all" else policy.service_map[f.service].where
+        fields = ("rewrite", "encapsulation") if f.domain == "all" else (f.domain,)
+        out.append(stmt("filter", "add", "dev", d, "parent", ROOT, "protocol", f.protocol, "prio",
+                        integer(f.prio, "prio"), f.kind, *f.match_words, "flowid", classid(1, f.minor), *actions,
+                        origin=At(owner, *fields)))
     if p.has_ingress:
         out.append(stmt("qdisc", "add", "dev", d, "clsact", origin=At(p.where, "classifier", "trust", "role")))
         for g in p.ingress.filters:
             actions = [w for a in g.actions for w in (*kws("action"), *a)]
             out.append(stmt("filter", "add", "dev", d, "ingress", "protocol", g.protocol, "prio",
-                            integer(g.prio, "prio"), "u32", *g.match_words, *actions, origin=g.origin))
+                            integer(g.prio, "prio"), g.kind, *g.match_words, *actions, origin=g.origin))
     return Document(stem, DIALECT, tuple(out), origin=At(p.where))

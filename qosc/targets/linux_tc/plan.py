@@ -1,4 +1,5 @@
-"""linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters.
+"""linux-tc lowering, egress half: the HTB tree, its leaf qdiscs and the u32 DSCP filters (with marks.py's EXP and
+802.1p filters, and the 802.1p each DSCP filter sets where the interface writes it).
 
 Plain data only: every value the batch holds is already a typed word in tc's
 own spelling (qosc.targets.linux_tc.words: rates like ``10mbit``, sizes in
@@ -40,6 +41,14 @@ from fractions import Fraction
 
 from qosc import sizing
 from qosc.model import Interface, Kind, Policy, Priority, Service, resolve_rate
+from qosc.targets.linux_tc.marks import (
+    EgressFilter,
+    dscp_actions,
+    layout,
+    marking_filters,
+    summary,
+    written_pcp,
+)
 from qosc.targets.linux_tc.platform import LinuxTcPlatform
 from qosc.targets.linux_tc.words import Words, bitrate, kws, mask, nbytes, tc_rate, text_of, tos
 from qosc.tree import decimal, integer
@@ -100,24 +109,6 @@ class Leaf:
         return tc_rate(self.ceil)
 
 
-@dataclass(frozen=True)
-class DscpFilter:
-    protocol: str
-    prio: int
-    match_words: Words
-    minor: int
-    service: str
-    dscp: int
-
-    @property
-    def match(self) -> str:
-        return text_of(self.match_words)
-
-    @property
-    def flowid(self) -> str:
-        return f"1:{self.minor:x}"
-
-
 @dataclass
 class Egress:
     rate: int
@@ -126,8 +117,19 @@ class Egress:
     default_minor: str
     default_service: str
     leaves: list[Leaf] = field(default_factory=list)
-    filters: list[DscpFilter] = field(default_factory=list)
+    filters: list[EgressFilter] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    vlan_map: tuple[int, ...] = ()
+    """The PCP values the filters set as the packet priority (rewrite: pcp): the VLAN device's egress-qos-map must
+    map each to itself (marks.py; the wrapper checks it)."""
+    dscp_prios: tuple[int, int] = (1, 2)
+    marking: list[str] = field(default_factory=list)
+    """The wrapper's lines about the EXP and PCP filters (marks.summary)."""
+
+    @property
+    def vlan_pairs(self) -> str:
+        """The egress-qos-map entries the VLAN device needs (priority 0 needs none: unmapped is PCP 0)."""
+        return " ".join(f"{v}:{v}" for v in self.vlan_map if v)
 
     @property
     def tc_rate(self) -> str:
@@ -325,6 +327,7 @@ def lower_egress(policy: Policy, iface: Interface, platform: LinuxTcPlatform) ->
         default_owner = queues[0].name
     egress = Egress(rate=link, burst=link_burst(iface, platform), frame=fr, default_minor="0",
                     default_service=default_owner or "")
+    at = layout(iface)
     for index, s in enumerate(queues):
         minor = FIRST_MINOR + index
         rate, ceil, why = _rates(policy, s, link, platform)
@@ -348,11 +351,20 @@ def lower_egress(policy: Policy, iface: Interface, platform: LinuxTcPlatform) ->
             egress.default_minor = f"{minor:x}"
         for m in mine:
             for code in m.dscp:
-                egress.filters.append(DscpFilter("ip", 1, (*kws("match ip dsfield"), tos(code), mask(0xfc)),
-                                                 leaf.minor, m.name, code))
+                egress.filters.append(EgressFilter("ip", at.dscp[0], (*kws("match ip dsfield"), tos(code), mask(0xfc)),
+                                                   leaf.minor, m.name, "dscp", code,
+                                                   actions=dscp_actions(iface, s, code)))
     for leaf in egress.leaves:
+        owner = policy.service_map[leaf.service]
         for member in leaf.members:
             for code in policy.service_map[member].dscp:
-                egress.filters.append(DscpFilter("ipv6", 2, (*kws("match ip6 priority"), tos(code), mask(0xfc)),
-                                                 leaf.minor, member, code))
+                egress.filters.append(EgressFilter("ipv6", at.dscp[1], (*kws("match ip6 priority"), tos(code),
+                                                                         mask(0xfc)), leaf.minor, member, "dscp",
+                                                   code, actions=dscp_actions(iface, owner, code)))
+    marking = marking_filters(policy, iface, {leaf.service: leaf.minor for leaf in egress.leaves},
+                              egress.default_service)
+    egress.filters = sorted(egress.filters + marking, key=lambda f: f.prio)
+    egress.vlan_map = written_pcp(egress.filters)
+    egress.dscp_prios = at.dscp
+    egress.marking = summary(egress.filters, egress.default_service, egress.vlan_map)
     return egress

@@ -94,11 +94,14 @@ class LinuxDriver(Driver):
 
     def running_config(self) -> str:
         """Read-only (qosc verify --from-device): `tc -j qdisc/class/filter show` of every interface the policy
-        gives the device, each after a `## dev NAME` line (the reader's multi-interface dump); nothing changes."""
+        gives the device, and its `ip -j -d link show` (a VLAN device's egress-qos-map turns the packet priorities
+        the filters set into 802.1p), each after a `## dev NAME` line (the reader's multi-interface dump); nothing
+        changes."""
         if not self.ifaces:
             raise PushError("read", f"no tc batch generated for {self.job.device}")
         program = "".join(f"DEV={shlex.quote(iface)}\necho \"## dev $DEV\"\n"
                           "for k in qdisc class filter; do tc -j $k show dev \"$DEV\" || exit 1; echo; done\n"
+                          "ip -j -d link show dev \"$DEV\" || exit 1; echo\n"
                           for iface in self.ifaces)
         return self._sh("read", program).stdout
 

@@ -16,7 +16,7 @@ distinct batch once (a large network has a few hundred, not tens of thousands).
 
 A failed line is "not exercised" when the kernel refused it for a kind it
 cannot load (an unknown qdisc, action or classifier; this project's kernels
-have no police, pedit, csum, red, fq_codel...).  tc has parsed such a line
+have no police, pedit, csum, red, fq_codel, mpls, skbedit...).  tc has parsed such a line
 before the kernel refused it, so its syntax was still checked.  Any other
 failure (a parse error, a bad parent, a wrong class id) is a qosc bug and
 raises SelfCheckError.  Without root and without user namespaces the check
@@ -48,6 +48,7 @@ PROBES = {
     "gact": "gact pass",
     "mirred": "mirred egress mirror dev {peer}",
     "skbedit": "skbedit priority 1:1 pass",
+    "mpls": "mpls modify tc 0 pipe",
 }
 SKIP_VALUE = {"parent", "handle", "classid", "protocol", "prio", "pref", "chain", "estimator", "dev"}
 SCRIPT = r"""

@@ -11,7 +11,8 @@ the drop curve (red min/max/probability over limit).  The filters attached
 to the root, in pref and handle order: a u32 match on the TOS byte (IPv4:
 word 0 bits 16-23, IPv6: bits 20-27 of word 0) with a mask covering the
 DSCP classifies the code points it matches to its flowid; unmatched code
-points go to HTB's default class.  Rates in JSON are bytes/s (tc_print_rate
+points go to HTB's default class.  The EXP and PCP filters and the marks the
+classes write: read.marks.  Rates in JSON are bytes/s (tc_print_rate
 prints bytes/s in JSON), in text with units (tc(8) "RATES": bit, kbit,
 mbit, gbit, and Kibit-style IEC).  A flowid naming no class is QOS174.
 """
@@ -26,6 +27,7 @@ from typing import Any
 from qosc.behaviour.model import Class, Curve, Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, Severity, warning
+from qosc.targets.linux_tc.read.marks import read as read_marks
 from qosc.tree import Document, Statement
 
 _UNITS = {"": 1, "bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12,
@@ -156,13 +158,14 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
     qdiscs: list[Entry] = []
     classes: list[Entry] = []
     filters: list[Entry] = []
+    links: list[Entry] = []
     for s in statements:
         where = s.origin if isinstance(s.origin, Location) else None
         fields = _fields(s)
         if len(s.words) >= 3 and s.words[0].text == "class":
             fields.setdefault("handle", s.words[2].text)
         entry = (s.words[1].text, fields, where)
-        sections = {"qdisc": qdiscs, "class": classes, "filter": filters}
+        sections = {"qdisc": qdiscs, "class": classes, "filter": filters, "link": links}
         if s.words[0].text in sections:
             sections[s.words[0].text].append(entry)
     unread = ("unread", name)
@@ -219,21 +222,26 @@ def _interface(name: str, statements: tuple[Statement, ...], origin: Location | 
                 inv.uses.append((element if kind in ("bfifo", "pfifo", "red") else unread, obj))
     read = {c.name for c in out}
     classify: list[list[str | None]] = [[None] * 64, [None] * 64]
-    for _, f, w in sorted(filters, key=_order):
+    ordered = sorted(filters, key=_order)
+    found = read_marks(name, ordered, read, default if default in read else None, major, links)
+    diagnostics += found.diagnostics
+    for _, f, w in ordered:
         with guard(diagnostics, f"filter pref {f.get('pref')}", w):
             o = f.get("options")
             if not isinstance(o, dict) or ("flowid" not in o and "classid" not in o):
                 continue  # a u32 hash table or chain head: no match of its own
             obj = ("filter", f"{name} pref {f.get('pref')} {o.get('fh', '')} to {o.get('flowid', o.get('classid'))}")
             inv.seen.append((*obj, w))
-            took = _filter(f, w, major, read, classify, diagnostics)
+            # an EXP or PCP filter is read by read.marks, which names what it cannot read
+            took = id(f) in found.taken if found.marking(f) else _filter(f, w, major, read, classify, diagnostics)
             inv.uses.append((iface_el if took else unread, obj))
     for fam in (0, 1):
         classify[fam] = [x if x is not None else (default if default in read else None) for x in classify[fam]]
     ident = tuple(range(64))
+    exp, pcp, written = found.tuples()
     iface = Interface(name, 0, None, link or None, None, tuple(out), (tuple(classify[0]),
-                      tuple(classify[1])), (ident, ident), origin=root[2],
-                      default_class=default if default in read else None)
+                      tuple(classify[1])), (ident, ident), classify_exp=exp, classify_pcp=pcp, marks=written,
+                      origin=root[2], default_class=default if default in read else None)
     return (iface, [("htb class", f"{name} {h}", w) for h, (_, w) in htb.items()]), diagnostics
 
 

@@ -8,7 +8,9 @@ interfaces in one dump: a line `## dev NAME` before each interface's outputs
 (what `qosc verify --from-device` reads through the push driver), or one
 such JSON object per interface; each interface becomes a `dev NAME` block.
 Each JSON object becomes one statement (`qdisc KIND HANDLE`, `class KIND CLASSID`,
-`filter PROTOCOL PREF KIND`) whose children are its fields (`key value`,
+`filter PROTOCOL PREF KIND`; an `ip -j -d link show` object, `link KIND NAME`, KIND
+its linkinfo's info_kind or none: the VLAN device's egress-qos-map of the 802.1p
+rewrite) whose children are its fields (`key value`,
 nested objects as blocks), located at the line of its opening brace.
 iproute2 6.1 prints HTB classes as text even with -j (q_htb.c has no JSON
 output there), so `class htb 1:10 parent 1:1 ... rate 10Mbit ceil ...`
@@ -97,6 +99,10 @@ def _fields(obj: dict[str, Any], where: Location) -> tuple[Statement, ...]:
 
 
 def _head(section: str, obj: dict[str, Any]) -> tuple[Word, ...]:
+    if section == "link":
+        info = obj.get("linkinfo")
+        info = info if isinstance(info, dict) else {}
+        return (kw("link"), _w(info.get("info_kind", "none")), _w(obj.get("ifname", "?")))
     if section == "filter":
         return (kw("filter"), _w(obj.get("protocol", "all")), _w(obj.get("pref", 0)), _w(obj.get("kind", "?")))
     if section == "class":
@@ -105,6 +111,8 @@ def _head(section: str, obj: dict[str, Any]) -> tuple[Word, ...]:
 
 
 def _section(obj: dict[str, Any]) -> str:
+    if "ifname" in obj and "ifindex" in obj:
+        return "link"
     if "protocol" in obj or "pref" in obj:
         return "filter"
     if "class" in obj:

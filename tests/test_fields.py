@@ -65,6 +65,12 @@ BASE: dict[str, Any] = {
         "cat1": {"platform": "catalyst6500", "interfaces": {
             "GigabitEthernet1/1": {"role": "core", "speed": "1G", "port-type": "1p7q8t"},
             "GigabitEthernet1/2": {"role": "edge", "speed": "1G", "port-type": "1p7q8t", "classifier": "cust"}}},
+        "sr1": {"platform": "sros-7750", "interfaces": {
+            "to-core:1/1/1": {"role": "core", "speed": "10G"},
+            "vprn:cust:to-cust:1/1/2:100": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
+        "ixr1": {"platform": "sros-7250-ixr", "interfaces": {
+            "to-core:1/1/1": {"role": "core", "speed": "10G"},
+            "vpls:cust:1/1/2:100": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
         "lx1": {"platform": "linux", "interfaces": {
             "eth0": {"role": "core", "speed": "1G"},
             "eth1": {"role": "edge", "speed": "1G", "classifier": "cust"}}},

@@ -23,7 +23,8 @@ from qosc.targets.iosxr.edge import marking_sets, police, rule_class_names, rule
 from qosc.targets.iosxr.platform import IosxrPlatform
 from qosc.targets.iosxr.queues import Queues
 from qosc.targets.iosxr.words import dscp_word, kbps_words, label, number, xr_name
-from qosc.tree import At, Document, Statement, name, stmt
+from qosc.tree import At, Document, Statement, stmt
+from qosc.tree import name as name_word
 
 MATCH = {Domain.DSCP: ("match", "dscp"), Domain.EXP: ("match", "mpls", "experimental", "topmost"),
          Domain.PCP: ("match", "cos")}
@@ -235,7 +236,7 @@ class Lowering:
                                         "set speed: or shape: on the interface"))
             cmds.append(stmt("service-policy", "output", label(name)))
         ifname = f"{iface.name}.{iface.unit}" if iface.unit else iface.name
-        return stmt("interface", name(ifname), children=cmds, origin=At(iface.where),
+        return stmt("interface", name_word(ifname), children=cmds, origin=At(iface.where),
                     comment=f"role {iface.role.value}" + (f": {iface.description}" if iface.description else ""))
 
     def lower(self) -> Document:

@@ -91,9 +91,11 @@ def _wred(field: str | None) -> CliForm:
                    f"{{random-detect/maximum-threshold-unit:{WRED}}}", _src(f"random-detect {field or ''}".strip()))
 
 
-_POLICE = (f"police rate {{police/rate/value}} {{police/rate/unit:{RATE}}} [burst {{police/burst/value}} "
-           f"{{police/burst/unit:{BURST}}}] [peak-rate {{police/peak-rate/value}} {{police/peak-rate/unit:{RATE}}}] "
-           f"[peak-burst {{police/peak-burst/value}} {{police/peak-burst/unit:{BURST}}}]")
+_POLICE_TAIL = (f"[burst {{police/burst/value}} {{police/burst/unit:{BURST}}}] [peak-rate {{police/peak-rate/value}} "
+                f"{{police/peak-rate/unit:{RATE}}}] [peak-burst {{police/peak-burst/value}} "
+                f"{{police/peak-burst/unit:{BURST}}}]")
+_POLICE = f"police rate {{police/rate/value}} {{police/rate/unit:{RATE}}} {_POLICE_TAIL}"
+_POLICE_PERCENT = f"police rate percent {{police/rate/value}} {{police/rate/unit=percent}} {_POLICE_TAIL}"
 
 CLASS = (
     CliForm("priority level {priority/level}", _src("priority (level)")),
@@ -108,6 +110,7 @@ CLASS = (
     _wred("dscp"), _wred("exp"), _wred("precedence"), _wred("discard-class"), _wred(None),
     CliForm("random-detect ecn {random-detect-ecn=}", _src("random-detect ecn")),
     CliForm(_POLICE, _src("police rate"), "police", "police"),
+    CliForm(_POLICE_PERCENT, _src("police rate"), "police", "police"),
     CliForm(f"shape average {{shape/average/rate/value}} {{shape/average/rate/unit:{RATE}}}", _src("shape average")),
     CliForm("shape average percent {shape/average/rate/value} {shape/average/rate/unit=percent}",
             _src("shape average")),

@@ -27,6 +27,7 @@ from qosc.sizing import burst_allowance
 from qosc.targets.iosxr.platform import IosxrPlatform
 from qosc.targets.iosxr.words import dscp_list, kbps_words, number, size_words, time_words
 from qosc.tree import At, Statement, kw, stmt
+from qosc.units import Percent
 
 
 @dataclass
@@ -66,19 +67,23 @@ class Queues:
         if cap is None and s.queue.rate_cap is None and s.policer in self.policy.policer_map:
             cap = self.policy.policer_map[s.policer or ""].cir
         where = At(s.where, "queue.rate-cap")
-        if cap is None:
+        pct = s.queue.rate_cap.value if isinstance(s.queue.rate_cap, Percent) else None
+        if pct is not None and (not float(pct).is_integer() or pct < 1):
+            pct = None
+        if cap is None and pct is None:
             self.say(error, "QOS241", f"strict-priority service '{s.name}' on {self.device}:{iface.name} has no "
                      "cap IOS XR can write: a priority class must be capped (rate-cap needs the interface speed)",
                      s.where.at("queue.rate-cap") or s.where.at("queue.strict"),
                      "give queue.rate-cap as a rate, or set the interface speed")
             return out
+        rate_words = ("percent", number(int(pct))) if pct is not None else kbps_words(cap or 0)
         if self.platform.strict_cap == "shape":
-            out.append(stmt("shape", "average", *kbps_words(cap), origin=where))
+            out.append(stmt("shape", "average", *rate_words, origin=where))
             return out
         policer = self.policy.policer_map.get(s.policer or "")
-        burst = burst_allowance(cap, iface.mtu, policer.cbs if policer is not None else None)
-        out.append(stmt("police", "rate", *kbps_words(cap), "burst", *size_words(burst.bytes), origin=where,
-                        comment=f"strict priority capped at {cap} bit/s; burst {burst.formula}",
+        burst = burst_allowance(cap or 0, iface.mtu, policer.cbs if policer is not None else None)
+        out.append(stmt("police", "rate", *rate_words, "burst", *size_words(burst.bytes), origin=where,
+                        comment=f"strict priority capped at {cap or f'{pct:g}%'}; burst {burst.formula}",
                         children=[stmt("conform-action", "transmit"), stmt("exceed-action", "drop")]))
         return out
 
@@ -144,7 +149,8 @@ class Queues:
     def profile(self, name: str, limit_us: int, field_: str | None, values: str | None, where: At) -> Statement:
         dp = self.policy.drop_profile_map[name]
         low, high, prob = dp.thresholds()
-        lo_us, hi_us = max(1, round(limit_us * low / 100)), max(2, round(limit_us * high / 100))
+        lo_us = max(1, round(limit_us * low / 100))
+        hi_us = max(lo_us + 1, round(limit_us * high / 100))  # a step (min = max) is a one-microsecond ramp
         if prob < 100:
             self.say(info, "QOS245", f"drop profile '{name}' drops {prob:g}% at {high:g}% fill; IOS XR's "
                      f"random-detect rises to 100% at its maximum threshold, so the curve is steeper",

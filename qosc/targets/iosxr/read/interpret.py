@@ -115,7 +115,7 @@ def police(s: Statement) -> tuple[Envelope, dict[str, list[tuple[str, ...]]]]:
                 return f"dscp {_dscp(line[2])[0]}"
         return "drop" if lines[0] == ("drop",) else "transmit"
 
-    cir = rate(*kv["rate"])
+    cir = rate(*kv["rate"]) if kv["rate"][0] != "percent" else 0
     pir = rate(*kv["peak-rate"]) if "peak-rate" in kv else None
     pbs = size(*kv["peak-burst"]) if "peak-burst" in kv else None
     violate = act("violate")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from qosc.behaviour.model import Class, Curve, Interface, Rule
 from qosc.targets.iosxr.read import interpret as ip
@@ -23,6 +24,7 @@ def _curve(lo: int, hi: int, limit: int | None) -> Curve | None:
 def _class(name: str, body: tuple[Statement, ...], at: Statement, codes: list[int], ratios: int,
            rate: int | None) -> Class:
     strict, share, cap_rate, limit, ecn = False, None, None, None, False
+    cap_pct: float | None = None
     buffer = None
     drops: list[tuple[int, Curve]] = []
     wred: list[tuple[str | None, str, int, int]] = []
@@ -36,6 +38,8 @@ def _class(name: str, body: tuple[Statement, ...], at: Statement, codes: list[in
             share = round(100.0 * int(w[3]) / ratios, 4)
         elif w[:1] == ("bandwidth",) and len(w) == 3 and rate:
             share = round(100.0 * ip.rate(w[1], w[2]) / rate, 4)
+        elif w[:3] == ("police", "rate", "percent") or w[:3] == ("shape", "average", "percent") and strict:
+            cap_pct = float(w[3])
         elif w[:1] == ("police",):
             cap_rate = ip.police(s)[0].cir
         elif w[:2] == ("shape", "average") and strict:
@@ -62,7 +66,7 @@ def _class(name: str, body: tuple[Statement, ...], at: Statement, codes: list[in
             drops += [(int(v) + 1, curve) for v in values.split(",")]
         elif field == "dscp":
             drops += [(p, curve) for p in sorted(ip.precedence_of(ip._dscp(values)))]
-    cap = round(100.0 * cap_rate / rate, 6) if cap_rate and rate else None
+    cap = cap_pct if cap_pct is not None else round(100.0 * cap_rate / rate, 6) if cap_rate and rate else None
     return Class(name, share=share, strict=strict, cap=cap, cap_rate=None if cap else cap_rate, buffer=buffer,
                  drop=tuple(sorted(drops, key=lambda d: d[0])), ecn=ecn, origin=ip._origin(at))
 
@@ -126,6 +130,10 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
         for key, dom in (("mpls experimental topmost", "exp"), ("cos", "pcp")):
             if key in st:
                 marks += [(dom, label, p, int(st[key])) for p in (1, 2, 3)]
+    if ratios:  # remaining ratios share what the priority classes leave
+        left = 100.0 - sum(cl.cap or 0.0 for cl in classes if cl.strict)
+        classes = [replace(cl, share=round(cl.share * left / 100, 4)) if cl.share is not None and not cl.strict
+                   else cl for cl in classes]
     if default_name is not None:
         classify = [[x if x is not None else default_name for x in fam] for fam in classify]
         for table in (exp, pcp):

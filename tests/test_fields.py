@@ -71,6 +71,12 @@ BASE: dict[str, Any] = {
         "ixr1": {"platform": "sros-7250-ixr", "interfaces": {
             "to-core:1/1/1": {"role": "core", "speed": "10G"},
             "vpls:cust:1/1/2:100": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
+        "xr1": {"platform": "iosxr-asr9k", "interfaces": {
+            "TenGigE0/0/0/0": {"role": "core", "speed": "10G"},
+            "GigabitEthernet0/0/0/1": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
+        "xr8k": {"platform": "iosxr-8000", "interfaces": {
+            "HundredGigE0/0/0/0": {"role": "core", "speed": "100G"},
+            "TenGigE0/0/0/1": {"role": "edge", "speed": "10G", "classifier": "cust"}}},
         "lx1": {"platform": "linux", "interfaces": {
             "eth0": {"role": "core", "speed": "1G"},
             "eth1": {"role": "edge", "speed": "1G", "classifier": "cust"}}},

@@ -234,6 +234,7 @@ class CliYang:
             parts = p.split("/")
             here: Data | None = data
             for n, part in enumerate(parts[:-1]):
+                assert here is not None
                 here = entry(here, "/".join(parts[:n + 1]), here.schema.children[part])
                 if here is None:
                     return reached

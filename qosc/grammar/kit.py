@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from qosc.grammar.types import DecimalRange, Enum, IntRange, String, Union, ValueType
 from qosc.grammar.base import Violation
+from qosc.grammar.types import DecimalRange, Enum, IntRange, String, Union, ValueType
 from qosc.grammar.yang import Data, SchemaNode, YangSchema
 from qosc.tree import Document, Statement, Word, kw, walk
 

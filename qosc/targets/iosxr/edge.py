@@ -23,8 +23,10 @@ def rule_matches(rule: Rule) -> Iterator[tuple[str, list[Statement]]]:
     """(family, match statements) of the class-maps of one rule: one per source and destination prefix pair."""
     for family in rule.families:
         version = 4 if family == "inet" else 6
-        sources = [p for p in rule.sources if ipaddress.ip_network(p, strict=False).version == version] or [None]
-        dests = [p for p in rule.destinations if ipaddress.ip_network(p, strict=False).version == version] or [None]
+        sources: list[str | None] = [p for p in rule.sources
+                                     if ipaddress.ip_network(p, strict=False).version == version] or [None]
+        dests: list[str | None] = [p for p in rule.destinations
+                                   if ipaddress.ip_network(p, strict=False).version == version] or [None]
         for src in sources:
             for dst in dests:
                 out: list[Statement] = []
@@ -84,8 +86,7 @@ def police(p: Policer, mark: int | None, extras: dict[int, list[tuple[str, ...]]
     if p.colours == 3:
         colours.append(("violate-action", p.violate or Action("drop"), 3))
     for colour, act, n in colours:
-        for line in action_words(act, mark, extras.get(n, [])):
-            children.append(stmt(colour, *line))
+        children.extend(stmt(colour, *line) for line in action_words(act, mark, extras.get(n, [])))
     return stmt(*words, children=children, origin=At(p.where, "cir"))
 
 

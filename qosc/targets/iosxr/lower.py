@@ -92,8 +92,8 @@ class Lowering:
                                     f"{len(strict)} strict ones; {self.platform.name} has {self.platform.queues} "
                                     f"queues and {self.platform.priority_levels} priority levels",
                                     iface.where.at("services"), "let services share queues (queue.shared-with)"))
-        shares = {o.name: self._pct(o, iface) for o in owners if not o.queue.strict}
-        shares = {k: v for k, v in shares.items() if v is not None}
+        pcts = {o.name: self._pct(o, iface) for o in owners if not o.queue.strict}
+        shares = {k: v for k, v in pcts.items() if v is not None}
         classes = []
         for owner in owners:
             body = self.q.body(owner, iface, strict.index(owner) + 1 if owner in strict else 0, shares)
@@ -137,7 +137,7 @@ class Lowering:
                 if service is None or classifier is None:
                     continue
                 owner = policy.queue_owner(service)
-                mark = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else None)
+                mark: int | None = r.set_dscp if r.set_dscp is not None else (service.mark if service.dscp else None)
                 tc = self.q.tc.get(owner.name) if split else None
                 body = self._mark(service, iface, mark, tc, policy.policer_map.get(r.policer or service.policer
                                                                                     or ""), At(r.where))
@@ -154,8 +154,8 @@ class Lowering:
                 continue
             groups = self._precedence_groups(owner) if split else [()]
             for precs in groups:
-                name = self.queue_class(owner, iface, precs)
-                if name is None:
+                found = self.queue_class(owner, iface, precs)
+                if found is None:
                     continue
                 prec = precs[0] if precs else 1
                 tc = self.q.tc.get(owner.name) if split else None
@@ -163,7 +163,7 @@ class Lowering:
                         set_lines(marking_sets(owner, iface, prec, tc, prec - 1 if prec > 1 else None),
                                   At(owner.where)))
                 if body:
-                    classes.append(stmt("class", label(name), children=body, origin=At(owner.where)))
+                    classes.append(stmt("class", label(found), children=body, origin=At(owner.where)))
         default = policy.default_service
         sets: list[Statement] = []
         if default is not None and default in policy.services_on(iface):

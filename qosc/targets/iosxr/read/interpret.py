@@ -21,7 +21,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import Class, Curve, Device, Envelope, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.targets.iosxr.words import DSCP_VALUES, RATE_UNITS, SIZE_UNITS, TIME_UNITS
@@ -232,4 +232,4 @@ def warn(c: Config, message: str, where: Statement) -> None:
     c.found.append(warning("QOS172", message, _origin(where)))
 
 
-__all__ = ["Curve", "Class", "interpret"]
+__all__ = ["Class", "Curve", "interpret"]

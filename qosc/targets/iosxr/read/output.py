@@ -38,7 +38,7 @@ def _class(name: str, body: tuple[Statement, ...], at: Statement, codes: list[in
             share = round(100.0 * int(w[3]) / ratios, 4)
         elif w[:1] == ("bandwidth",) and len(w) == 3 and rate:
             share = round(100.0 * ip.rate(w[1], w[2]) / rate, 4)
-        elif w[:3] == ("police", "rate", "percent") or w[:3] == ("shape", "average", "percent") and strict:
+        elif w[:3] == ("police", "rate", "percent") or (w[:3] == ("shape", "average", "percent") and strict):
             cap_pct = float(w[3])
         elif w[:1] == ("police",):
             cap_rate = ip.police(s)[0].cir

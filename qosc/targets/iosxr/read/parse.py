@@ -29,7 +29,7 @@ def _word(text: str) -> Word:
 
 def sniff(text: str) -> str | None:
     """'cfg' for IOS XR MQC text: end-policy-map / end-class-map are XR's alone."""
-    return "cfg" if re.search(r"^ end-(policy|class)-map$", text, re.M) else None
+    return "cfg" if re.search(r"^ end-(policy|class)-map$", text, re.MULTILINE) else None
 
 
 def parse(text: str, source: str, platform: object = None, fmt: str | None = None) -> Document:

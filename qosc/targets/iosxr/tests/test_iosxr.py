@@ -100,7 +100,8 @@ def test_cisco_8000_ingress_sets_traffic_class_and_egress_queues_on_it(tmp_path:
     text = cli(moved("geant-lbe", "iosxr-8000", tmp_path), "de1.de")
     ingress = text.split("policy-map geant-lbe-in\n")[1].split("end-policy-map")[0]
     egress = text.split("policy-map geant-lbe-out\n")[1].split("end-policy-map")[0]
-    assert "class ip-premium\n  set traffic-class" in ingress and "class class-default\n  set traffic-class 0" in ingress
+    assert "class ip-premium\n  set traffic-class" in ingress
+    assert "class class-default\n  set traffic-class 0" in ingress
     assert "class tc1\n" in egress and "class-map match-any tc1\n match traffic-class 1\n" in text
     assert "service-policy input geant-lbe-in\n service-policy output geant-lbe-out" in text
 

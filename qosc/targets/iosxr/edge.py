@@ -81,7 +81,7 @@ def police(p: Policer, mark: int | None, extras: dict[int, list[tuple[str, ...]]
         words += ["peak-rate", *kbps_words(p.pir)]
     if p.pbs is not None or p.ebs is not None:
         words += ["peak-burst", *size_words(p.pbs or p.ebs or 0)]
-    children = []
+    children: list[Statement] = []
     colours = [("conform-action", p.conform, 1), ("exceed-action", p.exceed, 2)]
     if p.colours == 3:
         colours.append(("violate-action", p.violate or Action("drop"), 3))

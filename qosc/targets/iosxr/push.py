@@ -34,6 +34,9 @@ MIN_CONFIRM = 30
 """IOS XR's shortest `commit confirmed` (seconds); qosc's --confirm-timeout is used when longer."""
 
 
+_SKIP = ("!", "Building configuration", "Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
+
+
 class Node:
     def __init__(self, line: str) -> None:
         self.line = line
@@ -49,8 +52,7 @@ def tree(text: str) -> Node:
     stack: list[tuple[int, Node]] = [(-1, root)]
     for raw in text.splitlines():
         s = raw.strip()
-        if not s or s.startswith("!") or s in ("end", "end-class-map", "end-policy-map") or \
-                s.startswith(("Building configuration", "Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")):
+        if not s or s.startswith(_SKIP) or s in ("end", "end-class-map", "end-policy-map"):
             continue
         depth = len(raw) - len(raw.lstrip(" "))
         while stack[-1][0] >= depth:

@@ -175,7 +175,7 @@ class IosxrDriver(Driver):
         if not self.cmds:
             return
         try:
-            self.conn.send_config_set(self.cmds, error_pattern=ERROR, cmd_verify=False,
+            self.conn.send_config_set(self.cmds, error_pattern=ERROR, cmd_verify=True,
                                       read_timeout=self.options.rpc_timeout)
         except Exception as exc:  # noqa: BLE001 - a refused line: the candidate is aborted by discard()
             self._dead("load")

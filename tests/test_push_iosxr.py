@@ -22,11 +22,11 @@ from qosc.targets.registry import targets
 pytest.importorskip("fakenos")
 pytest.importorskip("netmiko")
 
-from push.fixtures import _busy  # noqa: E402
-from push.peers import free_port  # noqa: E402
-from push.xr_sim import XrLab  # noqa: E402
-from push.xr_sim import parse as sim_parse  # noqa: E402
-from push.xr_sim import render as sim_render  # noqa: E402
+from push.fixtures import _busy
+from push.peers import free_port
+from push.xr_sim import XrLab
+from push.xr_sim import parse as sim_parse
+from push.xr_sim import render as sim_render
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "Xr-pa55-word"

@@ -92,8 +92,7 @@ def parse(text: str) -> Node:
     stack: list[tuple[int, Node]] = [(-1, root)]
     for raw in text.splitlines():
         s = raw.strip()
-        if not s or s.startswith("!") or s in ("end", "end-class-map", "end-policy-map") or \
-                s.startswith("Building"):
+        if not s or s.startswith(("!", "Building")) or s in ("end", "end-class-map", "end-policy-map"):
             continue
         depth = len(raw) - len(raw.lstrip(" "))
         while stack[-1][0] >= depth:

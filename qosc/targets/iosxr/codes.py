@@ -1,4 +1,4 @@
-"""The iosxr target's diagnostic codes: QOS240-QOS249 (the reader's QOS247 is in read/)."""
+"""The iosxr target's diagnostic codes: QOS240-QOS248 (QOS247 is the reader's)."""
 
 from __future__ import annotations
 

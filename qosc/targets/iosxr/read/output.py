@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import qosc.targets.iosxr.read.config as ip
 from qosc.behaviour.model import Class, Curve, Interface, Rule
-from qosc.targets.iosxr.read import interpret as ip
 from qosc.tree import Statement
 
 

@@ -27,6 +27,7 @@ REFERENCE = sorted((ROOT / "policies").glob("*.yaml"))
 FEATURES: dict[str, list[Path]] = {
     "junos": [ROOT / "qosc/targets/junos/tests/policies/every-feature.yaml"],
     "sros": sorted((ROOT / "qosc/targets/sros/tests/policies").glob("*.yaml")),
+    "iosxr": sorted((ROOT / "qosc/targets/iosxr/tests/policies").glob("*.yaml")),
 }
 """Feature-covering policies a target declares beside the reference policies."""
 

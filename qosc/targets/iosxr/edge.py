@@ -87,7 +87,8 @@ def police(p: Policer, mark: int | None, extras: dict[int, list[tuple[str, ...]]
         colours.append(("violate-action", p.violate or Action("drop"), 3))
     for colour, act, n in colours:
         children.extend(stmt(colour, *line) for line in action_words(act, mark, extras.get(n, [])))
-    return stmt(*words, children=children, origin=At(p.where, "cir"))
+    return stmt(*words, children=children, origin=At(p.where, "cir"),
+                comment=f"policer {p.name}" + (f": {p.description}" if p.description else ""))
 
 
 def rule_class_names(classifier: Classifier, rule: Rule, count: int) -> list[str]:

@@ -69,7 +69,8 @@ class Lowering:
                 matches.append(stmt(*MATCH[domain], *words, origin=At(owner.where, domain.value)))
         if not matches:
             return None
-        suffix = "-".join(d.value for d in domains if d is not Domain.DSCP)
+        suffix = "-".join(d.value for d in domains if d is not Domain.DSCP) + ("-only" if Domain.DSCP not in domains
+                                                                               else "")
         prec = "-dp" + "".join(str(p) for p in precedences) if precedences else ""
         return self.class_map(owner.name + (f"-{suffix}" if suffix else "") + prec, matches, At(owner.where))
 
@@ -98,7 +99,9 @@ class Lowering:
         for owner in owners:
             body = self.q.body(owner, iface, strict.index(owner) + 1 if owner in strict else 0, shares)
             if owner.default:
-                classes.append(stmt("class", "class-default", children=body, origin=At(owner.where)))
+                classes.append(stmt("class", "class-default", children=body, origin=At(owner.where),
+                                    comment=f"service {owner.name}" + (f": {owner.description}"
+                                                                       if owner.description else "")))
                 continue
             if self.platform.split:
                 name = self.class_map(f"tc{self.q.tc[owner.name]}", [
@@ -109,7 +112,8 @@ class Lowering:
                     continue
                 name = found
             classes.append(stmt("class", label(name), children=body, origin=At(owner.where),
-                                comment=f"service {owner.name}"))
+                                comment=f"service {owner.name}" + (f": {owner.description}" if owner.description
+                                                                    else "")))
         self._priorities(owners)
         return classes
 
@@ -145,12 +149,14 @@ class Lowering:
                 for name, (_, m) in zip(rule_class_names(classifier, r, len(matches)), matches, strict=True):
                     cname = self.class_map(name, m, At(r.where, "match"), "match-all")
                     classes.append(stmt("class", label(cname), children=body, origin=At(r.where),
-                                        comment=f"rule {r.name}"))
+                                        comment=[f"rule {r.name}" + (f": {r.description}" if r.description else ""),
+                                                 *([f"classifier {classifier.name}: {classifier.description}"]
+                                                   if classifier.description else [])]))
         for owner in self.q.owners(iface):
             if owner.default:
                 continue
             pol = policy.policer_map.get(owner.policer or "") if iface.role is Role.EDGE else None
-            if not split and pol is None:
+            if not split and pol is None and not iface.impose:
                 continue
             groups = self._precedence_groups(owner) if split else [()]
             for precs in groups:
@@ -252,6 +258,8 @@ class Lowering:
                   "random-detect thresholds us/ms"]
         if self.policy.description:
             header.append(f"policy: {self.policy.description}")
+        if self.device.description:
+            header.append(f"device: {self.device.description}")
         statements = (*self.class_maps.values(), *self.policy_maps.values(), *interfaces)
         return Document(self.device.name, "iosxr", tuple(statements), tuple(header), At(self.device.where))
 

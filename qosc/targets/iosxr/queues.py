@@ -157,7 +157,8 @@ class Queues:
                      dp.where.at("max-probability") or dp.where.at("points"))
         head = ("random-detect", field_, kw(values or "")) if field_ else ("random-detect",)
         return stmt(*head, *time_words(lo_us), *time_words(hi_us), origin=where,
-                    comment=f"drop profile {name}: {low:g}%..{high:g}% of the {limit_us} us queue-limit")
+                    comment=f"drop profile {name}: {low:g}%..{high:g}% of the {limit_us} us queue-limit"
+                            + (f" ({dp.description})" if dp.description else ""))
 
     def rewrite(self, owner: Service, iface: Interface) -> list[Statement]:
         out = []
@@ -170,8 +171,8 @@ class Queues:
                 continue
             if self.platform.split:
                 self.say(warning, "QOS246", f"{self.platform.name} marks in its egress queuing policy nothing but "
-                         f"what the ingress policy set: {domain.label} of '{owner.name}' leaves "
-                         f"{self.device}:{iface.name} as it arrived (a label swap keeps its EXP)",
+                         f"what the ingress policy set: {domain.label} leaves {self.device}:{iface.name} as it "
+                         "arrived (a label swap keeps its EXP)",
                          iface.where.at("rewrite"), "rewrite on the ingress side, or drop rewrite here")
                 continue
             if len({owner.mark_in(domain, p) for p in (1, 2, 3)} - {None}) > 1:

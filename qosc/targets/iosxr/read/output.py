@@ -10,6 +10,12 @@ from qosc.behaviour.model import Class, Curve, Interface, Rule
 from qosc.tree import Statement
 
 
+def service_name(class_map: str) -> str:
+    """The queue a class-map of qosc's stands for: its name without the trusted markings (-exp, -pcp, -only where
+    it matches no DSCP) and drop precedence (-dpN) qosc adds to the class-maps of one queue."""
+    return re.sub(r"(-exp)?(-pcp)?(-only)?(-dp\d+)?$", "", class_map) or class_map
+
+
 def _classes(policy: Statement | None) -> list[tuple[str, tuple[Statement, ...], Statement]]:
     return [(cls.texts()[-1], cls.children or (), cls) for cls in (policy.children or () if policy else ())
             if cls.texts()[:1] == ("class",)]
@@ -91,7 +97,7 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
             classes_of = _classes(out)
     # the input policy's classes: traffic-class they set, their discard-class (drop precedence), EXP imposed
     rules, others = ip.rules_of(c, inp) if inp is not None else ([], [])
-    tc_names = {tc: re.sub(r"-dp\d+$", "", srcs[0][0]) for tc, srcs in c.tc.items() if srcs}
+    tc_names = {tc: service_name(srcs[0][0]) for tc, srcs in c.tc.items() if srcs}
     ratios = sum(int(b.texts()[3]) for _, body, _ in classes_of for b in body
                  if b.texts()[:3] == ("bandwidth", "remaining", "ratio"))
     classes: list[Class] = []
@@ -103,7 +109,7 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
     default_name = None
     for cname, body, at in classes_of:
         sources = [(cname, 1)]
-        label = cname
+        label = service_name(cname) if cname != "class-default" else cname
         if cname != "class-default":
             m = ip.matches(c, cname)
             if m["tc"]:
@@ -122,8 +128,9 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
                     if classify[f][code] is None:
                         classify[f][code] = label
                     declared.add(code)
+            own = m if src == cname else None  # Cisco 8000: EXP and PCP from the interface's own input policy
             for table, key in ((exp, "exp"), (pcp, "pcp")):
-                for v in m[key]:
+                for v in own[key] if own is not None else []:
                     if table[v] is None:
                         table[v] = (label, prec)
         st = ip.sets(body)
@@ -134,6 +141,14 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
         left = 100.0 - sum(cl.cap or 0.0 for cl in classes if cl.strict)
         classes = [replace(cl, share=round(cl.share * left / 100, 4)) if cl.share is not None and not cl.strict
                    else cl for cl in classes]
+    for src, st in others:  # Cisco 8000: the interface's own input classes classify EXP and PCP
+        if "traffic-class" in st and src != "class-default":
+            m = ip.matches(c, src)
+            prec = int(st.get("discard-class", "0")) + 1
+            for table, key in ((exp, "exp"), (pcp, "pcp")):
+                for v in m[key]:
+                    if table[v] is None:
+                        table[v] = (service_name(src), prec)
     if default_name is not None:
         classify = [[x if x is not None else default_name for x in fam] for fam in classify]
         for table in (exp, pcp):
@@ -144,7 +159,7 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
     unmatched = ip._dscp(st["dscp"])[0] if "dscp" in st else None
     edge = bool(rules) or unmatched is not None
     rules += _trusted(c, inp) if inp is not None and edge else []
-    marks += _imposed(c, inp, classify, exp) if inp is not None else []
+    marks += _imposed(c, inp, classify, {cl.name for cl in classes}) if inp is not None else []
     rewrite = tuple(code if code in declared else None for code in range(64))
     return Interface(name.partition(".")[0], int(name.partition(".")[2] or 0), "edge" if edge else "core", rate,
                      shape, tuple(classes), (tuple(classify[0]), tuple(classify[1])), (rewrite, rewrite),
@@ -169,7 +184,7 @@ def _trusted(c: ip.Config, inp: Statement) -> list[Rule]:
 
 
 def _imposed(c: ip.Config, inp: Statement, classify: list[list[str | None]],
-             exp: list[tuple[str, int] | None]) -> list[tuple[str, str, int, int]]:
+             queues: set[str]) -> list[tuple[str, str, int, int]]:
     """EXP the input policy imposes, per class the traffic is queued in and drop precedence."""
     out = []
     for name, body, _ in _classes(inp):
@@ -194,7 +209,8 @@ def _imposed(c: ip.Config, inp: Statement, classify: list[list[str | None]],
             mark = int(env.conform.split()[1]) if env.conform.startswith("dscp") else None
         codes = ip.matches(c, name)["inet"]
         code = mark if mark is not None else (codes[0] if codes else 0)
-        cls = classify[0][code] if name != "class-default" else classify[0][0]
+        cls = service_name(name) if service_name(name) in queues else \
+            classify[0][code] if name != "class-default" else classify[0][0]
         if cls is None:
             continue
         for p in (1, 2, 3):

@@ -1,4 +1,4 @@
-"""The iosxr target's diagnostic codes: QOS240-QOS248 (QOS247 is the reader's)."""
+"""The iosxr target's diagnostic codes: QOS240-QOS249 (QOS247 is the reader's)."""
 
 from __future__ import annotations
 
@@ -16,4 +16,5 @@ CODES = (
     Code("QOS246", _C, "error|warning", "marking IOS XR cannot realise as the policy asks", "iosxr"),
     Code("QOS247", "read back", "error", "IOS XR configuration text the reader cannot read", "iosxr"),
     Code("QOS248", _C, "info", "how the Cisco 8000 splits classification and queuing, said", "iosxr"),
+    Code("QOS249", _C, "info", "a marking IOS XR keeps as it arrives, as the policy asks", "iosxr"),
 )

@@ -225,6 +225,11 @@ class Lowering:
     # -- the device -------------------------------------------------------------------------------------------
     def interface(self, iface: Interface) -> Statement:
         cmds: list[Statement] = []
+        if iface.role is Role.CORE and Domain.DSCP not in iface.rewrite:
+            self.found.append(info("QOS249", f"{self.device.name}:{iface.name} rewrites no DSCP, as IOS XR's output "
+                                   "classes never do: each packet leaves with the DSCP it came with (the same as "
+                                   "with rewrite dscp for the code points of the policy's services)",
+                                   iface.where.at("rewrite")))
         inbound = self.ingress(iface)
         if inbound:
             cmds.append(stmt("service-policy", "input", label(self.policy_map("in", inbound, At(iface.where)))))

@@ -20,7 +20,7 @@ from qosc.targets.iosxr.grammar import GRAMMAR
 from qosc.tree import Document, Rendered, Statement, Writer, origin_of
 
 NS = "http://cisco.com/ns/yang/"
-NAMESPACES = {"class-map": NS + "Cisco-IOS-XR-um-policymap-classmap-cfg",
+NAMESPACES = {"class-map": NS + "Cisco-IOS-XR-um-policymap-classmap-cfg",  # top nodes and the interface augment
               "policy-map": NS + "Cisco-IOS-XR-um-policymap-classmap-cfg",
               "interfaces": NS + "Cisco-IOS-XR-um-interface-cfg",
               "service-policy": NS + "Cisco-IOS-XR-um-if-service-policy-qos-cfg"}
@@ -63,11 +63,15 @@ def _element(data: Data, depth: int, lines: list[str], namespace: str | None = N
         value = data.value or ""
         lines.append(f"{pad}<{name}{attr}>{escape(value)}</{name}>" if value else f"{pad}<{name}{attr}/>")
         return
+    if not data.keys and not data.children:  # a presence container (match-any)
+        lines.append(f"{pad}<{name}{attr}/>")
+        return
     lines.append(f"{pad}<{name}{attr}>")
     for key, value in zip(data.schema.keys, data.keys, strict=False):
         lines.append(f"{pad}  <{key}>{escape(value)}</{key}>")
     for child in data.children.values():
-        _element(child, depth + 1, lines, NAMESPACES.get(child.name) if child.name == "service-policy" else None)
+        augment = child.schema.path == "interfaces/interface/service-policy"  # the augment's own namespace
+        _element(child, depth + 1, lines, NAMESPACES["service-policy"] if augment else None)
     lines.append(f"{pad}</{name}>")
 
 

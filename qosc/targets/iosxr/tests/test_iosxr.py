@@ -169,3 +169,19 @@ def test_every_feature_policy_reads_back_to_itself_per_class(tmp_path: Path) -> 
                 assert have == [None if x is None else x[0] for x in expected.classified(domain)], \
                     (device, expected.name, domain)
             assert named(got.marked("impose")) == named(expected.marked("impose")), (device, expected.name)
+
+
+def test_yang_xml_is_the_data_tree_with_each_modules_namespace(tmp_path: Path) -> None:
+    from xml.etree import ElementTree
+    policy = moved("assured-rate", "iosxr-asr9k", tmp_path)
+    unit = policy.device_map["edge-mx"]
+    _, lowered = pipeline.lower(XR, policy, unit)
+    outputs, _ = pipeline.render(XR, policy, unit, lowered)
+    root = ElementTree.fromstring(next(o.text for o in outputs if o.path.endswith(".xml")))
+    um = "{http://cisco.com/ns/yang/Cisco-IOS-XR-um-policymap-classmap-cfg}"
+    sp = "{http://cisco.com/ns/yang/Cisco-IOS-XR-um-if-service-policy-qos-cfg}"
+    names = [e.text for e in root.iter(f"{um}policy-map-name")]
+    assert "assured-rate-in" in names
+    bound = [e.text for e in root.iter(f"{sp}service-policy") for e in e.iter() if e.tag.endswith("service-policy-name")]
+    assert "assured-rate-in" in bound
+    assert root.find(f"{um}class-map/{um}type/{um}qos/{um}match-any") is not None

@@ -182,6 +182,7 @@ def test_yang_xml_is_the_data_tree_with_each_modules_namespace(tmp_path: Path) -
     sp = "{http://cisco.com/ns/yang/Cisco-IOS-XR-um-if-service-policy-qos-cfg}"
     names = [e.text for e in root.iter(f"{um}policy-map-name")]
     assert "assured-rate-in" in names
-    bound = [e.text for e in root.iter(f"{sp}service-policy") for e in e.iter() if e.tag.endswith("service-policy-name")]
+    bound = [leaf.text for e in root.iter(f"{sp}service-policy") for leaf in e.iter()
+             if leaf.tag.endswith("service-policy-name")]
     assert "assured-rate-in" in bound
     assert root.find(f"{um}class-map/{um}type/{um}qos/{um}match-any") is not None

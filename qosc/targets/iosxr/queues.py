@@ -124,7 +124,7 @@ class Queues:
                 self.say(error, "QOS244", f"service '{owner.name}' asks for CoDel, which IOS XR does not have",
                          owner.where.at("queue.aqm"), "use aqm: red with a drop profile, or none")
             return []
-        profiles = dict(owner.drop_profiles)
+        profiles = {p: n for p, n in owner.drop_profiles if n in self.policy.drop_profile_map}  # dangling: QOS0xx
         if not profiles:
             return []
         out: list[Statement] = []

@@ -5,7 +5,7 @@ forms.py (the CLI statements as forms onto the unified model), grammar.py (forms
 releases, yang/*.json derived by scripts/derive-iosxr-grammar), words.py (names and values with units),
 lower.py (the device: class-maps, policy-maps, interfaces), queues.py (egress queuing classes), edge.py
 (ingress classes: classifier rules, policers, marks, traffic-class), serialize.py (CLI and YANG XML from one
-tree), codes.py (QOS240-QOS248), read/ (running-config back into the tree and behaviour), push.py (netmiko
+tree), codes.py (QOS240-QOS251), read/ (running-config back into the tree and behaviour), push.py (netmiko
 cisco_xr: candidate, `show configuration` diff, `commit confirmed`, `commit`, abort on error).
 
 Rules, the same on both families unless platform data says otherwise:
@@ -15,10 +15,13 @@ Rules, the same on both families unless platform data says otherwise:
   policer CIR): `police rate` in the class on the ASR 9000, `shape average` on the Cisco 8000;
 - shares: `bandwidth percent` (whole percentages) or `bandwidth <rate>` on the ASR 9000, `bandwidth remaining
   ratio` on the Cisco 8000 (no minimum bandwidth there); every non-strict class gets a `queue-limit` with
-  units; drop profiles are `random-detect` profiles in time units of that queue-limit;
+  units; drop profiles are `random-detect` profiles in time units of that queue-limit, at most
+  `wred_per_class` of them in a class (the highest drop precedences share one beyond that, QOS251);
 - the Cisco 8000 splits classification and queuing: every interface gets an input policy whose classes set
-  the queue's traffic-class (and discard-class 1, 2 for AF drop precedences 2, 3 where WRED differs by
-  precedence), and the output policy matches `traffic-class`;
+  the queue's traffic-class (and discard-class 1 for the drop precedences of a service's second WRED
+  profile), and the output policy matches `traffic-class`;
+- platform values no Cisco text qosc's authors could read confirms (platform `unverified`) are said where
+  the output relies on them: QOS250 and the header of the `.cfg`;
 - markings: class-maps match DSCP (IPv4 and IPv6), EXP (`mpls experimental topmost`) and PCP (`cos`) as the
   interface trusts them; an edge that imposes sets `mpls experimental imposition` in its input classes (and
   per policer colour); a core that rewrites EXP or PCP sets `mpls experimental topmost` / `cos` in its egress

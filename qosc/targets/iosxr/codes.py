@@ -1,4 +1,4 @@
-"""The iosxr target's diagnostic codes: QOS240-QOS249 (QOS247 is the reader's)."""
+"""The iosxr target's diagnostic codes: QOS240-QOS251 (QOS247 is the reader's)."""
 
 from __future__ import annotations
 
@@ -17,4 +17,8 @@ CODES = (
     Code("QOS247", "read back", "error", "IOS XR configuration text the reader cannot read", "iosxr"),
     Code("QOS248", _C, "info", "how the Cisco 8000 splits classification and queuing, said", "iosxr"),
     Code("QOS249", _C, "info", "a marking IOS XR keeps as it arrives, as the policy asks", "iosxr"),
+    Code("QOS250", _C, "info", "platform values the output relies on that no Cisco text qosc read confirms, said",
+         "iosxr"),
+    Code("QOS251", _C, "info", "drop precedences sharing a WRED profile: an IOS XR class takes fewer profiles",
+         "iosxr"),
 )

@@ -23,9 +23,15 @@ from qosc.targets.iosxr.edge import marking_sets, police, rule_class_names, rule
 from qosc.targets.iosxr.platform import IosxrPlatform
 from qosc.targets.iosxr.queues import Queues
 from qosc.targets.iosxr.words import dscp_word, kbps_words, label, number, xr_name
+from qosc.targets.platform import Range
 from qosc.tree import At, Document, Statement, stmt
 from qosc.tree import name as name_word
 
+SAID = {"remaining_ratio": "bandwidth remaining ratio {}", "default_queue_us": "default queue-limit {} us",
+        "port_buffer_us": "buffer 100% = {} us", "wred_fields": "random-detect keyed by {}",
+        "wred_per_class": "{} random-detect profiles per class", "min_bandwidth": "bandwidth (a minimum) taken: {}",
+        "strict_cap": "priority classes capped by {}"}
+"""How the header says a platform value it assumes."""
 MATCH = {Domain.DSCP: ("match", "dscp"), Domain.EXP: ("match", "mpls", "experimental", "topmost"),
          Domain.PCP: ("match", "cos")}
 
@@ -166,7 +172,7 @@ class Lowering:
                 prec = precs[0] if precs else 1
                 tc = self.q.tc.get(owner.name) if split else None
                 body = (self._mark(owner, iface, None, tc, pol, At(owner.where), prec) if pol else
-                        set_lines(marking_sets(owner, iface, prec, tc, prec - 1 if prec > 1 else None),
+                        set_lines(marking_sets(owner, iface, prec, tc, self.q.discard_class(owner, prec) or None),
                                   At(owner.where)))
                 if body:
                     classes.append(stmt("class", label(found), children=body, origin=At(owner.where)))
@@ -182,10 +188,13 @@ class Lowering:
         return classes
 
     def _precedence_groups(self, owner: Service) -> list[tuple[int, ...]]:
-        profiles = dict(owner.drop_profiles)
-        if owner.queue.aqm != "red" or len(set(profiles.values())) <= 1:
+        """Cisco 8000: the drop precedences whose code points one ingress class marks with one discard-class (a
+        precedence without a drop profile goes with the first)."""
+        groups = [precs for precs, _ in self.q.drop_groups(owner)]
+        if len(groups) <= 1:
             return [()]
-        return [(1,), (2,), (3,)]
+        left = tuple(p for p in (1, 2, 3) if not any(p in g for g in groups))
+        return [tuple(sorted(groups[0] + left)), *groups[1:]]
 
     def _mark(self, service: Service, iface: Interface, mark: int | None, tc: int | None, pol: Any, where: Any,
               precedence: int = 1) -> list[Statement]:
@@ -193,7 +202,8 @@ class Lowering:
         if pol is None:
             out = [stmt("set", "dscp", dscp_word(mark), origin=where)] if mark is not None else []
             return out + set_lines(marking_sets(service, iface, precedence, tc, None), where)
-        extras = {n: marking_sets(service, iface, n, None, (n - 1) if split and n > 1 else None) for n in (1, 2, 3)}
+        extras = {n: marking_sets(service, iface, n, None, self.q.discard_class(service, n) or None if split else None)
+                  for n in (1, 2, 3)}
         out = [police(pol, mark, extras)]
         if tc is not None:
             out.append(stmt("set", "traffic-class", number(tc), origin=where))
@@ -221,6 +231,22 @@ class Lowering:
                                    "traffic-class of its queue (" + ", ".join(f"{k} {v}" for k, v in
                                                                              self.q.tc.items()) + ")",
                                    self.device.where.at("platform")))
+
+    def _assumed(self) -> list[str]:
+        """QOS250 and header lines for the unverified platform values the output relies on (platform `unverified`)."""
+        facts = sorted(self.q.assumed)
+        if not facts:
+            return []
+        p = self.platform
+        said = {f: SAID.get(f, f + " {}").format(_value(getattr(p, f))) for f in facts}
+        self.found.append(info("QOS250", f"{self.device.name}'s configuration relies on values qosc assumes for "
+                               f"{p.name}, which no Cisco text qosc's authors could read confirms: " +
+                               "; ".join(f"{said[f]} ({f})" for f in facts) + "; its header says what each is "
+                               "inferred from", self.device.where.at("platform"),
+                               "check them on the box before relying on the configuration"))
+        return [f"assumed, not confirmed by a Cisco text qosc's authors read (qosc/targets/iosxr/platforms/"
+                f"{p.name}.json, `unverified` and `sources`):",
+                *(f"  {said[f]} ({f}): inferred from {p.unverified[f]}" for f in facts)]
 
     # -- the device -------------------------------------------------------------------------------------------
     def interface(self, iface: Interface) -> Statement:
@@ -265,8 +291,17 @@ class Lowering:
             header.append(f"policy: {self.policy.description}")
         if self.device.description:
             header.append(f"device: {self.device.description}")
+        header += self._assumed()
         statements = (*self.class_maps.values(), *self.policy_maps.values(), *interfaces)
         return Document(self.device.name, "iosxr", tuple(statements), tuple(header), At(self.device.where))
+
+
+def _value(value: object) -> str:
+    if isinstance(value, Range):
+        return f"{value.low}..{value.high}"
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _prec(code: int) -> int:

@@ -1,8 +1,11 @@
 """Typed IOS XR platform data (platforms/iosxr-*.json): what differs between the ASR 9000 and the Cisco 8000.
 
 Each fact carries its source in the file (`source`, `sources`: document,
-release, section).  The unified YANG is one model for every IOS XR box; the
-family differences are here, never an if on the platform's name.
+release, section); a fact no Cisco text qosc's authors could read confirms is
+listed in `unverified` with what its value is inferred from, and the output of
+a device that relies on it says so (QOS250 and the header).  The unified YANG
+is one model for every IOS XR box; the family differences are here, never an
+if on the platform's name.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ class IosxrPlatform(Platform):
     """Range of `bandwidth remaining ratio`."""
     wred_fields: tuple[str, ...]
     """What random-detect profiles may key on in an egress queuing class (dscp, exp, precedence, discard-class)."""
+    wred_per_class: int
+    """The random-detect profiles (min/max threshold pairs) one class takes; a service with more drop profiles
+    than that has its highest drop precedences share one (QOS251)."""
     port_buffer_us: int
     """The buffer a queue-limit of `buffer: 100%` stands for, in microseconds at the rate of the class (a qosc
     convention, as IOS's port_buffer_packets: a policy's buffer percentages become queue-limit times)."""

@@ -9,7 +9,9 @@
   port_buffer_us), else the platform's default written out;
 - WRED: one `random-detect` profile per drop profile, thresholds the profile's fill levels of the queue-limit,
   keyed by the field the platform has (dscp per drop precedence on the ASR 9000; discard-class, set by the
-  ingress policy, on the Cisco 8000); one profile for every precedence is an unkeyed `random-detect`;
+  ingress policy, on the Cisco 8000: 0 for the first profile, 1 for the next); one profile for every precedence
+  is an unkeyed `random-detect`; a class takes at most `wred_per_class` profiles, so the highest drop
+  precedences of a service with more share the profile of the lowest of them (QOS251);
 - a ceiling: `shape average` at it; rewrite: `set mpls experimental topmost` / `set cos` where the interface
   rewrites EXP or PCP and the platform marks in the egress queuing policy.
 """
@@ -40,6 +42,11 @@ class Queues:
     found: list[Diagnostic] = field(default_factory=list)
     tc: dict[str, int] = field(default_factory=dict)
     """Queue owner -> traffic-class (Cisco 8000), set by the device lowering."""
+    assumed: set[str] = field(default_factory=set)
+    """The platform's unverified facts the output relies on (QOS250)."""
+
+    def assume(self, *facts: str) -> None:
+        self.assumed.update(f for f in facts if f in self.platform.unverified)
 
     def say(self, make: Callable[..., Diagnostic], code: str, message: str, where: Any, hint: str | None = None
             ) -> None:
@@ -77,6 +84,7 @@ class Queues:
                      "give queue.rate-cap as a rate, or set the interface speed")
             return out
         rate_words = ("percent", number(int(pct))) if pct is not None else kbps_words(cap or 0)
+        self.assume("strict_cap")
         if self.platform.strict_cap == "shape":
             out.append(stmt("shape", "average", *rate_words, origin=where))
             return out
@@ -90,7 +98,9 @@ class Queues:
     def share(self, s: Service, iface: Interface, shares: dict[str, float]) -> list[Statement]:
         pct = shares.get(s.name)
         where = At(s.where, "queue.share")
+        self.assume("min_bandwidth")
         if not self.platform.min_bandwidth:
+            self.assume("remaining_ratio")
             top = max(shares.values(), default=0.0) or 1.0
             high = self.platform.remaining_ratio.high
             ratio = max(self.platform.remaining_ratio.low, round((pct or 0.0) / top * high))
@@ -115,28 +125,53 @@ class Queues:
         if b is not None and b.time_us is not None:
             return max(1, b.time_us)
         if b is not None and b.percent is not None:
+            self.assume("port_buffer_us")
             return max(1, round(self.platform.port_buffer_us * b.percent.value / 100))
+        self.assume("default_queue_us")
         return self.platform.default_queue_us
 
-    def wred(self, owner: Service, iface: Interface, limit_us: int) -> list[Statement]:
+    def drop_groups(self, owner: Service) -> list[tuple[tuple[int, ...], str]]:
+        """The WRED profiles of a queue owner's class: (drop precedences, drop profile), lowest precedence first.
+        More than the platform's `wred_per_class`: the highest precedences share the profile of the lowest of
+        them (QOS251)."""
         if owner.queue.aqm != "red":
-            if owner.queue.aqm == "codel":
-                self.say(error, "QOS244", f"service '{owner.name}' asks for CoDel, which IOS XR does not have",
-                         owner.where.at("queue.aqm"), "use aqm: red with a drop profile, or none")
             return []
         profiles = {p: n for p, n in owner.drop_profiles if n in self.policy.drop_profile_map}  # dangling: QOS0xx
-        if not profiles:
-            return []
-        out: list[Statement] = []
+        groups = [(tuple(sorted(p for p, m in profiles.items() if m == name)), name)
+                  for name in sorted(set(profiles.values()), key=lambda n: min(p for p, m in profiles.items()
+                                                                                if m == n))]
+        if len(groups) > 1:
+            self.assume("wred_per_class", "wred_fields")
+        limit = max(1, self.platform.wred_per_class)
+        if len(groups) > limit:
+            rest = groups[limit - 1:]
+            merged = (tuple(sorted(p for precs, _ in rest for p in precs)), rest[0][1])
+            self.say(info, "QOS251", f"service '{owner.name}' has {len(groups)} drop profiles; an IOS XR class on "
+                     f"{self.platform.name} takes {limit} random-detect profiles, so its drop precedences "
+                     f"{', '.join(str(p) for p in merged[0])} share '{merged[1]}'", owner.where.at("drop-profile"),
+                     f"give it at most {limit} drop profiles to choose which precedences share one")
+            groups = [*groups[:limit - 1], merged]
+        return groups
+
+    def discard_class(self, service: Service, precedence: int) -> int:
+        """The discard-class an ingress class sets for traffic of a service at a drop precedence (Cisco 8000): the
+        index of its WRED profile in its queue's class (0: the first, or no profile)."""
+        groups = self.drop_groups(self.policy.queue_owner(service))
+        return next((i for i, (precs, _) in enumerate(groups) if precedence in precs), 0) if len(groups) > 1 else 0
+
+    def wred(self, owner: Service, iface: Interface, limit_us: int) -> list[Statement]:
+        if owner.queue.aqm == "codel":
+            self.say(error, "QOS244", f"service '{owner.name}' asks for CoDel, which IOS XR does not have",
+                     owner.where.at("queue.aqm"), "use aqm: red with a drop profile, or none")
+        groups = self.drop_groups(owner)
         where = At(owner.where, "drop-profile")
-        names = set(profiles.values())
-        if len(names) == 1:
-            return [self.profile(next(iter(names)), limit_us, None, None, where)]
+        if len(groups) == 1:
+            return [self.profile(groups[0][1], limit_us, None, None, where)]
+        out: list[Statement] = []
         field_ = "discard-class" if "dscp" not in self.platform.wred_fields else "dscp"
-        for name in sorted(names, key=lambda n: min(p for p, m in profiles.items() if m == n)):
-            precs = sorted(p for p, m in profiles.items() if m == name)
+        for index, (precs, name) in enumerate(groups):
             if field_ == "discard-class":
-                values = ",".join(str(p - 1) for p in precs)
+                values = str(index)
             else:
                 codes = [c for s in self.members(owner, iface) for c in s.dscp
                          if dscp_mod.drop_precedence(c) in precs]

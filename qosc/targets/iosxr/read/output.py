@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -19,6 +20,13 @@ def service_name(class_map: str) -> str:
 def _classes(policy: Statement | None) -> list[tuple[str, tuple[Statement, ...], Statement]]:
     return [(cls.texts()[-1], cls.children or (), cls) for cls in (policy.children or () if policy else ())
             if cls.texts()[:1] == ("class",)]
+
+
+def _down(share: float) -> float:
+    """A share rounded down to 4 decimals (float noise aside): remaining-ratio shares read back never add up to
+    more than what the priority classes leave (rounded to nearest, 40 + 0.9616 + 49.0385 + a 10% cap is 100.0001%,
+    which the policy's own check refuses)."""
+    return math.floor(share * 10000 + 1e-6) / 10000
 
 
 def _curve(lo: int, hi: int, limit: int | None) -> Curve | None:
@@ -41,7 +49,7 @@ def _class(name: str, body: tuple[Statement, ...], at: Statement, codes: list[in
         elif w[:2] == ("bandwidth", "percent"):
             share = float(w[2])
         elif w[:3] == ("bandwidth", "remaining", "ratio") and ratios:
-            share = round(100.0 * int(w[3]) / ratios, 4)
+            share = 100.0 * int(w[3]) / ratios  # of what priority classes leave: rounded below
         elif w[:1] == ("bandwidth",) and len(w) == 3 and rate:
             share = round(100.0 * ip.rate(w[1], w[2]) / rate, 4)
         elif w[:3] == ("police", "rate", "percent") or (w[:3] == ("shape", "average", "percent") and strict):
@@ -139,7 +147,7 @@ def interface(c: ip.Config, s: Statement) -> Interface | None:
                 marks += [(dom, label, p, int(st[key])) for p in (1, 2, 3)]
     if ratios:  # remaining ratios share what the priority classes leave
         left = 100.0 - sum(cl.cap or 0.0 for cl in classes if cl.strict)
-        classes = [replace(cl, share=round(cl.share * left / 100, 4)) if cl.share is not None and not cl.strict
+        classes = [replace(cl, share=_down(cl.share * left / 100)) if cl.share is not None and not cl.strict
                    else cl for cl in classes]
     for src, st in others:  # Cisco 8000: the interface's own input classes classify EXP and PCP
         if "traffic-class" in st and src != "class-default":

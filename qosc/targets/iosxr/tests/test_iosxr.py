@@ -1,7 +1,7 @@
-"""The iosxr target: the reference policies moved to each IOS XR platform compile, every statement is accepted by
-the YANG-derived grammar of both releases (and every wrong variant of every line refused), the GSR intent is
-expressed without the 12.0S limits, strict classes are capped, LBE matches its code point, the Cisco 8000
-splits classification and queuing, and import(compile(P)) is P per class."""
+"""The iosxr target: every reference policy with devices moved to each IOS XR platform compiles, every statement
+is accepted by the YANG-derived grammar of both releases (and every wrong variant of every line refused), the GSR
+intent is expressed without the 12.0S limits, strict classes are capped, LBE matches its code point, the Cisco
+8000 splits classification and queuing, and import(compile(P)) is P per class."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from qosc.tree import Document
 
 ROOT = Path(__file__).resolve().parents[4]
 REFERENCES = ("datagrid-gsr", "assured-rate", "geant-lbe")
+ROUTED = (*REFERENCES, "datagrid-catalyst", "four-service-linux", "qbss-linux")
+"""Every reference policy with devices (grid-hosts has hosts only): each moved to IOS XR compiles and reads back."""
 PLATFORMS = ("iosxr-asr9k", "iosxr-8000")
 XR = targets()["iosxr"]
 
@@ -59,7 +61,7 @@ def cli(policy: Policy, device: str) -> str:
     return next(o.text for o in outputs if o.path.endswith(".cfg"))
 
 
-CASES = [(r, p) for r in REFERENCES for p in PLATFORMS]
+CASES = [(r, p) for r in ROUTED for p in PLATFORMS]
 
 
 @pytest.mark.parametrize(("name", "platform"), CASES, ids=[f"{r}-{p}" for r, p in CASES])
@@ -94,6 +96,22 @@ def test_strict_classes_are_capped_lbe_matches_its_code_point(tmp_path: Path) ->
     assert "priority level 1\n  shape average percent 10" in c8k
     geant = cli(moved("geant-lbe", "iosxr-asr9k", tmp_path), "de1.de")
     assert "class-map match-any lbe\n match dscp cs1\n" in geant
+
+
+@pytest.mark.parametrize(("name", "platform"), CASES, ids=[f"{r}-{p}" for r, p in CASES])
+def test_every_priority_class_is_capped_and_lbe_matches_its_code_points(name: str, platform: str,
+                                                                       tmp_path: Path) -> None:
+    from qosc.dscp import name as dscp_name
+    policy = moved(name, platform, tmp_path)
+    cap = "police rate" if platform == "iosxr-asr9k" else "shape average"
+    for device in policy.device_map:
+        text = cli(policy, device)
+        strict = [b for b in text.split("\n class ")[1:] if "priority level" in b.split("\n !")[0]]
+        assert all(cap in b.split("\n !")[0] for b in strict), (device, strict)
+        for s in policy.services:
+            if s.kind.value == "lbe" and s.dscp:
+                codes = " ".join(dscp_name(c) for c in s.dscp)
+                assert f"class-map match-any {s.name}\n match dscp {codes}\n" in text, (device, s.name)
 
 
 def test_cisco_8000_ingress_sets_traffic_class_and_egress_queues_on_it(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ REFERENCE = sorted((ROOT / "policies").glob("*.yaml"))
 FEATURES: dict[str, list[Path]] = {
     "junos": [ROOT / "qosc/targets/junos/tests/policies/every-feature.yaml"],
     "sros": sorted((ROOT / "qosc/targets/sros/tests/policies").glob("*.yaml")),
+    "iosxr": sorted((ROOT / "qosc/targets/iosxr/tests/policies").glob("*.yaml")),
 }
 """Feature-covering policies a target declares beside the reference policies."""
 
@@ -107,7 +108,8 @@ def test_every_output_the_target_reads_reads_back_without_errors(name: str, path
 
 @pytest.mark.parametrize(("name", "path"), CASES, ids=[f"{n}-{p.stem}" for n, p in CASES])
 def test_a_yang_derived_grammar_refuses_every_wrong_variant_of_every_line(name: str, path: Path) -> None:
-    schemas = [y for g in targets()[name].grammars for y in getattr(g, "yang", ()) if isinstance(y, YangSchema)]
+    schemas = [y for g in targets()[name].grammars for y in getattr(g, "yang", ())
+               if isinstance(y, YangSchema) or (hasattr(y, "walk") and hasattr(y, "roles"))]
     if not schemas:
         pytest.skip(f"{name}'s grammar is not made of qosc.grammar.yang facts")
     for _, low in _lowered(name, path):

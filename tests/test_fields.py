@@ -71,6 +71,17 @@ BASE: dict[str, Any] = {
         "ixr1": {"platform": "sros-7250-ixr", "interfaces": {
             "to-core:1/1/1": {"role": "core", "speed": "10G"},
             "vpls:cust:1/1/2:100": {"role": "edge", "speed": "1G", "classifier": "cust"}}},
+        "xr1": {"platform": "iosxr-asr9k", "interfaces": {  # an MPLS core and a VLAN trunk: EXP and PCP show
+            "TenGigE0/0/0/0": {"role": "core", "speed": "10G"},
+            "TenGigE0/0/0/2": {"role": "core", "speed": "10G", "encapsulation": "mpls", "rewrite": ["dscp"],
+                               "services": ["best-effort", "premium", "assured", "nc"]},
+            "TenGigE0/0/0/3": {"role": "core", "speed": "10G", "encapsulation": ["ip", "vlan"], "rewrite": ["dscp"],
+                               "services": ["best-effort", "premium", "assured", "nc"]},
+            "GigabitEthernet0/0/0/1": {"role": "edge", "speed": "1G", "classifier": "cust",
+                                       "services": ["best-effort", "premium", "assured", "nc"]}}},
+        "xr8k": {"platform": "iosxr-8000", "interfaces": {
+            "HundredGigE0/0/0/0": {"role": "core", "speed": "100G"},
+            "TenGigE0/0/0/1": {"role": "edge", "speed": "10G", "classifier": "cust"}}},
         "lx1": {"platform": "linux", "interfaces": {
             "eth0": {"role": "core", "speed": "1G"},
             # impose: Linux pushes labels by routing, which tc cannot mark (QOS149): the edge of a device with an

@@ -22,7 +22,8 @@ from qosc import api
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "compile-references"
 DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (\w+)\[(QOS\d{3})\]: ")
-FACTS = {"QOS115", "QOS122", "QOS137", "QOS143", "QOS180", "QOS181", "QOS183", "QOS184", "QOS190", "QOS236"}
+FACTS = {"QOS115", "QOS122", "QOS137", "QOS143", "QOS180", "QOS181", "QOS183", "QOS184", "QOS190", "QOS236",
+         "QOS242", "QOS245", "QOS248", "QOS250", "QOS251"}
 """The platform facts the bundled policies meet: info, said once each."""
 
 

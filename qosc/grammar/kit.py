@@ -13,12 +13,22 @@ tests/test_conformance.py), not by copying tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from qosc.grammar.base import Violation
 from qosc.grammar.types import DecimalRange, Enum, IntRange, String, Union, ValueType
-from qosc.grammar.yang import SchemaNode, YangSchema
+from qosc.grammar.yang import Data, SchemaNode, YangSchema
 from qosc.tree import Document, Statement, Word, kw, walk
+
+
+class Spelling(Protocol):
+    """What the kit needs of a dialect's reading of its YANG facts."""
+
+    def walk(self, document: Document) -> tuple[Data, list[Violation]]: ...
+
+    def roles(self, path: Sequence[Statement]) -> list[tuple[str, SchemaNode]]: ...
 
 
 @dataclass(frozen=True)
@@ -28,20 +38,42 @@ class Mutation:
     """The leaf line before the change."""
     changed: tuple[Word, ...]
     at: int
+    shape: tuple[int, ...] = ()
+    """Words per statement where the line keeps its statements nested (empty: one flat statement)."""
 
     def document(self) -> Document:
-        return Document("mutation", "mutation", (Statement(self.changed),))
+        return Document("mutation", "mutation", (nest(self.changed, self.shape),))
 
     def __str__(self) -> str:
         before = " ".join(w.text for w in self.line)
         return f"{self.category}: word {self.at} of `{before}` -> {self.changed[self.at].text!r}"
 
 
-def lines(document: Document) -> Iterator[tuple[Word, ...]]:
-    """Every leaf line of a document: the words of the path from the top to a statement without children."""
+def nest(words: tuple[Word, ...], shape: tuple[int, ...]) -> Statement:
+    """A line's words as one statement, or as nested statements of `shape` words each."""
+    if not shape:
+        return Statement(words)
+    head, rest = words[:shape[0]], words[shape[0]:]
+    return Statement(head, (nest(rest, shape[1:]),) if shape[1:] else None)
+
+
+def paths(document: Document) -> Iterator[tuple[Statement, ...]]:
+    """Every leaf line of a document as the path of statements from the top to a statement without children."""
     for path in walk(document.statements):
         if not path[-1].children:
-            yield tuple(w for s in path for w in s.words)
+            yield path
+
+
+def lines(document: Document) -> Iterator[tuple[Word, ...]]:
+    """Every leaf line of a document: the words of the path from the top to a statement without children."""
+    for path in paths(document):
+        yield tuple(w for s in path for w in s.words)
+
+
+def _roles(schema: YangSchema | Spelling, path: tuple[Statement, ...]) -> list[tuple[str, SchemaNode]]:
+    if isinstance(schema, YangSchema):
+        return roles(schema, tuple(w for s in path for w in s.words))
+    return schema.roles(path)
 
 
 def roles(schema: YangSchema, words: tuple[Word, ...]) -> list[tuple[str, SchemaNode]]:
@@ -86,26 +118,33 @@ def _wrong(t: ValueType | None) -> Iterator[tuple[str, str]]:
         yield "length", "x" * (t.max_length + 1)
 
 
-def mutations(schema: YangSchema, document: Document) -> Iterator[Mutation]:
-    seen: set[tuple[str, str, str]] = set()
-    for line in lines(document):
-        for at, (role, node) in enumerate(roles(schema, line)):
+def _shape(schema: YangSchema | Spelling, path: tuple[Statement, ...]) -> tuple[int, ...]:
+    return () if isinstance(schema, YangSchema) else tuple(len(s.words) for s in path)
+
+
+def mutations(schema: YangSchema | Spelling, document: Document) -> Iterator[Mutation]:
+    seen: set[tuple[str, str, str, str]] = set()
+    for path in paths(document):
+        line = tuple(w for s in path for w in s.words)
+        shape = _shape(schema, path)
+        for at, (role, node) in enumerate(_roles(schema, path)):
             found = [("path", line[at].text + "-x")] if role == "keyword" else list(_wrong(node.type))
             for category, text in found:
-                key = (category, node.path, role)
+                key = (category, node.path, role, line[at].text if role == "keyword" else "")
                 if key in seen:
                     continue
                 seen.add(key)
                 word = kw(text) if role == "keyword" else Word(line[at].kind, text, text)
                 yield Mutation(category if role != "key" or category == "path" else "key",
-                               line, (*line[:at], word, *line[at + 1:]), at)
+                               line, (*line[:at], word, *line[at + 1:]), at, shape)
 
 
-def refusals(schema: YangSchema, document: Document) -> tuple[list[str], list[Mutation]]:
+def refusals(schema: YangSchema | Spelling, document: Document) -> tuple[list[str], list[Mutation]]:
     """(the leaf lines the schema refuses, the mutations it accepts): both empty for a conforming grammar."""
     refused = []
-    for line in lines(document):
-        _, found = schema.walk(Document("line", "line", (Statement(line),)))
+    for path in paths(document):
+        line = tuple(w for s in path for w in s.words)
+        _, found = schema.walk(Document("line", "line", (nest(line, _shape(schema, path)),)))
         if found:
             refused.append(f"`{' '.join(w.text for w in line)}`: {found[0].message}")
     accepted = [m for m in mutations(schema, document) if not schema.walk(m.document())[1]]

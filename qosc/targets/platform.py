@@ -41,6 +41,9 @@ class PlatformBase:
     source: str
     sources: Mapping[str, str] = field(default_factory=dict)
     """Where individual facts come from (fact -> document, release), beside the file-wide `source`."""
+    unverified: Mapping[str, str] = field(default_factory=dict)
+    """Facts whose value no vendor text qosc's authors could read confirms (fact -> what the value is inferred
+    from).  Each key names a field of the platform; a target says in its output which of them it relied on."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,6 +168,10 @@ def load_platforms(cls: type[P], package: str) -> dict[str, P]:
         except ValueError as exc:
             raise PlatformDataError(f"{where}: not JSON: {exc}") from None
         platform = load_dataclass(cls, data, where)
+        fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        strays = sorted(k for k in platform.unverified if k not in fields)
+        if strays:
+            raise PlatformDataError(f"{where}.unverified: {', '.join(strays)} name no fact of {cls.__name__}")
         if platform.name != entry.name[:-5]:
             raise PlatformDataError(f"{where}: name {platform.name!r} differs from the file name")
         found[platform.name] = platform

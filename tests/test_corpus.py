@@ -41,9 +41,6 @@ LICENCES = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "C
 LLQ = ("its strict-high FC-LLQ has no rate (QOS042: named, not lifted), so equiv finds that queue missing; the rest of "
        "its EXP and DSCP classes lift")
 LLQ_PLAN = "transmit rates of 90% and the remainder's 10% beside a strict-high FC-LLQ shaped at 40%"
-DEFAULT_MAP = ("its core units classify and rewrite EXP without a scheduler map: Junos's default map schedules queues "
-               "0 to 3 only, so EXP 4-7 go to forwarding classes it does not schedule (named), and EXP values "
-               "classified at loss priority high alone are imported at low")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
 QFX = ("QFX fabric CoS imported as junos-mx (qosc has no QFX platform): two strict-high queues (QOS093), shares "
@@ -88,8 +85,6 @@ UNCLEAN = {
     "junos/jvd-ewan-fin-wanedge1-mx304.conf": LLQ + "; its IRB units classify by a filter into FC-LLQ alone (named)",
     "junos/jvd-ewan-fin-p1-ptx10003.conf":
         LLQ + "; its other schedulers give no transmit rate, where qosc's compile gives each queue an equal share",
-    "junos/jvd-ewan-ace-p2-ptx10001.conf": DEFAULT_MAP,
-    "junos/jvd-ewan-ace-p1-ptx10003.conf": DEFAULT_MAP,
     "junos/jvd-mebs-ag1-1-acx7100.conf": overbooked("transmit rates of 50% and the remainder's 50% beside a "
                                                     "strict-high REALTIME shaped at 40%"),
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,

@@ -134,19 +134,29 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
                  origin=loc)
 
 
-DEFAULT_MAP = ((0, 95.0, 95.0), (1, 0.0, 0.0), (2, 0.0, 0.0), (3, 5.0, 5.0))
-"""Junos's implicit scheduler map of a port without one: (queue, transmit-rate %, buffer-size %), priority low,
-tail drop ("Default Schedulers Overview", Junos OS Class of Service User Guide: best effort 95 %, network control
-5 %, expedited and assured forwarding no reserved bandwidth or buffer, every queue may use what others leave)."""
+DEFAULT_MAP = {0: 95.0, 3: 5.0}
+"""Junos's implicit scheduler map of a port without one: queue -> transmit-rate and buffer-size %, priority low,
+tail drop; every other queue 0 %.  "Default Schedulers Overview", Junos OS Class of Service User Guide: best
+effort 95 %, network control 5 %, expedited and assured forwarding no reserved bandwidth or buffer, every queue may
+use what others leave; "Configuring Forwarding Classes": "the default scheduler transmission rate and buffer size
+percentages for queues 0 through 7 are 95, 0, 0, 5, 0, 0, 0, and 0 percent"."""
 
 
 def default_classes(c: Config, origin: Location | None) -> tuple[Class, ...]:
-    """The classes of a unit whose port has no scheduler map but classifies or rewrites: Junos's default map,
-    its queues named after the forwarding classes that use them (the default names where none is defined)."""
+    """The classes of a unit whose port has no scheduler map but classifies or rewrites: Junos's default map, one
+    class per queue a forwarding class uses (queues 0 to 3 always, by their default classes; queues 4 to 7 where
+    the configuration defines a forwarding class on them), named after the forwarding class that uses it (the
+    default name where none is defined)."""
+    names = default_map_classes(c)
+    return tuple(Class(names[q], share=DEFAULT_MAP.get(q, 0.0), priority=PRIORITY["low"],
+                       buffer=("percent", DEFAULT_MAP.get(q, 0.0)), queue=q, origin=origin) for q in sorted(names))
+
+
+def default_map_classes(c: Config) -> dict[int, str]:
+    """Queue -> the forwarding class Junos's default map schedules on it (default_classes)."""
     names = {q: n for n, q in DEFAULT_QUEUES.items()}
-    names.update({q: n for n, q in c.queues.items() if q in names})
-    return tuple(Class(names[q], share=share, priority=PRIORITY["low"], buffer=("percent", buffer), queue=q,
-                       origin=origin) for q, share, buffer in DEFAULT_MAP)
+    names.update({q: n for n, q in c.queues.items() if 0 <= q <= 7})
+    return names
 
 
 def classes(c: Config, smap: str, rate: int | None = None) -> tuple[Class, ...]:

@@ -1,0 +1,118 @@
+"""The causes that kept corpus files (tests/corpus) from a clean round trip (issue 22), each as a minimal
+reproducer cut from the corpus file it was found in: import, compile for the same platform, equiv of the original
+against the compiled configuration.  A round trip is clean when equiv finds no difference; where the policy
+language cannot say a construct, the test says what import names instead."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from qosc.cli import main
+
+
+def round_trip(tmp: Path, capsys: pytest.CaptureFixture[str], platform: str, name: str, text: str
+               ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int | None, str]:
+    """Import one configuration, validate and compile what import wrote, equiv the original against the compiled
+    configuration: (the policy, import's diagnostics, equiv's exit status (None: nothing written), equiv's output)."""
+    source, policy_path, out = tmp / name, tmp / "policy.yaml", tmp / "out"
+    source.write_text(text, encoding="utf-8")
+    main(["import", f"{platform}:{source}", "-o", str(policy_path), "--format", "json"])
+    diagnostics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    if not policy_path.exists():
+        return None, diagnostics, None, ""
+    policy = yaml.safe_load(policy_path.read_text(encoding="utf-8"))
+    assert main(["validate", str(policy_path)]) == 0, capsys.readouterr()
+    assert main(["compile", str(policy_path), "-o", str(out), "-q", "--no-cache"]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    suffix = Path(name).suffix if platform.startswith("junos") else ".cfg"
+    compiled = next(p for p in out.rglob(f"*{suffix}") if ".qosc" not in p.parts)
+    status = main(["equiv", f"{platform}:{source}", f"{platform}:{compiled}"])
+    captured = capsys.readouterr()
+    return policy, diagnostics, status, captured.out + captured.err
+
+
+def named(diagnostics: list[dict[str, Any]]) -> list[str]:
+    return [d["message"] for d in diagnostics if d["code"] == "QOS172"]
+
+
+# jvd-ewan-ace-p2-ptx10001.conf: core units classify and rewrite EXP into eight forwarding classes on ports without
+# a scheduler map
+DEFAULT_MAP_EIGHT_QUEUES = """\
+set class-of-service forwarding-classes class BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class LOW queue-num 1
+set class-of-service forwarding-classes class MEDIUM queue-num 2
+set class-of-service forwarding-classes class SIG-OAM queue-num 3
+set class-of-service forwarding-classes class BUSINESS queue-num 4
+set class-of-service classifiers exp EXP forwarding-class BEST-EFFORT loss-priority low code-points 000
+set class-of-service classifiers exp EXP forwarding-class LOW loss-priority low code-points 001
+set class-of-service classifiers exp EXP forwarding-class MEDIUM loss-priority low code-points 010
+set class-of-service classifiers exp EXP forwarding-class SIG-OAM loss-priority low code-points 011
+set class-of-service classifiers exp EXP forwarding-class BUSINESS loss-priority low code-points 100
+set class-of-service rewrite-rules exp EXP-RW forwarding-class BEST-EFFORT loss-priority low code-point 000
+set class-of-service rewrite-rules exp EXP-RW forwarding-class LOW loss-priority low code-point 001
+set class-of-service rewrite-rules exp EXP-RW forwarding-class MEDIUM loss-priority low code-point 010
+set class-of-service rewrite-rules exp EXP-RW forwarding-class SIG-OAM loss-priority low code-point 011
+set class-of-service rewrite-rules exp EXP-RW forwarding-class BUSINESS loss-priority low code-point 100
+set class-of-service interfaces et-0/0/4 unit 0 classifiers exp EXP
+set class-of-service interfaces et-0/0/4 unit 0 rewrite-rules exp EXP-RW
+"""
+
+
+def test_junos_default_map_schedules_every_queue_a_forwarding_class_uses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A port without a scheduler map queues by Junos's default map, which gives queues 0 to 7 transmit rates and
+    buffers of 95, 0, 0, 5, 0, 0, 0 and 0 % ("Configuring Forwarding Classes", Junos OS Class of Service User
+    Guide): a forwarding class on queue 4 has a queue of its own there, with nothing reserved (before: its EXP
+    value was named as going to a class the port does not schedule and imported into best effort)."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "p2.set", DEFAULT_MAP_EIGHT_QUEUES)
+    assert policy is not None, named(diagnostics)
+    assert not [m for m in named(diagnostics) if "does not schedule" in m]
+    business = policy["services"]["BUSINESS"]
+    assert business["exp"] == [4] and business["queue"]["share"] == "0%", business
+    assert policy["services"]["BEST-EFFORT"]["queue"]["share"] == "95%"
+    assert not [m for m in named(diagnostics) if "forwarding-class" in m], named(diagnostics)  # used by the map
+    assert status == 0, out
+
+
+# jvd-ewan-ace-p2-ptx10001.conf: best effort, MEDIUM and SIG-OAM are classified from EXP (and rewritten) at loss
+# priority high alone
+HIGH_ONLY = """\
+set class-of-service forwarding-classes class BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class LOW queue-num 1
+set class-of-service forwarding-classes class MEDIUM queue-num 2
+set class-of-service forwarding-classes class CONTROL queue-num 3
+set class-of-service classifiers exp EXP forwarding-class BEST-EFFORT loss-priority high code-points 000
+set class-of-service classifiers exp EXP forwarding-class LOW loss-priority low code-points 001
+set class-of-service classifiers exp EXP forwarding-class MEDIUM loss-priority high code-points 010
+set class-of-service classifiers exp EXP forwarding-class CONTROL loss-priority low code-points 111
+set class-of-service rewrite-rules exp EXP-RW forwarding-class BEST-EFFORT loss-priority high code-point 000
+set class-of-service rewrite-rules exp EXP-RW forwarding-class LOW loss-priority low code-point 001
+set class-of-service rewrite-rules exp EXP-RW forwarding-class MEDIUM loss-priority high code-point 010
+set class-of-service rewrite-rules exp EXP-RW forwarding-class CONTROL loss-priority low code-point 111
+set class-of-service interfaces et-0/0/4 unit 0 classifiers exp EXP
+set class-of-service interfaces et-0/0/4 unit 0 rewrite-rules exp EXP-RW
+"""
+
+
+def test_exp_values_at_a_high_drop_precedence_alone_keep_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """A service whose EXP values are all of drop precedence high is `exp: {high: [...]}` (the policy language
+    required a `low` value: the values were imported at low, named, and equiv found every such value's drop
+    precedence changed).  Equiv still tells the precedences apart: the original against itself with the loss
+    priority changed is a difference."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "hi.set", HIGH_ONLY)
+    assert policy is not None, named(diagnostics)
+    assert policy["services"]["BEST-EFFORT"]["exp"] == {"high": [0]}
+    assert policy["services"]["MEDIUM"]["exp"] == {"high": [2]}
+    assert policy["services"]["CONTROL"]["exp"] == [7]
+    assert not named(diagnostics)
+    assert status == 0, out
+    changed = tmp_path / "low.set"
+    changed.write_text(HIGH_ONLY.replace("loss-priority high", "loss-priority low"), encoding="utf-8")
+    assert main(["equiv", f"junos-mx:{tmp_path / 'hi.set'}", f"junos-mx:{changed}"]) == 1
+    assert "EXP 0: drop precedence 3 expected, 1 found" in capsys.readouterr().err

@@ -116,3 +116,107 @@ def test_exp_values_at_a_high_drop_precedence_alone_keep_it(tmp_path: Path, caps
     changed.write_text(HIGH_ONLY.replace("loss-priority high", "loss-priority low"), encoding="utf-8")
     assert main(["equiv", f"junos-mx:{tmp_path / 'hi.set'}", f"junos-mx:{changed}"]) == 1
     assert "EXP 0: drop precedence 3 expected, 1 found" in capsys.readouterr().err
+
+
+# jvd-llq-ag2-1-mx204.conf (and the design's ag3 and cr1; jvd-mebs-ag1 likewise): transmit rates of 40, 20 and 30 %
+# and the remainder beside a strict-high queue shaped at 40 %
+OVERBOOKED = """\
+set class-of-service forwarding-classes class FC-BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-LOW queue-num 1
+set class-of-service forwarding-classes class FC-MEDIUM queue-num 2
+set class-of-service forwarding-classes class FC-HIGH queue-num 4
+set class-of-service forwarding-classes class FC-LLQ queue-num 6
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-BEST-EFFORT loss-priority low code-points 000
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-LOW loss-priority low code-points 001
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-MEDIUM loss-priority low code-points 010
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-HIGH loss-priority low code-points 011
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-LLQ loss-priority low code-points 100
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-BEST-EFFORT loss-priority low code-point 000
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-LOW loss-priority low code-point 001
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-MEDIUM loss-priority low code-point 010
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-HIGH loss-priority low code-point 011
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-LLQ loss-priority low code-point 100
+set class-of-service schedulers SC-BEST-EFFORT transmit-rate remainder
+set class-of-service schedulers SC-BEST-EFFORT priority low
+set class-of-service schedulers SC-LOW transmit-rate percent 20
+set class-of-service schedulers SC-LOW priority low
+set class-of-service schedulers SC-MEDIUM transmit-rate percent 30
+set class-of-service schedulers SC-MEDIUM priority low
+set class-of-service schedulers SC-HIGH transmit-rate percent 40
+set class-of-service schedulers SC-HIGH priority low
+set class-of-service schedulers SC-LLQ shaping-rate percent 40
+set class-of-service schedulers SC-LLQ priority strict-high
+set class-of-service scheduler-maps SM forwarding-class FC-BEST-EFFORT scheduler SC-BEST-EFFORT
+set class-of-service scheduler-maps SM forwarding-class FC-LOW scheduler SC-LOW
+set class-of-service scheduler-maps SM forwarding-class FC-MEDIUM scheduler SC-MEDIUM
+set class-of-service scheduler-maps SM forwarding-class FC-HIGH scheduler SC-HIGH
+set class-of-service scheduler-maps SM forwarding-class FC-LLQ scheduler SC-LLQ
+set class-of-service interfaces ae5 scheduler-map SM
+set class-of-service interfaces ae5 unit 0 classifiers exp CL-MPLS
+set class-of-service interfaces ae5 unit 0 rewrite-rules exp RR-MPLS
+"""
+
+
+def test_transmit_rates_beside_a_strict_high_queue_are_guaranteed_what_it_leaves(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Junos serves a strict-high queue first, up to its shaping rate, and the other queues share what it leaves in
+    proportion to their transmit rates (Junos OS CoS User Guide, "excess-rate": excess bandwidth is what is left
+    after strict-high queues and the transmit rates; "transmit-rate": without a limit on the strict-high queue
+    "the other queues may not meet their guaranteed bandwidths"): transmit rates of 100 % beside a strict-high cap
+    of 40 % guarantee each queue 60 % of its rate, which is what the reader says (QOS206, at the scheduler map).
+    Before, the policy import made was overbooked (QOS040, 140 % of the link): every interface was left out and
+    nothing written.  A changed transmit rate is still a difference."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "llq.set", OVERBOOKED)
+    assert policy is not None, named(diagnostics)
+    shares = {name: body["queue"].get("share") for name, body in policy["services"].items()}
+    assert shares == {"FC-BEST-EFFORT": "6%", "FC-LOW": "12%", "FC-MEDIUM": "18%", "FC-HIGH": "24%", "FC-LLQ": None}
+    assert policy["services"]["FC-LLQ"]["queue"] == {"strict": True, "rate-cap": "40%"}
+    told = [d for d in diagnostics if d["code"] == "QOS206"]
+    assert len(told) == 1 and told[0]["line"] == 26 and "140%" in told[0]["message"], told
+    assert status == 0, out
+    changed = tmp_path / "changed.set"
+    changed.write_text(OVERBOOKED.replace("SC-HIGH transmit-rate percent 40", "SC-HIGH transmit-rate percent 30"),
+                       encoding="utf-8")
+    assert main(["equiv", f"junos-mx:{tmp_path / 'llq.set'}", f"junos-mx:{changed}"]) == 1
+    assert "FC-HIGH [no code point]: share 24% expected, 18% found" in capsys.readouterr().err
+
+
+# jvd-mebs-ag1-1-acx7100.conf: a unit whose only filter (input and output) counts and accepts, beside MPLS units
+OUTPUT_ACL = """\
+set interfaces et-0/0/16 unit 0 family inet6 filter input foo
+set interfaces et-0/0/16 unit 0 family inet6 filter output foo
+set firewall family inet6 filter foo term 10 from source-address 2001:db8::/126
+set firewall family inet6 filter foo term 10 then count FOOv6
+set firewall family inet6 filter foo term 10 then accept
+set class-of-service forwarding-classes class BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class CONTROL queue-num 3
+set class-of-service classifiers exp EXP forwarding-class BEST-EFFORT loss-priority low code-points 000
+set class-of-service classifiers exp EXP forwarding-class CONTROL loss-priority low code-points 111
+set class-of-service rewrite-rules exp EXP-RW forwarding-class BEST-EFFORT loss-priority low code-point 000
+set class-of-service rewrite-rules exp EXP-RW forwarding-class CONTROL loss-priority low code-point 111
+set class-of-service schedulers s0 transmit-rate percent 95
+set class-of-service schedulers s3 transmit-rate percent 5
+set class-of-service scheduler-maps m forwarding-class BEST-EFFORT scheduler s0
+set class-of-service scheduler-maps m forwarding-class CONTROL scheduler s3
+set class-of-service interfaces et-0/0/13 scheduler-map m
+set class-of-service interfaces et-0/0/13 unit 0 classifiers exp EXP
+set class-of-service interfaces et-0/0/13 unit 0 rewrite-rules exp EXP-RW
+"""
+
+
+def test_an_output_filter_that_only_counts_is_an_acl_not_qos(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """A firewall filter whose terms only count and accept is an ACL, as an input filter, so is an output one: the
+    unit that binds it is no QoS interface (it was read as an edge imposing the core's EXP, left out of the import,
+    and equiv then found it without a partner, QOS171)."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "acl.set", OUTPUT_ACL)
+    assert policy is not None, named(diagnostics)
+    assert set(next(iter(policy["devices"].values()))["interfaces"]) == {"et-0/0/13"}
+    assert not [m for m in named(diagnostics) if "et-0/0/16" in m], named(diagnostics)
+    assert status == 0, out
+    marking = tmp_path / "marking"
+    marking.mkdir()
+    _, diagnostics, _, _ = round_trip(marking, capsys, "junos-mx", "acl.set",
+                                      OUTPUT_ACL.replace("then count FOOv6", "then forwarding-class CONTROL"))
+    assert ("interface et-0/0/16 unit 0: output filter foo sets a class, loss priority or code point on leaving: not "
+            "read (qosc reads input filters)") in named(diagnostics)

@@ -15,11 +15,12 @@ Naming Overview"); a statement of a scheduler the policy language has no word fo
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve
 from qosc.configtext import guard
-from qosc.diagnostics import Location, warning
+from qosc.diagnostics import Location, info, warning
 from qosc.targets.junos.read.config import Config, Path
 from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, number
 
@@ -177,4 +178,29 @@ def classes(c: Config, smap: str, rate: int | None = None) -> tuple[Class, ...]:
             c.diagnostics.append(warning("QOS174", f"scheduler map {smap} names scheduler {sched}, which is not "
                                          "defined", loc))
         out.append(scheduler_class(c, fc, sched, max(100.0 - fixed, 0.0), remainders, loc, rate))
-    return tuple(out)
+    return _behind_strict(c, smap, tuple(out))
+
+
+def _behind_strict(c: Config, smap: str, klasses: tuple[Class, ...]) -> tuple[Class, ...]:
+    """The transmit rates of a map whose strict-high queues' caps and transmit rates add up to more than the port:
+    Junos serves strict-high first, up to its shaping rate, and the other queues share what it leaves in proportion
+    to their transmit rates (Junos OS Class of Service User Guide (Routing Devices), "excess-rate (Schedulers)":
+    excess bandwidth is "the extra port bandwidth left after strict-high priority queues and the guaranteed minimum
+    bandwidth requirements of other queues (as determined by each queue's transmit rate) are satisfied";
+    "transmit-rate (Schedulers)": without a limit on the strict-high queue "the other queues may not meet their
+    guaranteed bandwidths").  So each is guaranteed its rate scaled to what the strict caps leave: that is its
+    share, said at the map (QOS206).  A strict queue without a cap in percent leaves nothing known: unchanged."""
+    strict = [k for k in klasses if k.strict]
+    shared = [k for k in klasses if not k.strict and k.share]
+    caps = sum(k.cap or 0.0 for k in strict)
+    rates = sum(k.share or 0.0 for k in shared)
+    if not strict or any(k.cap is None for k in strict) or caps + rates <= 100.0 + 1e-6 or caps >= 100.0:
+        return klasses
+    factor = (100.0 - caps) / rates
+    c.diagnostics.append(info("QOS206", f"scheduler map {smap}: transmit rates ({rates:g}%) and strict-high caps "
+                              f"({caps:g}%) add up to {caps + rates:g}% of the port: Junos serves strict-high first "
+                              f"and the other queues share what it leaves, so each is guaranteed "
+                              f"{factor * 100:.4g}% of its transmit rate, read as its share",
+                              c.where.get(("scheduler-map", smap)),
+                              "give the queues transmit rates that fit beside the strict-high caps"))
+    return tuple(replace(k, share=round(k.share * factor, 6)) if not k.strict and k.share else k for k in klasses)

@@ -147,11 +147,14 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="37 of 61 files round-trip clean (30 of them nothing to lift); issue 22 asks "
-                   "for 90%: the MPLS designs lift their EXP classes now, but overbook their queues or have a strict "
-                   "queue without a rate, which the policy language cannot say (UNCLEAN says why per file)")
-def test_at_least_90_percent_of_the_corpus_round_trips_clean() -> None:
-    rows = [measured(f) for f in FILES]
+@pytest.mark.xfail(strict=True, reason="38 of the 52 files on qosc's platforms round-trip clean (30 of them nothing "
+                   "to lift; 10 of the 24 that apply QoS); issue 22 asks for 90%: the JVD designs left have a strict "
+                   "queue without a rate (QOS042) or schedulers without a transmit rate, the Linux dumps are link "
+                   "emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
+def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
+    """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
+    configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""
+    rows = [measured(f) for f in FILES if not next(e for e in ENTRIES if e["file"] == f).get("off_platform")]
     assert sum(bool(r.clean) for r in rows) >= 0.9 * len(rows), report.summary(rows)
 
 
@@ -193,4 +196,5 @@ def test_the_report_prints_the_summary_line(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out.splitlines()
     assert json.loads(out[0])["clean"] is True
     assert out[-1] == ("files 1, imported exit 0 1, tracebacks 0, invalid policies written 0, round trips clean "
-                       "per class 1 (of them nothing to lift 0); files applying QoS 1, of them clean 1")
+                       "per class 1 (of them nothing to lift 0); files applying QoS 1, of them clean 1; on qosc's "
+                       "platforms 1, of them clean 1 (applying QoS 1, of them clean 1)")

@@ -48,13 +48,17 @@ SHARELESS = ("its transmit rates overbook the port beside the strict-high FC-LLQ
              "every share on the port differs")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
-QFX = ("QFX fabric CoS imported as junos-mx (qosc has no QFX platform): two strict-high queues (QOS093), shares "
-       "plus strict caps above 100% (QOS040), ports whose speed the configuration does not say (QOS041): every "
-       "interface left out and named, nothing written")
-AIML = ("lossless RoCEv2 fabric: its CoS is bound on the wildcard `et-*` / `unit *` (named: no interface to lift), "
-        "with PFC congestion-notification profiles and shared buffers (named): nothing written")
-HOST = ("its only applied QoS is host-outbound-traffic (router traffic), which import names and does not lift (the "
-        "JUNOS target writes it from the network-control service): nothing written")
+QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): ports whose speed the "
+       "configuration does not say (QOS041), ECN (the JUNOS target writes none, QOS090), shares that are no whole "
+       "percentage once read as what the strict-high queue leaves (QOS113, JUNOS needs one), no class for unclassified "
+       "traffic (QOS032), two strict-high queues (QOS093): every interface left out and named, nothing written")
+AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
+        "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
+        "written")
+HOST = ("a grammar test: what it applies is host-outbound-traffic (router traffic), which import names and does not "
+        "lift (the JUNOS target writes it from the network-control service), and `class-of-service interfaces ae1 "
+        "(unit 0) forwarding-class` (every packet the port receives into one class), named as not read: nothing "
+        "written")
 
 
 TRACEBACK: dict[str, str] = {}
@@ -86,7 +90,8 @@ UNCLEAN = {
     "junos/jvd-ewan-fin-ap1-mx304.conf": LLQ,
     "junos/jvd-ewan-fin-wanedge1-mx304.conf": LLQ + "; its IRB units classify by a filter into FC-LLQ alone (named)",
     "junos/jvd-ewan-fin-p1-ptx10003.conf":
-        LLQ + "; its other schedulers give no transmit rate, where qosc's compile gives each queue an equal share",
+        LLQ + "; its other schedulers give no transmit rate (no share in the policy), which qosc's Junos compile "
+        "writes `transmit-rate remainder`: each queue an equal share where the original guarantees none",
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,

@@ -217,6 +217,8 @@ def test_an_output_filter_that_only_counts_is_an_acl_not_qos(tmp_path: Path, cap
     marking = tmp_path / "marking"
     marking.mkdir()
     _, diagnostics, _, _ = round_trip(marking, capsys, "junos-mx", "acl.set",
-                                      OUTPUT_ACL.replace("then count FOOv6", "then forwarding-class CONTROL"))
+                                      OUTPUT_ACL.replace("then count FOOv6", "then forwarding-class CONTROL").replace(
+                                          "set interfaces et-0/0/16 unit 0 family inet6 filter input foo\n", ""))
     assert ("interface et-0/0/16 unit 0: output filter foo sets a class, loss priority or code point on leaving: not "
             "read (qosc reads input filters)") in named(diagnostics)
+    assert not [m for m in named(diagnostics) if "foo 10" in m and "applied to no interface" in m], named(diagnostics)

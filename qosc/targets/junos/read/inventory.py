@@ -120,6 +120,11 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                     element = ("rule", port, u, term) if has_from and port != LOOPBACK else iface
                     out.append((element, ("filter term", f"{name} {term}")))
                     out += [(element, ("policer", pol)) for pol in policers]
+    for (port, unit), bound in c.bound.items():  # an output filter that classifies or marks: applied, not read
+        for key, name in bound.items():
+            if key.startswith("filter-output-") and port != LOOPBACK:
+                out += [(("unread", port, unit), ("filter term", f"{name} {term}"))
+                        for term, _, _ in _terms(c, key.removeprefix("filter-output-"), name)]
     if c.host_class is not None:
         out.append((("unread", "host-outbound-traffic"), ("host-outbound-traffic", c.host_class)))
     return tuple(out)

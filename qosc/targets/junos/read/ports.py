@@ -112,7 +112,8 @@ def bindings(c: Config) -> Bindings:
             if key.startswith("filter-output-") and qos_filter(c, key.removeprefix("filter-output-"), name):
                 c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: output filter {name} sets a "
                                              "class, loss priority or code point on leaving: not read (qosc reads "
-                                             "input filters)", c.where.get(("interface", port))))
+                                             "input filters)", c.where.get(("interface", port))
+                                             or c.where.get(("filter", name))))
         qos = {k: v for k, v in bound.items() if k.startswith("filter-input-")
                and qos_filter(c, k.removeprefix("filter-input-"), v)}
         if qos:

@@ -222,3 +222,25 @@ def test_an_output_filter_that_only_counts_is_an_acl_not_qos(tmp_path: Path, cap
     assert ("interface et-0/0/16 unit 0: output filter foo sets a class, loss priority or code point on leaving: not "
             "read (qosc reads input filters)") in named(diagnostics)
     assert not [m for m in named(diagnostics) if "foo 10" in m and "applied to no interface" in m], named(diagnostics)
+
+
+# jvd-dc5-compute-leaf1-qfx5120.conf: every service left out (each would make the policy invalid), interfaces left
+STRICT_ONLY = """\
+set class-of-service forwarding-classes class be queue-num 0
+set class-of-service classifiers dscp C forwarding-class be loss-priority low code-points 000000
+set class-of-service schedulers s priority strict-high
+set class-of-service scheduler-maps m forwarding-class be scheduler s
+set class-of-service interfaces xe-0/0/0 scheduler-map m
+set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp C
+"""
+
+
+def test_nothing_written_is_nothing_lifted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Where every service is left out, import writes nothing (QOS203), and its reconciliation counts nothing as
+    lifted: every object seen is named (it counted the interfaces and classifiers of the policy it did not write as
+    lifted: `5 seen = 3 lifted + 2 named`)."""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "strict.set", STRICT_ONLY)
+    assert policy is None and any(d["code"] == "QOS203" for d in diagnostics)
+    tally = next(d["message"] for d in diagnostics if d["code"] == "QOS202")
+    assert "5 QoS object(s) seen = 0 lifted + 5 named" in tally, tally
+    assert any(m.startswith("interface xe-0/0/0 unit 0 not lifted") for m in named(diagnostics)), named(diagnostics)

@@ -159,6 +159,8 @@ CORE: tuple[Code, ...] = (
        "interface): what was taken instead is said"),
     _c("QOS205", _READ, "info", "verify: an object in what qosc owns on a device qosc has not configured (a takeover): "
        "someone else's, not stale"),
+    _c("QOS206", _READ, "info", "read back: queue guarantees that overbook the link beside strict-priority caps, read "
+       "as what the device can guarantee (the share of what the strict queues leave)"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

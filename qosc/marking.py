@@ -43,6 +43,8 @@ class Marking:
     Every value is classified into the service at its precedence; the first value of precedence 1 is what
     the service is marked (imposed, rewritten) with, and the first of a higher precedence what its traffic
     of that precedence (AFx2, AFx3) is marked with, falling back to the next lower precedence that has one.
+    A service may give values of higher precedences alone (a class a device classifies at loss priority high
+    only): its traffic of a lower precedence is marked with the first value given.
     """
 
     values: tuple[tuple[int, int], ...] = ()

@@ -196,8 +196,9 @@ class _Pair:
         return cls.cap
 
     def _share(self, cls: Class) -> float | None:
-        """A strict class known only by its cap's rate is guaranteed its cap."""
-        return cls.share if cls.share is not None or not cls.strict or cls.cap is not None else self._cap(cls)
+        """A strict class that says no share is guaranteed its cap (it is served before every other class up to it:
+        what the policy reserves for it, QOS040), in percent or known only by its rate."""
+        return cls.share if cls.share is not None or not cls.strict else self._cap(cls)
 
     def _attributes(self, x: Class, y: Class) -> None:
         tol = self.tol

@@ -161,15 +161,8 @@ class _Lifter:
             if ("default",) in self.members:
                 lifted[("default",)] = liftmarks.default_values(self.members[("default",)], domain, claimed)
             for key, found in lifted.items():
-                if found and 1 not in found:
-                    shown = ", ".join(f"{domain.upper()} {v} at drop precedence {p}" for p, vs in found.items()
-                                      for v in vs)
-                    self.diagnostics.append(warning(
-                        "QOS172", f"class {self.first[key].name} is classified or marked by {shown} only: a "
-                        f"service's values start at drop precedence low, so they are imported as low",
-                        self.first[key].origin, f"give the service {domain}: by precedence by hand"))
-                if found:
-                    self.services[key][domain] = liftmarks.body(liftmarks.shifted(found))
+                if found:  # values of a higher drop precedence alone stay there ({high: [...]})
+                    self.services[key][domain] = liftmarks.body(found)
 
     def _agree(self, key: Key, cls: Class) -> None:
         first = self.first[key]

@@ -150,19 +150,11 @@ def default_values(members: Iterable[tuple[Interface, str]], domain: str, claime
 
 
 def body(found: dict[int, list[int]]) -> Any:
-    """A service's `exp` or `pcp` as the schema takes it: a list when all are of drop precedence low (values of a
-    service start at low: `shifted` moves the lowest precedence given there first)."""
+    """A service's `exp` or `pcp` as the schema takes it: a list when all are of drop precedence low, else a
+    mapping by precedence (a class classified at a higher precedence alone has no `low`)."""
     if set(found) == {1}:
         return found[1]
     return {_PRECEDENCE[p]: vs for p, vs in sorted(found.items())}
-
-
-def shifted(found: dict[int, list[int]]) -> dict[int, list[int]]:
-    """The values with those of the lowest drop precedence given as low, where none is low."""
-    if not found or 1 in found:
-        return found
-    lowest = min(found)
-    return {1 if p == lowest else p: vs for p, vs in found.items()}
 
 
 def involved(iface: Interface) -> bool:

@@ -115,7 +115,7 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
     named: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
         if not _something(lifted.policy):
-            return Settled(None, named, [])
+            return _nothing(lifted, named, [])
         text = render(lifted.policy, header)
         checked = check(text, path)
         errors = [d for d in checked if d.is_error]
@@ -130,14 +130,20 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
             if target is not None:  # one about the whole device (too many queues) may settle with the rest
                 doomed.setdefault(target, d)
         if not doomed:
-            return Settled(None, [*named, *errors], checked)
+            return _nothing(lifted, [*named, *errors], checked)
         # the least first: a field, then a service or profile, then an interface (dropping a service that clashes
         # with another often settles the device-wide errors an interface was blamed for)
         least = min(_rank(t) for t in doomed)
         for target, why in doomed.items():
             if _rank(target) == least:
                 named += _leave_out(lifted, target, why)
-    return Settled(None, named, [])
+    return _nothing(lifted, named, [])
+
+
+def _nothing(lifted: Lifted, named: list[Diagnostic], checked: list[Diagnostic]) -> Settled:
+    """No policy is written: nothing of the configurations is lifted (the reconciliation names every object)."""
+    lifted.elements.clear()
+    return Settled(None, named, checked)
 
 
 def _rank(target: tuple[str, ...]) -> int:

@@ -36,16 +36,39 @@ def test_a_pe_customer_unit_classified_by_ipprec_compatibility_trusts_and_keeps_
     assert interfaces["et-0/0/3"]["rewrite"] == ["exp"]  # the core unit rewrites EXP alone
 
 
-def test_exp_values_of_a_class_the_unit_does_not_schedule_are_named() -> None:
+def test_the_default_map_schedules_every_queue_of_a_forwarding_class() -> None:
     """The PTX10003 core of the ACE design classifies eight EXP values on units without a scheduler map: Junos's
-    default map queues four forwarding classes, so EXP 4-7 go to classes the unit does not schedule; each is named
-    at the unit, as unscheduled DSCP code points are (they were left to the default service without a word)."""
+    default map gives queues 0 to 7 95, 0, 0, 5, 0, 0, 0 and 0 % (it was read as queueing the four classes of queues
+    0 to 3 alone, and EXP 4-7 were named as going to classes the unit does not schedule): every class lifts."""
     lifted = lift([junos(CORPUS / "jvd-ewan-ace-p1-ptx10003.conf")], "p1")
-    named = [d.message for d in lifted.diagnostics if d.code == "QOS172" and "does not schedule" in d.message]
-    assert [m for m in named if m.startswith("interface et-1/0/0 unit 0: EXP")] == [
-        f"interface et-1/0/0 unit 0: EXP {v} go to class {c}, which the interface does not schedule (no queue of its "
-        "own here): not lifted (the imported policy gives them the default service)"
-        for v, c in ((4, "BUSINESS"), (7, "CONTROL"), (6, "NETWORK"), (5, "REALTIME"))]
+    assert not [d.message for d in lifted.diagnostics if d.code == "QOS172"]
+    services = lifted.policy["services"]
+    assert {name: body["queue"]["share"] for name, body in services.items()} == {
+        "BEST-EFFORT": "95%", "LOW": "0%", "MEDIUM": "0%", "SIG-OAM": "5%", "BUSINESS": "0%", "REALTIME": "0%",
+        "NETWORK": "0%", "CONTROL": "0%"}
+    assert services["BUSINESS"]["exp"] == {"high": [4]} and services["CONTROL"]["exp"] == [7]
+
+
+UNSCHEDULED = """\
+set class-of-service forwarding-classes class be queue-num 0
+set class-of-service forwarding-classes class gold queue-num 4
+set class-of-service classifiers exp CX forwarding-class be loss-priority low code-points 000
+set class-of-service classifiers exp CX forwarding-class gold loss-priority low code-points 101
+set class-of-service schedulers s-be transmit-rate percent 100
+set class-of-service scheduler-maps m forwarding-class be scheduler s-be
+set class-of-service interfaces xe-1/0/0 scheduler-map m
+set class-of-service interfaces xe-1/0/0 unit 0 classifiers exp CX
+"""
+
+
+def test_exp_values_of_a_class_the_unit_does_not_schedule_are_named() -> None:
+    """A scheduler map that leaves out a forwarding class an EXP value is classified into: the value is named at the
+    unit (it was left to the default service without a word)."""
+    found = read(UNSCHEDULED, "u.set", "junos-mx", "u")
+    assert found.behaviour is not None
+    named = [d.message for d in lift([found.behaviour], "u").diagnostics if "does not schedule" in d.message]
+    assert named == ["interface xe-1/0/0 unit 0: EXP 5 go to class gold, which the interface does not schedule (no "
+                     "queue of its own here): not lifted (the imported policy gives them the default service)"]
 
 
 def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from qosc.diagnostics import Location
 from qosc.targets.junos.read.config import Config, Path
 from qosc.targets.junos.read.facts import BITS
+from qosc.targets.junos.read.schedulers import default_map_classes
 
 Element = tuple[str, ...]
 Use = tuple[Element, tuple[str, str]]
@@ -94,7 +95,11 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
         unread: Element = ("unread", port, u)
         iface: Element = ("interface", port, u) if port != LOOPBACK else unread
         out.append((iface, ("interface", f"{port} unit {unit}")))
-        smap = smaps.get(port)
+        smap = smaps.get(f"{port} unit {unit}", smaps.get(port))
+        if smap is None and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+            # the port queues by Junos's default map (schedulers.default_classes): its forwarding classes are used
+            out += [(("class", port, u, fc), ("forwarding-class", fc)) for fc in default_map_classes(c).values()
+                    if fc in c.queues]
         if smap is not None:
             out.append((iface, ("scheduler-map", smap)))
             for fc, sched in c.maps.get(smap, {}).items():
@@ -115,6 +120,11 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                     element = ("rule", port, u, term) if has_from and port != LOOPBACK else iface
                     out.append((element, ("filter term", f"{name} {term}")))
                     out += [(element, ("policer", pol)) for pol in policers]
+    for (port, unit), bound in c.bound.items():  # an output filter that classifies or marks: applied, not read
+        for key, name in bound.items():
+            if key.startswith("filter-output-") and port != LOOPBACK:
+                out += [(("unread", port, unit), ("filter term", f"{name} {term}"))
+                        for term, _, _ in _terms(c, key.removeprefix("filter-output-"), name)]
     if c.host_class is not None:
         out.append((("unread", "host-outbound-traffic"), ("host-outbound-traffic", c.host_class)))
     return tuple(out)

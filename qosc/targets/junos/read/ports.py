@@ -107,9 +107,15 @@ def bindings(c: Config) -> Bindings:
                 else:
                     c.diagnostics.append(warning("QOS172", f"class-of-service interfaces {' '.join(p[1:])}: not "
                                                  "read", loc))
-    for (port, unit), bound in c.bound.items():  # an input filter that only accepts or discards is an ACL
-        qos = {k: v for k, v in bound.items() if not k.startswith("filter-input-")
-               or qos_filter(c, k.removeprefix("filter-input-"), v)}
+    for (port, unit), bound in c.bound.items():  # a filter that only accepts, discards or counts is an ACL
+        for key, name in bound.items():
+            if key.startswith("filter-output-") and qos_filter(c, key.removeprefix("filter-output-"), name):
+                c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: output filter {name} sets a "
+                                             "class, loss priority or code point on leaving: not read (qosc reads "
+                                             "input filters)", c.where.get(("interface", port))
+                                             or c.where.get(("filter", name))))
+        qos = {k: v for k, v in bound.items() if k.startswith("filter-input-")
+               and qos_filter(c, k.removeprefix("filter-input-"), v)}
         if qos:
             b.units[(port, unit)].update(qos)
     by_port: dict[str, list[tuple[str, str]]] = {}  # an index: a scan of every unit per port is quadratic

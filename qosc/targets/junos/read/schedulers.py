@@ -15,11 +15,12 @@ Naming Overview"); a statement of a scheduler the policy language has no word fo
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from qosc.behaviour.model import Class, Curve
 from qosc.configtext import guard
-from qosc.diagnostics import Location, warning
+from qosc.diagnostics import Location, info, warning
 from qosc.targets.junos.read.config import Config, Path
 from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, number
 
@@ -134,19 +135,29 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
                  origin=loc)
 
 
-DEFAULT_MAP = ((0, 95.0, 95.0), (1, 0.0, 0.0), (2, 0.0, 0.0), (3, 5.0, 5.0))
-"""Junos's implicit scheduler map of a port without one: (queue, transmit-rate %, buffer-size %), priority low,
-tail drop ("Default Schedulers Overview", Junos OS Class of Service User Guide: best effort 95 %, network control
-5 %, expedited and assured forwarding no reserved bandwidth or buffer, every queue may use what others leave)."""
+DEFAULT_MAP = {0: 95.0, 3: 5.0}
+"""Junos's implicit scheduler map of a port without one: queue -> transmit-rate and buffer-size %, priority low,
+tail drop; every other queue 0 %.  "Default Schedulers Overview", Junos OS Class of Service User Guide: best
+effort 95 %, network control 5 %, expedited and assured forwarding no reserved bandwidth or buffer, every queue may
+use what others leave; "Configuring Forwarding Classes": "the default scheduler transmission rate and buffer size
+percentages for queues 0 through 7 are 95, 0, 0, 5, 0, 0, 0, and 0 percent"."""
 
 
 def default_classes(c: Config, origin: Location | None) -> tuple[Class, ...]:
-    """The classes of a unit whose port has no scheduler map but classifies or rewrites: Junos's default map,
-    its queues named after the forwarding classes that use them (the default names where none is defined)."""
+    """The classes of a unit whose port has no scheduler map but classifies or rewrites: Junos's default map, one
+    class per queue a forwarding class uses (queues 0 to 3 always, by their default classes; queues 4 to 7 where
+    the configuration defines a forwarding class on them), named after the forwarding class that uses it (the
+    default name where none is defined)."""
+    names = default_map_classes(c)
+    return tuple(Class(names[q], share=DEFAULT_MAP.get(q, 0.0), priority=PRIORITY["low"],
+                       buffer=("percent", DEFAULT_MAP.get(q, 0.0)), queue=q, origin=origin) for q in sorted(names))
+
+
+def default_map_classes(c: Config) -> dict[int, str]:
+    """Queue -> the forwarding class Junos's default map schedules on it (default_classes)."""
     names = {q: n for n, q in DEFAULT_QUEUES.items()}
-    names.update({q: n for n, q in c.queues.items() if q in names})
-    return tuple(Class(names[q], share=share, priority=PRIORITY["low"], buffer=("percent", buffer), queue=q,
-                       origin=origin) for q, share, buffer in DEFAULT_MAP)
+    names.update({q: n for n, q in c.queues.items() if 0 <= q <= 7})
+    return names
 
 
 def classes(c: Config, smap: str, rate: int | None = None) -> tuple[Class, ...]:
@@ -167,4 +178,29 @@ def classes(c: Config, smap: str, rate: int | None = None) -> tuple[Class, ...]:
             c.diagnostics.append(warning("QOS174", f"scheduler map {smap} names scheduler {sched}, which is not "
                                          "defined", loc))
         out.append(scheduler_class(c, fc, sched, max(100.0 - fixed, 0.0), remainders, loc, rate))
-    return tuple(out)
+    return _behind_strict(c, smap, tuple(out))
+
+
+def _behind_strict(c: Config, smap: str, klasses: tuple[Class, ...]) -> tuple[Class, ...]:
+    """The transmit rates of a map whose strict-high queues' caps and transmit rates add up to more than the port:
+    Junos serves strict-high first, up to its shaping rate, and the other queues share what it leaves in proportion
+    to their transmit rates (Junos OS Class of Service User Guide (Routing Devices), "excess-rate (Schedulers)":
+    excess bandwidth is "the extra port bandwidth left after strict-high priority queues and the guaranteed minimum
+    bandwidth requirements of other queues (as determined by each queue's transmit rate) are satisfied";
+    "transmit-rate (Schedulers)": without a limit on the strict-high queue "the other queues may not meet their
+    guaranteed bandwidths").  So each is guaranteed its rate scaled to what the strict caps leave: that is its
+    share, said at the map (QOS206).  A strict queue without a cap in percent leaves nothing known: unchanged."""
+    strict = [k for k in klasses if k.strict]
+    shared = [k for k in klasses if not k.strict and k.share]
+    caps = sum(k.cap or 0.0 for k in strict)
+    rates = sum(k.share or 0.0 for k in shared)
+    if not strict or any(k.cap is None for k in strict) or caps + rates <= 100.0 + 1e-6 or caps >= 100.0:
+        return klasses
+    factor = (100.0 - caps) / rates
+    c.diagnostics.append(info("QOS206", f"scheduler map {smap}: transmit rates ({rates:g}%) and strict-high caps "
+                              f"({caps:g}%) add up to {caps + rates:g}% of the port: Junos serves strict-high first "
+                              f"and the other queues share what it leaves, so each is guaranteed "
+                              f"{factor * 100:.4g}% of its transmit rate, read as its share",
+                              c.where.get(("scheduler-map", smap)),
+                              "give the queues transmit rates that fit beside the strict-high caps"))
+    return tuple(replace(k, share=round(k.share * factor, 6)) if not k.strict and k.share else k for k in klasses)

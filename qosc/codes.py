@@ -170,5 +170,6 @@ def readme_table(codes: tuple[Code, ...]) -> str:
     rows = ["| code | stage | severity | summary |", "|---|---|---|---|"]
     for c in sorted(codes, key=lambda c: c.code):
         stage = c.stage if c.owner in ("core", c.stage) else f"{c.stage} ({c.owner})"
-        rows.append(f"| {c.code} | {stage} | {c.severity} | {c.summary} |")
+        cells = (c.code, stage, c.severity, c.summary)
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")  # 'error|warning' is one cell
     return "\n".join(rows)

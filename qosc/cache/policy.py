@@ -190,16 +190,22 @@ class PolicyCache:
         if self._stale is not None:
             self._stale.result()
 
-    def record(self, key: str | None, checks: list[Diagnostic] | None,
-               files: list[tuple[str, str]] | None, notes: list[str]) -> None:
-        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key.
+    def record(self, key: str | None, checks: list[Diagnostic] | None, files: list[Any] | None,
+               notes: list[str]) -> None:
+        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key; files: what
+        the sink staged (qosc.emit.Staged), None: the files lookup() gave, if any.
 
         `notes` are the Output.notes of its files, reported again when the files come from the cache.
         """
         if key is None:
             return
+        old = self.store.data.get("entries", {}).get(key)
+        if files is None:
+            files = old[1] if old is not None and checks is None else None
+        else:
+            files = [(s.relpath, s.digest) for s in files]
         if checks is None:
-            self._entries[key] = (self.store.data["entries"][key][0], files, notes)
+            self._entries[key] = (old[0], files, notes)
             return
         if self._starts is None:
             self._starts = [s.line for s in self.segs or ()]

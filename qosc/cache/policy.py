@@ -19,12 +19,13 @@ from qosc.cache.store import FORMAT, Store
 from qosc.diagnostics import Diagnostic
 from qosc.errors import InputError
 from qosc.model import Device
+from qosc.pipeline.validation import validate_stages
 
 
 def read_policy(path: str) -> str | None:
     """The text of a policy file as load_policy reads it, or None (the full path reports why)."""
     try:
-        return load._decode(load._read_bounded(path, load.Limits()), path)
+        return load.read_text(path)
     except (OSError, ValueError, InputError):
         return None
 
@@ -46,31 +47,29 @@ class PolicyCache:
         self._stale: Any = None
 
     def validate(self) -> tuple[Any, bool]:
-        """(api.Result without target checks, whether target checks apply): what api.validate_stages gives."""
-        from qosc import api
-
+        """(Result without target checks, whether target checks apply): what pipeline.validate_stages gives."""
         if self.store.path is None:  # no cache: a plain validation
-            result, _, ok = api.validate_stages(self.policy, jobs=self.jobs)
+            result, _, ok = validate_stages(self.policy, jobs=self.jobs)
             return result, ok
         text = read_policy(self.policy)
         segs = segment(text) if text is not None else None
         old = self.store.data.get("model")
         if text is not None and segs and old and old.get("global") == _global_hash(text, segs):
             try:
-                done = self._fast(api, text, segs, old)
+                done = self._fast(text, segs, old)
             except Exception:  # noqa: BLE001 - a store this code did not write: validate from scratch
                 done = None
             if done is not None:
                 self.fast = True
                 return done
-        result, tree, ok = api.validate_stages(self.policy, jobs=self.jobs)
+        result, tree, ok = validate_stages(self.policy, jobs=self.jobs)
         if result.policy is not None and ok and not any(d.is_error for d in result.diagnostics):
             if text is None or segs is None or not _agrees(tree, segs):
                 segs = None
             self._keys(result.policy, text, segs, tree, {})
         return result, ok
 
-    def _fast(self, api: Any, text: str, segs: list[Seg], old: dict[str, Any]) -> tuple[Any, bool] | None:
+    def _fast(self, text: str, segs: list[Seg], old: dict[str, Any]) -> tuple[Any, bool] | None:
         devsegs = [s for s in segs if s.sid.startswith("d:")]
         cached = old["devices"]
         changed = [s for s in devsegs if (cached.get(s.sid[2:]) or (None,))[0] != _ht(text[s.start:s.end])
@@ -104,7 +103,7 @@ class PolicyCache:
                             for s in devsegs)
             return dataclasses.replace(policy, devices=devices)
 
-        result, _, ok = api.validate_stages(self.policy, tree=tree, complete=complete, jobs=self.jobs)
+        result, _, ok = validate_stages(self.policy, tree=tree, complete=complete, jobs=self.jobs)
         if result.policy is None or not ok or any(d.is_error for d in result.diagnostics):
             return None  # errors are reported by a full validation, exactly
         self._keys(result.policy, text, segs, tree, {s.sid[2:]: cached[s.sid[2:]] for s in reused}, rows)

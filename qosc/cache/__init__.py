@@ -7,9 +7,12 @@ library versions and the environment the tc self-check depends on), so a
 change to qosc itself invalidates everything.
 
 Per (target, device) the store keeps the target's diagnostics and the files it
-wrote (by the sha256 of their content): a device whose inputs did not change is
-neither checked nor rendered again, and if its files are still on disk as
-written (same content hash; size and mtime prove nothing), not written either.
+wrote, and per file its identity as the last compile left it (inode, size,
+mtime and ctime: any write to a file changes its ctime, which no one can set
+back): a device whose inputs did not change is neither checked nor rendered
+again, and if its files are still on disk as written (same identity; size and
+mtime alone prove nothing), not written either.  Checking that costs one
+lstat per file, not a read and a hash of every byte of the output.
 
 The store is data, not code: JSON behind a header line with the sha256 of the
 rest, verified before use, in a directory only its user can write (created

@@ -7,8 +7,9 @@ allows), key every (target, unit), look up and record units, save the store.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ class PolicyCache:
         self._model: dict[str, Any] | None = None
         self._starts: list[int] | None = None
         self._stale: Any = None
+        self._fresh: set[str] = set()
 
     def validate(self) -> tuple[Any, bool]:
         """(Result without target checks, whether target checks apply): what pipeline.validate_stages gives."""
@@ -152,8 +154,7 @@ class PolicyCache:
         fp = self._units.get(("d:" if isinstance(unit, Device) else "h:") + unit.name)
         return _h(self.store.code, target, self._global, fp) if fp else None
 
-    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, str]] | None,
-                                              list[str]] | None:
+    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[str] | None, list[str]] | None:
         """(target diagnostics, files written or None, their render notes) of a unit whose inputs did not change."""
         entry = self.store.data.get("entries", {}).get(key) if key else None
         if entry is None:
@@ -163,26 +164,25 @@ class PolicyCache:
         except (TypeError, ValueError, IndexError):  # not what this code writes
             return None
         files = entry[1]
-        if files is not None and not all(isinstance(f, list) and len(f) == 2 for f in files):
+        if files is not None and not all(isinstance(f, str) for f in files):
             return None
-        return None if diags is None else (diags, None if files is None else [(r, d) for r, d in files],
-                                           list(entry[2]))
+        return None if diags is None else (diags, None if files is None else list(files), list(entry[2]))
 
     def watch(self, background: bool) -> None:
         """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
         from qosc.parallel import Background
 
-        entries = self.store.data.get("entries", {})
-        self._stale = Background(lambda: _stale(self.outdir, entries), background and len(entries) > 256)
+        files = self.store.data.get("files", {})
+        self._stale = Background(lambda: _stale(self.outdir, files), background and len(files) > 4096)
 
-    def intact(self, files: list[tuple[str, str]] | None) -> bool:
+    def intact(self, files: list[str] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
         if files is None:
             return False
         if self._stale is None:
             self.watch(False)
         stale = self._stale.result()
-        return not any(rel in stale for rel, _ in files)
+        return not any(rel in stale for rel in files)
 
     def close(self) -> None:
         """Reap the background check, if one was started and not waited for."""
@@ -192,7 +192,7 @@ class PolicyCache:
     def record(self, key: str | None, checks: list[Diagnostic] | None, files: list[Any] | None,
                notes: list[str]) -> None:
         """Remember a unit for the next compile; checks None: the ones lookup() gave for this key; files: what
-        the sink staged (qosc.emit.Staged), None: the files lookup() gave, if any.
+        the sink staged (qosc.outpaths.Staged), None: the files lookup() gave, if any.
 
         `notes` are the Output.notes of its files, reported again when the files come from the cache.
         """
@@ -202,7 +202,8 @@ class PolicyCache:
         if files is None:
             files = old[1] if old is not None and checks is None else None
         else:
-            files = [(s.relpath, s.digest) for s in files]
+            files = [s.relpath for s in files]
+            self._fresh.update(files)
         if checks is None:
             self._entries[key] = (old[0], files, notes)
             return
@@ -210,31 +211,37 @@ class PolicyCache:
             self._starts = [s.line for s in self.segs or ()]
         self._entries[key] = (encode_diags(checks, self.policy, self.segs, self._starts), files, notes)
 
-    def save(self) -> None:
-        self.store.save({"format": FORMAT, "policy": self.policy, "entries": self._entries, "model": self._model})
+    def save(self, touched: Sequence[str] = ()) -> None:
+        """Write the store, with the identity (inode, size, mtime, ctime) of every file its units own as it is
+        now: stat'ed again for the files rendered in this run and those the publish linked (`touched`; a link
+        changes the ctime), kept from the last store for the others."""
+        if self.store.path is None:
+            return
+        old = self.store.data.get("files", {})
+        again = self._fresh.union(touched)
+        files = {}
+        for entry in self._entries.values():
+            for rel in entry[1] or ():
+                found = _identity(os.path.join(self.outdir, rel)) if rel in again else old.get(rel)
+                if found is not None:
+                    files[rel] = found
+        self.store.save({"format": FORMAT, "policy": self.policy, "entries": self._entries, "model": self._model,
+                         "files": files})
 
 
-def _stale(outdir: str, entries: dict[str, Any]) -> set[str]:
-    """The files of cached units that are missing or not as written (by sha256 of their content)."""
-    stale = set()
+def _identity(path: str) -> list[int] | None:
+    """What says a file is the one qosc wrote: inode, size, mtime and ctime (an edit, even one that restores
+    size and mtime, changes the ctime); None when it is not a regular file."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] if stat.S_ISREG(st.st_mode) else None
+
+
+def _stale(outdir: str, files: dict[str, Any]) -> set[str]:
+    """The recorded files that are missing or not as they were written (identity, see _identity)."""
     join = os.path.join
-    for entry in entries.values():
-        for rel, sha in entry[1] or ():
-            if file_digest(join(outdir, rel)) != sha:
-                stale.add(rel)
-    return stale
+    return {rel for rel, ident in files.items() if _identity(join(outdir, rel)) != ident}
 
 
-def file_digest(path: str) -> str | None:
-    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

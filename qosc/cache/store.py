@@ -23,7 +23,7 @@ from typing import Any
 import qosc
 from qosc.cache.segments import _h
 
-FORMAT = 3  # 2: entries carry the render notes of their files; 3: JSON with a sha256, files by content hash
+FORMAT = 4  # 2: entries carry the render notes of their files; 3: JSON with a sha256; 4: files by identity
 KEEP_STORES = 32
 """Stores kept in the cache directory; the least recently used beyond that are deleted (only stores)."""
 MAGIC = b"qosc-cache"

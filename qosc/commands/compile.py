@@ -112,7 +112,7 @@ def _compile(args: argparse.Namespace, stores: list[cache.PolicyCache], tx: Tran
         print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     for store in stores:
-        store.save()
+        store.save(tx.touched)
     if not args.quiet:
         print(f"qosc: {done.files} files for {done.pairs} device/target pairs, {done.changed} changed"
               f"{f' ({done.reused} pairs unchanged, from the cache)' if done.reused else ''}, in {args.output}",

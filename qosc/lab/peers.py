@@ -70,8 +70,8 @@ def _role(s: Service) -> str:
 
 
 SCRIPT = "qosc-tc.sh"
-"""The linux-tc target's device script (qosc.targets.linux_tc.wrapper.SCRIPT; the lab reaches the target through
-the registry, never by import)."""
+"""The linux-tc target's device script (its wrapper.SCRIPT; the lab reaches the target through the registry,
+never by import)."""
 
 
 def linux_tc() -> Any:

@@ -17,7 +17,7 @@ from qosc import parallel
 from qosc.diagnostics import Diagnostic, has_errors
 from qosc.errors import TargetBug, UnsafeValue
 from qosc.model import Policy
-from qosc.pipeline import sharing
+from qosc.pipeline.sharing import diagnostic, forget, output, proxy, signature
 from qosc.pipeline.units import capability, lower, render
 from qosc.targets.base import Lowered, Output, Target
 from qosc.targets.registry import platform
@@ -65,6 +65,8 @@ class _Template:
     lowered: Lowered | None
     outputs: list[Output] | None = None
     problems: list[Diagnostic] = field(default_factory=list)
+    capable: bool = False
+    """A device of the group has no capability diagnostic: then none has (they set the same fields)."""
 
 
 _TEMPLATES: OrderedDict[Any, _Template | None] = OrderedDict()
@@ -79,7 +81,7 @@ def _template(key: Any, unit: Unit, label: str) -> _Template | None:
     found: _Template | None = None
     if data is not None:
         try:
-            lowered = unit.target.lower(unit.policy, sharing.proxy(unit.device), data)
+            lowered = unit.target.lower(unit.policy, proxy(unit.device), data)
             found = _Template(lowered.diagnostics, lowered)
         except (UnsafeValue, TargetBug):
             found = None
@@ -98,18 +100,19 @@ def _shared(unit: Unit, key: Any, verify: bool, res: UnitResult) -> list[Output]
     template = _template(key, unit, label)
     if template is None:
         raise LookupError(key)
-    checks = capability(unit.target, unit.policy, unit.device, label)
-    checks = sorted(set(checks + [sharing.diagnostic(d, unit.device) for d in template.diagnostics]),
+    checks = [] if template.capable else capability(unit.target, unit.policy, unit.device, label)
+    template.capable = not checks
+    checks = sorted(set(checks + [diagnostic(d, unit.device) for d in template.diagnostics]),
                     key=Diagnostic.sort_key)
     if unit.check:
         res.checks = checks
     if not unit.render or has_errors(checks):
         return None
     if template.outputs is None:
-        template.outputs, template.problems = render(unit.target, unit.policy, sharing.proxy(unit.device),
+        template.outputs, template.problems = render(unit.target, unit.policy, proxy(unit.device),
                                                      template.lowered, verify)
         template.lowered = None  # (the trees are the bulk of it; the files are what the others need)
-    res.problems = [sharing.diagnostic(d, unit.device) for d in template.problems]
+    res.problems = [diagnostic(d, unit.device) for d in template.problems]
     return template.outputs
 
 
@@ -121,7 +124,7 @@ def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] 
     when given, receives every rendered file in the worker that rendered it
     (e.g. to stage it on disk) and only its return values travel back.
     """
-    keys = [sharing.signature(u.target, u.policy, u.device) if u.check or u.render else None for u in units]
+    keys = [signature(u.target, u.policy, u.device) if u.check or u.render else None for u in units]
 
     def work(i: int) -> UnitResult:
         unit = units[i]
@@ -134,7 +137,7 @@ def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] 
                     stand_in = _shared(unit, keys[i], verify, res)
                     shared = True
                     if stand_in is not None:
-                        outputs = [sharing.output(o, unit.device, sink is None) for o in stand_in]
+                        outputs = [output(o, unit.device, sink is None) for o in stand_in]
                 except LookupError:
                     res = UnitResult()
             if not shared:
@@ -163,6 +166,7 @@ def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] 
                                                          chunk=1), strict=True):
         done.update(zip(item, results, strict=True))
     _TEMPLATES.clear()
+    forget()
     for i in range(len(units)):
         yield done.pop(i) if i in done else UnitResult()  # nothing to do: the caller has it from its cache
 

@@ -240,7 +240,7 @@ def _collect(out: Compiled, work: list[Work], results: Any, sink: Sink | None) -
             continue
         r.checks.extend(res.checks if unit.check or hit is None else hit[0])
         r.problems.extend(res.problems)
-        files: list[str] | None = [f[0] for f in hit[1]] if hit is not None and hit[1] is not None else None
+        files: list[str] | None = list(hit[1]) if hit is not None and hit[1] is not None else None
         notes: list[str] = []  # what a verification found now (a memo's findings are not replayed)
         if res.files is not None:
             files = [s.relpath for s in res.files]

@@ -63,16 +63,29 @@ class SymWhere(Where):
         return None if self.real.field(name) is None else SymLocation("", 0, 0, self.slot, name)  # type: ignore[attr-defined]
 
 
+_SHAPES: dict[int, Any] = {}
+"""Shapes of source mappings by id (a profile's mapping is shared by many interfaces); see `forget`."""
+
+
 def _shape(node: Any) -> Any:
-    if isinstance(node, dict):
-        return tuple((k, _shape(v)) for k, v in node.items())
-    if isinstance(node, list):
-        return tuple(_shape(v) for v in node)
-    return None
+    """The keys of a source mapping, and of the mappings in it (what Where.field can find there)."""
+    if not isinstance(node, dict):
+        return None
+    found = _SHAPES.get(id(node))
+    if found is None:
+        if any(isinstance(v, dict) for v in node.values()):
+            found = tuple((k, _shape(v)) for k, v in node.items())
+        else:
+            found = tuple(node)
+        _SHAPES[id(node)] = (found, node)  # (the node kept alive: its id is not reused meanwhile)
+        return found
+    return found[0]
 
 
-def _shapes(where: Where) -> tuple[Any, ...]:
-    return tuple(_shape(n) for n in where.nodes)
+def forget() -> None:
+    """Drop what is memoised by id (at the end of a compile: ids of objects gone may be reused)."""
+    _SHAPES.clear()
+    _CLEAN.clear()
 
 
 _CLEAN: dict[int, bool] = {}
@@ -92,11 +105,16 @@ def signature(target: Target, policy: Policy, unit: Any) -> tuple[Any, ...] | No
     """What the lowering of `unit` by `target` reads besides its name and locations; None: not shared."""
     if not isinstance(unit, Device) or not _NAME.match(unit.name) or not _policy_clean(policy):
         return None
-    key = (target.name, unit.platform, unit.address, unit.description, _shapes(unit.where),
-           tuple((i.name, i.description, i.settings(), _shapes(i.where)) for i in unit.interfaces))
-    if PLACEHOLDER in repr(key):
+    ifaces = []
+    for i in unit.interfaces:
+        if PLACEHOLDER in i.name or (i.description and PLACEHOLDER in i.description) or (
+                i.port_type and PLACEHOLDER in i.port_type):
+            return None
+        ifaces.append((i.name, i.description, i.settings(), tuple(map(_shape, i.where.nodes))))
+    if unit.description and PLACEHOLDER in unit.description:
         return None
-    return key
+    return (target.name, unit.platform, unit.address, unit.description, tuple(map(_shape, unit.where.nodes)),
+            tuple(ifaces))
 
 
 def proxy(unit: Device) -> Device:

@@ -7,6 +7,9 @@ is written once per device; each interface carries only its data: its batch
 one thing the logic asks of an interface), and the comment block that says
 what its numbers are.  Interfaces whose block is the same text (interfaces
 of one profile) share it: the block is written once, headed by their names.
+The script names no device (its folder does), so devices of the same
+interfaces get the same script, which the output can then share (qosc.emit
+links files of equal content).
 """
 
 from __future__ import annotations
@@ -41,7 +44,6 @@ def script(plans: Sequence[InterfacePlan]) -> str:
     groups: dict[tuple[str, ...], list[str]] = {}
     for p in plans:
         groups.setdefault(interface_lines(p), []).append(p.name)
-    device = {"policy": first.policy, "source": first.source, "device": first.device,
-              "names": [p.name for p in plans], "interfaces": plans,
+    device = {"policy": first.policy, "source": first.source, "names": [p.name for p in plans], "interfaces": plans,
               "blocks": [(names, lines) for lines, names in groups.items()]}
     return render_package(__package__ or "qosc.targets.linux_tc", "qosc-tc.sh.j2", d=device)

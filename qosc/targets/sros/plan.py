@@ -1,6 +1,6 @@
 """SR OS target, part 1: the per-device decisions the checks and the lowering share.
 
-`analyse(policy, device, platform)` maps the services onto the eight fixed
+`core(policy, device, platform)` maps the services onto the eight fixed
 forwarding classes, gives every code point a forwarding class and profile
 (the profile picks the WRED slope of the port's egress pool), builds the
 slope policy, the network-queue policies of the device's ports and the
@@ -127,7 +127,8 @@ def carried(policy: Policy, device: Device) -> list[Service]:
     return [s for s in policy.services if s.name in names]
 
 
-def analyse(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
+def core(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
+    """The plan but its edge part (analysis.analyse adds it)."""
     plan = Plan(policy, device, platform)
     plan.network_policy = plan.names.name("network", sname(policy.name), "policy")
     plan.slope_policy = plan.names.name("slope-policy", sname(policy.name), "policy")
@@ -136,8 +137,6 @@ def analyse(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
     _slopes(plan)
     _classify(plan)
     _ports(plan)
-    from qosc.targets.sros.edge import plan_edge  # the edge part builds on this plan
-    plan.edge = plan_edge(plan)
     return plan
 
 

@@ -25,34 +25,18 @@ the configuration does not define are QOS174 warnings.
 
 from __future__ import annotations
 
-from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import Class, Curve, Device, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.grammar.yang import Data
 from qosc.targets.sros.grammar import YANG
 from qosc.targets.sros.read.codes import code_of
+from qosc.targets.sros.read.data import entries, num, one, val
+from qosc.targets.sros.read.edge import sap_rules
 from qosc.targets.sros.slopes import line_curve
 from qosc.tree import Document, locate
 
 PROFILE_SLOPE = {"inplus": "highplus-slope", "in": "high-slope", "out": "low-slope", "exceed": "exceed-slope"}
-
-
-def one(d: Data | None, *names: str) -> Data | None:
-    for n in names:
-        if d is None:
-            return None
-        found = d.get(n)
-        d = found[0] if found else None
-    return d
-
-
-def val(d: Data | None, *names: str) -> str | None:
-    found = one(d, *names)
-    return found.text() if found is not None else None
-
-
-def entries(d: Data | None, name: str) -> dict[str, Data]:
-    return {e.keys[0]: e for e in (d.get(name) if d is not None else []) if e.keys}
 
 
 def _loc(d: Data) -> Location | None:
@@ -60,17 +44,10 @@ def _loc(d: Data) -> Location | None:
     return locate(d.origin[-1].origin) if d.origin else None
 
 
-def _num(text: str | None) -> float | None:
-    try:
-        return float(text) if text is not None else None
-    except ValueError:
-        return None
-
-
 def slope_curve(slope: Data | None) -> Curve | None:
     if slope is None or val(slope, "admin-state") != "enable":
         return None
-    lo, hi, prob = (_num(val(slope, k)) or 0.0 for k in ("start-avg", "max-avg", "max-prob"))
+    lo, hi, prob = (num(val(slope, k)) or 0.0 for k in ("start-avg", "max-avg", "max-prob"))
     return line_curve(lo, hi, prob)
 
 
@@ -123,11 +100,11 @@ class Reading:
             if not fcs:
                 continue
             rate = one(q, "percent-rate" if percent else "rate")
-            cir, pir = _num(val(rate, "cir")) or 0.0, _num(val(rate, "pir")) or 100.0
+            cir, pir = num(val(rate, "cir")) or 0.0, num(val(rate, "pir")) or 100.0
             qtype = val(q, "queue-type") or "auto-expedited"
             expedited = qtype in ("expedited", "auto-expedited")
             strict = expedited and cir == pir and pir < 100
-            mbs = _num(val(q, "mbs")) if not percent else None
+            mbs = num(val(q, "mbs")) if not percent else None
             name = fcs[0]
             for fc in fcs:
                 by_fc[fc] = name
@@ -188,7 +165,7 @@ class Reading:
         pool_name = val(one(port, "network", "egress"), "pool", "slope-policy")
         pool = entries(self.qos, "slope-policy").get(pool_name or "")
         classes, by_fc = self._classes(policy, pool, False) if policy is not None else ((), {})
-        rate = _num(val(port, "ethernet", "egress", "rate"))
+        rate = num(val(port, "ethernet", "egress", "rate"))
         table = self.table(by_fc)
         keep = tuple(range(64))
         return Interface(name, 0, "core", int(rate * 1000) if rate else None, int(rate * 1000) if rate else None,
@@ -208,7 +185,6 @@ class Reading:
         return out
 
     def _sap(self, label: str, sap: Data) -> Interface:
-        from qosc.targets.sros.read.edge import sap_rules
         eg_name = val(sap, "egress", "qos", "sap-egress", "policy-name")
         egress = entries(self.qos, "sap-egress").get(eg_name or "")
         if eg_name and egress is None:
@@ -226,22 +202,6 @@ class Reading:
         none: tuple[int | None, ...] = (None,) * 64
         return Interface(label, 0, "edge", None, None, classes, (table, table), (none, none), trust, rules,
                          unmatched, origin=_loc(sap))
-
-
-def envelope_of(policer: Data, conform: str, exceed: str) -> Envelope:
-    rate = one(policer, "rate")
-    cir = int((_num(val(rate, "cir")) or 0) * 1000)
-    pir_text = val(rate, "pir")
-    cbs = int(_num(val(policer, "cbs")) or 0)
-    mbs = int(_num(val(policer, "mbs")) or 0)
-    if pir_text in (None, "max"):
-        return Envelope(cir, cbs, conform=conform, exceed=exceed)
-    pir = int((_num(pir_text) or 0) * 1000)
-    if pir == cir:
-        if mbs > cbs:
-            return Envelope(cir, cbs, ebs=mbs - cbs, conform=conform, exceed=exceed, violate="drop")
-        return Envelope(cir, cbs, conform=conform, exceed="drop")
-    return Envelope(cir, cbs, pir, mbs, conform=conform, exceed=exceed, violate="drop")
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:

@@ -157,7 +157,7 @@ class Transaction:
         final = os.path.join(self.shown, rel)
         data = text.encode("utf-8")
         sha = digest(data)
-        if same_content(os.path.join(self.root, rel), data):
+        if self._root_fd >= 0 and same_content(os.path.join(self.root, rel), data):
             return Staged(rel, final, None, sha)
         staged = os.path.join(self.stage_root, rel)
         directory = os.path.dirname(staged)
@@ -167,17 +167,19 @@ class Transaction:
         if gone is not None:
             _TWINS.pop(gone, None)
             twin = None if gone == (self.name, sha) else twin
+        mode = 0o755 if text.startswith("#!") else 0o644
         fd = -1
-        tmp = ""
+        tmp = staged  # first the final name (the staging tree is private); if taken, a temporary one renamed over it
         try:
-            for _ in range(100):  # a name left by an earlier process that had this pid: take the next one
-                tmp = os.path.join(directory, f".{os.path.basename(staged)}.qosc-{os.getpid()}-{next(_counter)}.tmp")
+            for attempt in range(101):  # a name left by an earlier process that had this pid: take the next one
+                if attempt:
+                    tmp = os.path.join(directory,
+                                       f".{os.path.basename(staged)}.qosc-{os.getpid()}-{next(_counter)}.tmp")
                 try:
                     if twin is not None:  # the same bytes staged already: one more name for that file
                         _link(twin, tmp)
                     else:
-                        fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                   0o755 if text.startswith("#!") else 0o644)
+                        fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
                     break
                 except FileExistsError:
                     continue
@@ -190,7 +192,8 @@ class Transaction:
                 os.close(fd)
                 fd = -1
             _step("staged")
-            _rename(tmp, staged)  # within the staging tree: a second policy's file of this name replaces it
+            if tmp != staged:
+                _rename(tmp, staged)  # a second policy's file of this name replaces it
         except BaseException:
             if fd >= 0:
                 os.close(fd)
@@ -302,6 +305,7 @@ class Transaction:
             _quiet(_rename, f"{self.name}.old", switched, src_dir_fd=fd)
         for key in [k for k in _TWINS if k[0] == self.name]:
             _TWIN_AT.pop(_TWINS.pop(key), None)
+        _MADE.clear()
         for kind in ("stage", "old"):
             if kind == "stage" and self._background:  # a large tree (old, or new and unused): slow to remove
                 workdir.remove_later(fd, f"{self.name}.stage", self.tag)
@@ -363,15 +367,23 @@ def _complete(old: str, new: str, linked: list[str] | None = None, rel: str = ""
     return dirs, files
 
 
+_MADE: set[str] = set()
+"""Staging directories this process knows exist."""
+
+
 def _ensure_dir(directory: str) -> None:
     """Create `directory` and its missing parents (another worker may be creating them too)."""
+    if directory in _MADE:
+        return
     missing = []
-    while not os.path.isdir(directory):
-        missing.append(directory)
-        directory = os.path.dirname(directory)
+    top = directory
+    while not os.path.isdir(top):
+        missing.append(top)
+        top = os.path.dirname(top)
     for d in reversed(missing):
         with contextlib.suppress(FileExistsError):
             _mkdir(d)
+    _MADE.add(directory)
 
 
 def _quiet(func: object, *args: object, **kwargs: object) -> None:

@@ -43,7 +43,10 @@ def relative(relpath: str) -> str:
 def check_dirs(root: str, shown: str, rel: str, known: set[str]) -> None:
     """Refuse a path through a directory of OUT that is a symbolic link (or not a directory); `known`: the
     directories found fine already."""
-    parts = rel.split(os.sep)[:-1]
+    parent = os.path.dirname(rel)
+    if not parent or parent in known:
+        return
+    parts = parent.split(os.sep)
     for i in range(1, len(parts) + 1):
         sub = os.sep.join(parts[:i])
         if sub in known:
@@ -59,6 +62,7 @@ def check_dirs(root: str, shown: str, rel: str, known: set[str]) -> None:
         if not stat.S_ISDIR(st.st_mode):
             raise OSError(errno.ENOTDIR, f"{os.path.join(shown, sub)} is not a directory", os.path.join(shown, sub))
         known.add(sub)
+    known.add(parent)  # (fine, or not there yet: OUT does not change while the compile holds its lock)
 
 
 def switch_point(root: str, shown: str, changed: list[str]) -> tuple[str, bool]:

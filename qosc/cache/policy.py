@@ -47,6 +47,7 @@ class PolicyCache:
         self._starts: list[int] | None = None
         self._stale: Any = None
         self._fresh: set[str] = set()
+        self._hints: dict[str, str] = {}
 
     def validate(self) -> tuple[Any, bool]:
         """(Result without target checks, whether target checks apply): what pipeline.validate_stages gives."""
@@ -122,6 +123,9 @@ class PolicyCache:
             prof = {s.sid[2:]: _h(piece[s.sid]) for s in segs if s.sid.startswith("p:")}
             self._global = _h(self.policy, [v for k, v in piece.items() if not k.startswith("p:")], list(prof))
             dev_text = {s.sid[2:]: _ht(text[s.start:s.end]) for s in segs if s.sid.startswith("d:")}
+            # a device's text but its name (the key up to the first ':', a plain name: see segments._KEY)
+            self._hints = {s.sid[2:]: _ht(text[s.start:s.end].partition(":")[2]) for s in segs
+                           if s.sid.startswith("d:") and s.sid[2:] not in reused}
         else:
             rest = [(k, tree.key_locs.get(k), tree.value_locs.get(k), tree_fingerprint(v)) for k, v in tree.items()
                     if k not in ("devices", "profiles")]
@@ -149,6 +153,11 @@ class PolicyCache:
         if segs is not None and text is not None:
             self._model = {"global": _global_hash(text, segs), "devices": records,
                            "table": [v for v, _ in sorted(index.items(), key=lambda kv: kv[1])]}
+
+    def hint(self, unit: Any) -> str | None:
+        """A device's text but its name, hashed: devices of equal hints are written alike, so they lower alike
+        (qosc.pipeline.sharing needs to tell that from the model only once per hint); None: no hint."""
+        return self._hints.get(unit.name) if isinstance(unit, Device) else None
 
     def key(self, target: str, unit: Any) -> str | None:
         fp = self._units.get(("d:" if isinstance(unit, Device) else "h:") + unit.name)

@@ -17,7 +17,7 @@ from qosc import parallel
 from qosc.diagnostics import Diagnostic, has_errors
 from qosc.errors import TargetBug, UnsafeValue
 from qosc.model import Policy
-from qosc.pipeline.sharing import diagnostic, forget, output, proxy, signature
+from qosc.pipeline.sharing import NAME, diagnostic, forget, output, proxy, signature
 from qosc.pipeline.units import capability, lower, render
 from qosc.targets.base import Lowered, Output, Target
 from qosc.targets.registry import platform
@@ -117,14 +117,16 @@ def _shared(unit: Unit, key: Any, verify: bool, res: UnitResult) -> list[Output]
 
 
 def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] | None = None,
-            verify: bool = False) -> Iterable[UnitResult]:
+            verify: bool = False, hints: Sequence[str | None] | None = None) -> Iterable[UnitResult]:
     """Target checks and rendering of every unit in one pass (on `jobs` processes), results in unit order.
 
     A unit whose target check reports an error is not rendered.  `sink`,
     when given, receives every rendered file in the worker that rendered it
     (e.g. to stage it on disk) and only its return values travel back.
+    `hints` (a memo's, per unit): units of one policy and target with equal
+    hints are written alike, so their signature is computed once.
     """
-    keys = [signature(u.target, u.policy, u.device) if u.check or u.render else None for u in units]
+    keys = _keys(units, hints)
 
     def work(i: int) -> UnitResult:
         unit = units[i]
@@ -171,6 +173,25 @@ def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] 
         yield done.pop(i) if i in done else UnitResult()  # nothing to do: the caller has it from its cache
 
 
+def _keys(units: Sequence[Unit], hints: Sequence[str | None] | None) -> list[Any]:
+    """Each unit's sharing signature (None: not shared, or nothing to do)."""
+    keys: list[Any] = []
+    known: dict[tuple[int, str, str], Any] = {}
+    for i, u in enumerate(units):
+        if not (u.check or u.render):
+            keys.append(None)
+            continue
+        hint = hints[i] if hints is not None else None
+        if hint is None or not NAME.match(u.device.name):
+            keys.append(signature(u.target, u.policy, u.device))
+            continue
+        at = (id(u.policy), u.target.name, hint)
+        if at not in known:
+            known[at] = signature(u.target, u.policy, u.device)
+        keys.append(known[at])
+    return keys
+
+
 def _items(units: Sequence[Unit], keys: list[Any]) -> list[list[int]]:
     """The work, in chunks: units of one group together (CHUNK at a time), the others one by one."""
     groups: dict[Any, list[int]] = {}
@@ -186,6 +207,13 @@ def _items(units: Sequence[Unit], keys: list[Any]) -> list[list[int]]:
         if len(members) == 1:
             keys[members[0]] = None  # alone: nothing to share
     items = [alone[k:k + CHUNK] for k in range(0, len(alone), CHUNK)]
+    by_target: dict[str, list[list[int]]] = {}
     for members in groups.values():
-        items.extend(members[k:k + CHUNK] for k in range(0, len(members), CHUNK))
+        by_target.setdefault(units[members[0]].target.name, []).extend(
+            members[k:k + CHUNK] for k in range(0, len(members), CHUNK))
+    # targets in turn: processes working at once mostly write into different folders (creating files in one
+    # folder takes its lock, and two processes would wait for each other)
+    queues = list(by_target.values())
+    for n in range(max(map(len, queues), default=0)):
+        items.extend(q[n] for q in queues if n < len(q))
     return items

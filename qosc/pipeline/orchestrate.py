@@ -47,6 +47,9 @@ class Memo(Protocol):
     def lookup(self, key: str | None) -> tuple[list[Diagnostic], Any, list[str]] | None:
         """(target diagnostics, the files written (None: not rendered), their notes) of the key's last run."""
 
+    def hint(self, unit: Any) -> str | None:
+        """What tells devices written alike in the policy (see qosc.pipeline.sharing), or None."""
+
     def intact(self, files: Any) -> bool:
         """Whether the files `lookup` gave are still as written."""
 
@@ -161,7 +164,8 @@ def run(paths: Sequence[str | Path] = (), target_names: Sequence[str] = (), devi
         before_units()
     work = _work(out.runs, target_names, checked, verify, targets_filter)
     write = None if sink is None else (lambda o: sink.write(o.path, o.text))
-    _collect(out, work, process([w[1] for w in work], jobs, sink=write, verify=verify), sink)
+    hints = [w[0].memo.hint(w[1].device) if w[0].memo is not None else None for w in work]
+    _collect(out, work, process([w[1] for w in work], jobs, sink=write, verify=verify, hints=hints), sink)
     owners: dict[str, str] = {}
     for r in out.runs:  # a policy with a rendering problem produces nothing
         out.diagnostics.extend(r.diagnostics(unknown, checked))

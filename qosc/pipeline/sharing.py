@@ -39,7 +39,7 @@ from qosc.where import Where
 
 PLACEHOLDER = "qosc-shared-device-7e1c0d"
 """The stand-in's name; replaced by each device's own in paths, texts and messages."""
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -103,7 +103,7 @@ def _policy_clean(policy: Policy) -> bool:
 
 def signature(target: Target, policy: Policy, unit: Any) -> tuple[Any, ...] | None:
     """What the lowering of `unit` by `target` reads besides its name and locations; None: not shared."""
-    if not isinstance(unit, Device) or not _NAME.match(unit.name) or not _policy_clean(policy):
+    if not isinstance(unit, Device) or not NAME.match(unit.name) or not _policy_clean(policy):
         return None
     ifaces = []
     for i in unit.interfaces:

@@ -7,6 +7,7 @@ allows), key every (target, unit), look up and record units, save the store.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Sequence
@@ -48,6 +49,7 @@ class PolicyCache:
         self._stale: Any = None
         self._fresh: set[str] = set()
         self._hints: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
 
     def validate(self) -> tuple[Any, bool]:
         """(Result without target checks, whether target checks apply): what pipeline.validate_stages gives."""
@@ -190,7 +192,7 @@ class PolicyCache:
             return False
         if self._stale is None:
             self.watch(False)
-        stale = self._stale.result()
+        stale = self._stale.result()[0]
         return not any(rel in stale for rel in files)
 
     def close(self) -> None:
@@ -211,6 +213,7 @@ class PolicyCache:
         if files is None:
             files = old[1] if old is not None and checks is None else None
         else:
+            self._digests.update((s.relpath, s.digest) for s in files)
             files = [s.relpath for s in files]
             self._fresh.update(files)
         if checks is None:
@@ -221,26 +224,34 @@ class PolicyCache:
         self._entries[key] = (encode_diags(checks, self.policy, self.segs, self._starts), files, notes)
 
     def save(self, touched: Sequence[str] = ()) -> None:
-        """Write the store, with the identity (inode, size, mtime, ctime) of every file its units own as it is
-        now: stat'ed again for the files rendered in this run and those the publish linked (`touched`; a link
-        changes the ctime), kept from the last store for the others."""
+        """Write the store, with the identity of every file its units own as it is now (see _identity): stat'ed
+        again for the files rendered in this run, those the publish linked (`touched`: a link changes the
+        ctime) and those whose ctime moved with their content intact; kept from the last store for the others."""
         if self.store.path is None:
             return
         old = self.store.data.get("files", {})
-        again = self._fresh.union(touched)
+        moved = self._stale.result()[1] if self._stale is not None else set()
+        again = self._fresh.union(touched, moved)
         files = {}
         for entry in self._entries.values():
             for rel in entry[1] or ():
-                found = _identity(os.path.join(self.outdir, rel)) if rel in again else old.get(rel)
-                if found is not None:
-                    files[rel] = found
+                if rel not in again:
+                    if rel in old:
+                        files[rel] = old[rel]
+                    continue
+                digest = self._digests.get(rel) or (old[rel][4] if rel in old and len(old[rel]) > 4 else None)
+                found = _identity(os.path.join(self.outdir, rel))
+                if found is not None and digest is not None:
+                    files[rel] = [*found, digest]
         self.store.save({"format": FORMAT, "policy": self.policy, "entries": self._entries, "model": self._model,
                          "files": files})
 
 
 def _identity(path: str) -> list[int] | None:
     """What says a file is the one qosc wrote: inode, size, mtime and ctime (an edit, even one that restores
-    size and mtime, changes the ctime); None when it is not a regular file."""
+    size and mtime, changes the ctime); None when it is not a regular file.  The store keeps the sha256 of
+    the content beside it: a file whose ctime alone moved (a link to it was made or removed: the publish
+    links unchanged files into the switched folder and removes the old one) is intact if its content is."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -248,9 +259,31 @@ def _identity(path: str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] if stat.S_ISREG(st.st_mode) else None
 
 
-def _stale(outdir: str, files: dict[str, Any]) -> set[str]:
-    """The recorded files that are missing or not as they were written (identity, see _identity)."""
+def _stale(outdir: str, files: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """(the recorded files missing or not as written, those whose ctime alone moved with their content intact)."""
     join = os.path.join
-    return {rel for rel, ident in files.items() if _identity(join(outdir, rel)) != ident}
+    stale, moved = set(), set()
+    for rel, ident in files.items():
+        now = _identity(join(outdir, rel))
+        if now == ident[:4]:
+            continue
+        if now is not None and now[:3] == ident[:3] and len(ident) > 4 and file_digest(join(outdir, rel)) == ident[4]:
+            moved.add(rel)
+        else:
+            stale.add(rel)
+    return stale, moved
 
 
+def file_digest(path: str) -> str | None:
+    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -62,6 +62,7 @@ def _interface(policy: Policy, device: str, iface: Interface) -> Iterator[Diagno
 
 
 def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
+    speeds = sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or (None,)
     for s in policy.services:
         q = s.queue
         if q.strict and q.rate_cap is None and not s.policer:
@@ -74,7 +75,7 @@ def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
                             "target can send at 0 bit/s, and every bound of its delay is infinite)",
                             s.where.at(f"queue.{key}"), f"remove queue.{key}, or give the class a rate above 0; "
                             "to carry no traffic, leave the service off the interface (services:)")
-        for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or (None,):
+        for iface_speed in speeds:
             share = resolve_rate(q.share, iface_speed)
             ceiling = resolve_rate(q.ceiling, iface_speed)
             cap = resolve_rate(q.rate_cap, iface_speed)

@@ -92,13 +92,12 @@ def check_values(policy: Policy) -> Iterator[Diagnostic]:
         for s in policy.services:
             if s.kind is not Kind.LBE:
                 continue
-            carried = [i for _, i in _interfaces(policy) if _uses(i, domain) and s.name in i.services]
             if s.codes(domain) and be_value in s.codes(domain):
                 yield error("QOS085", f"LBE service '{s.name}' is carried as {domain.label} {be_value}, the value of "
                             f"best effort '{be.name}': in the {WHERE[domain]} core LBE would share best effort's "
                             "queue and hurt it (GÉANT's first trial)", s.where.at(domain.value),
                             f"give '{s.name}' an {domain.label} value of its own (LBE never shares a queue)")
-            elif carried and not s.codes(domain):
+            elif not s.codes(domain) and any(_uses(i, domain) and s.name in i.services for _, i in _interfaces(policy)):
                 yield error("QOS085", f"LBE service '{s.name}' has no {domain.label} value but is carried over "
                             f"{WHERE[domain]} interfaces: there it falls into best effort's class and is "
                             f"rewritten to best effort's {domain.label}", s.where.at(domain.value, "kind"),
@@ -174,8 +173,9 @@ def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
     policy: a core that schedules it somewhere is taken to be on its path); QOS089: the box's default EXP
     merges services."""
     cores = [(d, i) for d, i in _interfaces(policy) if Domain.EXP in i.trust]
+    mpls = {d.name: any(i.mpls for i in d.interfaces) for d in policy.devices}
     for device, iface in _interfaces(policy):
-        if iface.role is not Role.EDGE or not any(i.mpls for i in device.interfaces):
+        if iface.role is not Role.EDGE or not mpls[device.name]:
             continue
         entering = _owners(policy, policy.services_on(iface))
         if iface.impose:

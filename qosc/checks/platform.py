@@ -18,17 +18,23 @@ from qosc.units import format_rate, format_size
 
 
 def check_devices(policy: Policy) -> Iterator[Diagnostic]:
+    seen: dict[tuple[Any, ...], tuple[list[Any], int]] = {}
     for device in policy.devices:
         data = platform(device.platform)
         served = for_platform(device.platform)
         if data is not None and served and hasattr(data, "queues"):
-            yield from _device(policy, device, data, served[0])
+            yield from _device(policy, device, data, served[0], seen)
 
 
-def _device(policy: Policy, device: Device, platform: Any, target: Any) -> Iterator[Diagnostic]:
+def _device(policy: Policy, device: Device, platform: Any, target: Any,
+            seen: dict[tuple[Any, ...], tuple[list[Any], int]]) -> Iterator[Diagnostic]:
     for iface in device.interfaces:
-        own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
-        available = target.queues(platform, iface)
+        shape = (device.platform, iface.services, iface.port_type)  # (what the queues of an interface depend on)
+        found = seen.get(shape)
+        if found is None:
+            found = seen[shape] = ([s for s in policy.services_on(iface) if not s.queue.shared_with],
+                                 target.queues(platform, iface))
+        own, available = found
         if len(own) > available and platform.queue_overflow == "reject":
             yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues "
                         f"({', '.join(s.name for s in own)}) "

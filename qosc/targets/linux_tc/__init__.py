@@ -128,7 +128,7 @@ class LinuxTcTarget(Target):
 
     def shown(self, output: Output) -> str | None:
         """A batch as a Linux device shows it: loaded in a scratch network namespace and dumped with `tc -j`
-        (read.kernel; VerificationUnavailable where it cannot be loaded here).  The wrapper scripts: None."""
+        (read.kernel; VerificationUnavailable where it cannot be loaded here).  The device script (qosc-tc.sh): None."""
         if not output.path.endswith(".tc"):
             return None
         from qosc.targets.linux_tc.read import kernel

@@ -28,9 +28,11 @@ inode and mtime), flushes the data, and switches the two in one step:
 renameat2(RENAME_EXCHANGE).  The directory stays a real directory at the same
 path; a reader sees the old tree or the new one, never a mix, because every
 change is inside what is switched.  A directory that is new altogether is
-renamed into place in one step instead.  The cost of a publish is the size of
-that directory, not of OUT: one changed device rewrites its own directory (a
-Linux device) or the folder of its target.  The old version, now in the work
+renamed into place in one step instead, and so is one changed file (a device
+of one file): rename(2) puts it over its old version, which a reader sees
+whole until then.  The cost of a publish is the size of what is switched,
+not of OUT: one changed device costs its file, its own directory (a Linux
+device) or the folder of its target.  The old version, now in the work
 directory, is removed, then the journal, then the work directory if nothing
 else uses it.  Nothing temporary is ever inside OUT, and nothing is published
 when nothing changed.
@@ -233,7 +235,10 @@ class Transaction:
             src, dst = os.path.join(stage_name, sub) if sub else stage_name, os.path.join(self.root, sub)
             staged_dir = os.path.join(self.stage_root, sub)
             self.touched = [s.relpath for s in pending]
-            if exists:
+            single = len(pending) == 1 and sub == pending[0].relpath  # one file: renamed over the old one
+            if single:
+                pass
+            elif exists:
                 dirs, files = _complete(dst, staged_dir, self.touched, sub)
                 self._background = dirs >= REMOVE_LATER_FROM or files >= REMOVE_LATER_FILES
                 st = os.stat(dst)
@@ -252,7 +257,7 @@ class Transaction:
             self._same_root()  # (again: completing a large tree takes time)
             self._note(f"sub {sub}\nswitch\n" if sub else "switch\n")
             _step("switch")
-            if not exists:
+            if single or not exists:
                 _rename(src, dst, src_dir_fd=self.work_fd)
             elif not _exchange(self.work_fd, src, dst):
                 _rename(dst, f"{self.name}.old", dst_dir_fd=self.work_fd)  # (abort puts it back)

@@ -70,8 +70,11 @@ def switch_point(root: str, shown: str, changed: list[str]) -> tuple[str, bool]:
 
     The deepest directory holding every changed file, to be exchanged with its new version; or, where that
     directory is new, its outermost new ancestor, to be renamed into place.  So a change to one device costs
-    the directory its files are in, not the whole of OUT.
+    the directory its files are in, not the whole of OUT.  One changed file in a directory OUT has is its
+    own switch point: renamed over the old one (or into place), in one step.
     """
+    if len(changed) == 1 and _replaceable(root, changed[0]):
+        return changed[0], True
     common: list[str] | None = None
     for rel in changed:
         parts = rel.split(os.sep)[:-1]
@@ -92,6 +95,19 @@ def switch_point(root: str, shown: str, changed: list[str]) -> tuple[str, bool]:
         if not stat.S_ISDIR(st.st_mode):  # (refused when it was staged, see check_dirs)
             raise OSError(errno.ENOTDIR, f"{os.path.join(shown, *found)} is not a directory")
     return os.sep.join(found), True
+
+
+def _replaceable(root: str, rel: str) -> bool:
+    """Whether OUT has the folder of `rel`, and at `rel` a regular file or nothing."""
+    try:
+        if not stat.S_ISDIR(os.lstat(os.path.join(root, os.path.dirname(rel))).st_mode):
+            return False
+        return stat.S_ISREG(os.lstat(os.path.join(root, rel)).st_mode)
+    except FileNotFoundError:
+        return os.path.isdir(os.path.join(root, os.path.dirname(rel))) and \
+            not os.path.islink(os.path.join(root, os.path.dirname(rel)))
+    except OSError:
+        return False
 
 
 def hold(root: str, shown: str) -> int:

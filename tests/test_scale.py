@@ -227,13 +227,44 @@ EDITS = [
     ("an error in one device", lambda t: t.replace("      eth0: {profile: edge-1g}\n  r00010",
                                                    "      eth0: {profile: edge-1g, speed: fast}\n  r00010")),
     ("the error fixed", lambda t: t.replace(", speed: fast}", "}")),
-    ("a shared profile", lambda t: t.replace("core-10g: {role: core, speed: 10G", "core-10g: {role: core, speed: 40G")),
+    # what the checks across devices read (qosc.checks.network) changes with one device
+    ("an edge that trusts nothing: a device rule's warning (QOS081), replayed while the device is unchanged",
+     lambda t: t.replace("  r00008.example.net:", "  w1.example.net:\n    platform: junos-mx\n    interfaces:\n"
+                         "      xe-0/0/0: {role: edge, speed: 1G, trust: none}\n  r00008.example.net:")),
+    ("a VLAN edge that classifies on PCP: a claim (QOS097 at the first device)", lambda t: t.replace(
+        "  r00010.example.net:", _vlan("v1") + "  r00010.example.net:")),
+    ("a second one above it: the claim moves", lambda t: t.replace("  r00003.example.net:",
+                                                                   _vlan("v0") + "  r00003.example.net:")),
+    ("the first one's interface no longer classifies on PCP: the claim moves back", lambda t: t.replace(
+        _vlan("v0"), _vlan("v0").replace("trust: [dscp, pcp]", "trust: [dscp]"))),
+    ("a speed new to the network", lambda t: t.replace(_vlan("v1"), _vlan("v1").replace("speed: 1G", "speed: 40G"))),
+    ("an MTU above every other", lambda t: t.replace("speed: 40G", "speed: 40G, mtu: 9000B")),
+    ("an MPLS core: the context of every device changes", lambda t: t.replace(
+        "  r00015.example.net:", "  m1.example.net:\n    platform: junos-mx\n    interfaces:\n"
+        "      xe-0/0/0: {role: core, speed: 10G, encapsulation: mpls, trust: [dscp, exp], rewrite: [dscp],"
+        " services: [best-effort, assured]}\n  r00015.example.net:")),
+    ("the MPLS core's description", lambda t: t.replace("services: [best-effort, assured]}\n  r00015",
+                                                        "services: [best-effort, assured], description: c}\n  r00015")),
+    ("a shared profile", lambda t: t.replace("core-10g: {role: core, speed: 10G", "core-10g: {role: core, speed: 20G")),
     ("a service", lambda t: t.replace("lbe: {kind: lbe, queue: {share: 1%", "lbe: {kind: lbe, queue: {share: 2%")),
     ("lines inserted above everything", lambda t: "# moved\n\n" + t),
     ("two devices swapped", lambda t: _swap(t, "r00020.example.net", "r00021.example.net")),
     ("a description with quotes", lambda t: change_one_device(t, "r00022.example.net").replace(
         "changed by the benchmark", "'quoted' \\\"x\\\" ; { } # !")),
 ]
+FAST = {"one value", "a new interface (lines shift below)", "a device removed", "a device renamed",
+        "a device added in the middle", "a device with target warnings", "the error fixed", "two devices swapped",
+        "an edge that trusts nothing: a device rule's warning (QOS081), replayed while the device is unchanged",
+        "a VLAN edge that classifies on PCP: a claim (QOS097 at the first device)",
+        "a second one above it: the claim moves",
+        "the first one's interface no longer classifies on PCP: the claim moves back", "a speed new to the network",
+        "an MTU above every other", "the MPLS core's description"}
+"""The edits that only devices changed (no error, the same MPLS cores): validated incrementally."""
+
+
+def _vlan(name: str) -> str:
+    return (f"  {name}.example.net:\n    platform: junos-mx\n    interfaces:\n      xe-0/0/0: {{role: edge, speed: 1G, "
+            "encapsulation: vlan, trust: [dscp, pcp], services: [best-effort, assured]}\n")
 
 
 def _block(text: str, name: str) -> str:
@@ -261,12 +292,20 @@ def test_incremental_compiles_equal_full_compiles(capsys: pytest.CaptureFixture[
         assert new != text, label
         text = new
         network.write_text(text)
+        seen = len(fast_spy)
         got = compile_(capsys, str(network), "-o", str(inc))
         want = compile_(capsys, str(network), "-o", str(full), "--no-cache")
         assert (got[0], re.sub(r" \(\d+ pairs unchanged, from the cache\)", "", got[1])) == want, label
         assert tree(inc) == tree(full), label
-    # device-only edits took the incremental path; shared sections and errors did not
-    assert fast_spy[0] is False and any(fast_spy[1:])
+        # device-only edits took the incremental path; shared sections, errors and new MPLS cores did not
+        assert fast_spy[seen] is (label in FAST), label
+        if "\n  w1.example.net:" in text and got[0] == 0:  # a device rule's finding, replayed or found again
+            assert "warning[QOS081]: edge interface w1.example.net:xe-0/0/0 trusts nothing" in got[1], label
+        claims = re.findall(r"QOS097\]: service 'assured' has no PCP value: (\w+)\.example\.net", got[1])
+        assert claims == {"a VLAN edge that classifies on PCP: a claim (QOS097 at the first device)": ["v1"],
+                          "a second one above it: the claim moves": ["v0"]}.get(label, claims), (label, claims)
+        assert claims in ([], ["v1"], ["v0"]), (label, claims)  # once in the network, at the first that makes it
+    assert fast_spy[0] is False
 
 
 def test_deleted_or_edited_outputs_are_written_again(capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -11,19 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from qosc.checks.network import Scratch
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Device, Policy
 from qosc.targets.registry import for_platform, platform
 from qosc.units import format_rate, format_size
 
 
-def check_devices(policy: Policy) -> Iterator[Diagnostic]:
-    seen: dict[tuple[Any, ...], tuple[list[Any], int]] = {}
-    for device in policy.devices:
-        data = platform(device.platform)
-        served = for_platform(device.platform)
-        if data is not None and served and hasattr(data, "queues"):
-            yield from _device(policy, device, data, served[0], seen)
+def check_devices(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
+    data = platform(device.platform)
+    served = for_platform(device.platform)
+    if data is not None and served and hasattr(data, "queues"):
+        yield from _device(scratch.policy, device, data, served[0], scratch.table("platform"))
 
 
 def _device(policy: Policy, device: Device, platform: Any, target: Any,
@@ -76,4 +75,4 @@ def _device(policy: Policy, device: Device, platform: Any, target: Any,
                                 f"{format_size(platform.policer_burst.high)} (device {device.name})", p.where.at(key))
 
 
-RULES = (check_devices,)
+DEVICE_RULES = (check_devices,)

@@ -86,7 +86,7 @@ def _compile(args: argparse.Namespace, stores: list[cache.PolicyCache], tx: Tran
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else cache.default_dir()
 
     def memo(path: str) -> cache.PolicyCache:
-        store = cache.PolicyCache(path, args.output, cache_dir, args.jobs)
+        store = cache.PolicyCache(path, args.output, cache_dir, args.jobs, args.verify)
         store.watch(background=args.jobs != 1)  # check the cached outputs on another CPU meanwhile
         stores.append(store)
         return store

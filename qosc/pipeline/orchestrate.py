@@ -8,9 +8,10 @@
         the selection errors, derived once, here: QOS101 unknown target, QOS102 a requested device no selected
             pair compiles, QOS103 one output file from two policies
 
-A memo (qosc.cache.PolicyCache, the incremental compile) plugs into the two
+A memo (qosc.cache.PolicyCache, the incremental compile) plugs into the
 stages that read the policy: `validate` replaces the validation (it may
-validate only what changed, with the same diagnostics), and per (target,
+validate only what changed, with the same diagnostics), `units` lists the
+policy's units (stand-ins for the devices it did not build again), and per (target,
 unit) `key` names the content the unit's work reads, `lookup` gives what
 that work gave last time, `intact` says whether the files it wrote are still
 as written, and `record` remembers this run's.  A unit the memo has is
@@ -41,6 +42,10 @@ class Memo(Protocol):
     """What an incremental compile remembers of one policy (see the module docstring)."""
 
     def validate(self) -> tuple[Result, bool]: ...
+
+    def units(self, policy: Policy) -> list[tuple[Any, str]]:
+        """Every unit of the validated policy with its platform (qosc.pipeline.units.all_units), a device the
+        memo did not build being a stand-in with its name, platform and `where`, whose every unit it has."""
 
     def key(self, target: str, unit: Any) -> str | None: ...
 
@@ -153,8 +158,8 @@ def run(paths: Sequence[str | Path] = (), target_names: Sequence[str] = (), devi
     checked = validated is None
     for path, result, targets_ok, store in _validate(paths, validated, memo):
         policy = result.policy
-        units = {u.name for u, _ in all_units(policy)} if policy else set()
         run_ = PolicyRun(path, result, targets_ok, store)
+        units = {u.name for u, _ in _units(run_)}
         run_.devices = [d for d in devices if d in units] if devices else []
         run_.skip = bool(devices and policy and not run_.devices)
         run_.render = policy is not None and not has_errors(result.diagnostics) and not run_.skip and not unknown
@@ -178,12 +183,19 @@ def run(paths: Sequence[str | Path] = (), target_names: Sequence[str] = (), devi
     return out
 
 
+def _units(r: PolicyRun) -> list[tuple[Any, str]]:
+    """A validated policy's units (the memo's list, which has stand-ins for what it did not build again)."""
+    if r.result.policy is None:
+        return []
+    return r.memo.units(r.result.policy) if r.memo is not None else all_units(r.result.policy)
+
+
 def _covered(runs: list[PolicyRun], target_names: Sequence[str],
              targets_filter: Callable[[Target], bool] | None) -> set[str]:
     """The units (devices and hosts) of every policy that a selected target serves (QOS102 is the rest)."""
     found = set()
     for r in runs:
-        for unit, platform in all_units(r.result.policy) if r.result.policy is not None else ():
+        for unit, platform in _units(r):
             if any((not target_names or t.name in target_names) and (targets_filter is None or targets_filter(t))
                    for t in for_platform(platform)):
                 found.add(unit.name)
@@ -220,7 +232,7 @@ def _work(runs: list[PolicyRun], target_names: Sequence[str], checked: bool, ver
         policy = r.result.policy
         if policy is None or not r.targets_ok:
             continue
-        for unit, platform in all_units(policy):
+        for unit, platform in _units(r):
             for target in for_platform(platform):
                 if targets_filter is not None and not targets_filter(target):
                     continue
@@ -230,6 +242,8 @@ def _work(runs: list[PolicyRun], target_names: Sequence[str], checked: bool, ver
                 hit = r.memo.lookup(key) if r.memo is not None else None
                 intact = hit is not None and selected and not verify and r.memo is not None and r.memo.intact(hit[1])
                 todo = Unit(policy, target, unit, check=checked and hit is None, render=selected and not intact)
+                if (todo.check or todo.render) and getattr(unit, "stand_in", False):
+                    raise RuntimeError(f"qosc bug: the memo did not build {unit.name}, but has not all its work")
                 work.append((r, todo, selected, key, hit))
     return work
 

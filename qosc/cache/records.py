@@ -13,6 +13,7 @@ from bisect import bisect_right
 from typing import Any
 
 from qosc.cache.segments import Seg
+from qosc.cache.store import quote, unquote
 from qosc.checks.network import Part
 from qosc.diagnostics import Diagnostic, Location, Severity
 
@@ -97,15 +98,16 @@ class DeviceRecord:
 
 
 def entry_payload(files: list[str] | None, notes: list[str], diags: str) -> str:
-    """A unit's entry in the store: the files it wrote (None: not rendered), their notes, its diagnostics
-    (encode_diags, in JSON: `diags`)."""
-    dumps = json.dumps
-    return f"{dumps(files, ensure_ascii=False)}\t{dumps(notes, ensure_ascii=False)}\t{diags}"
+    """A unit's entry in the store: its diagnostics (encode_diags, in JSON: `diags`), the notes of its files,
+    whether it was rendered, then the files it wrote, one field each (qosc.cache.store.quote)."""
+    head = f"{diags}\t{json.dumps(notes, ensure_ascii=False)}\t{'0' if files is None else '1'}"
+    return head + "".join(f"\t{quote(f)}" for f in files or ())
 
 
 def entry_fields(raw: str) -> tuple[list[str] | None, list[str], str]:
-    files, notes, diags = raw.split("\t", 2)
-    found = json.loads(files)
-    if found is not None and not all(isinstance(f, str) for f in found):
-        raise TypeError("not an entry")
-    return found, [] if notes == "[]" else list(json.loads(notes)), diags
+    """(files or None, notes, diagnostics in JSON) of an entry (see `entry_payload`)."""
+    diags, notes, rendered, *files = raw.split("\t")
+    if rendered not in ("0", "1"):
+        raise ValueError("not an entry")
+    found = [f if f[:1] != '"' else unquote(f) for f in files] if rendered == "1" else None
+    return found, [] if notes == "[]" else [str(n) for n in json.loads(notes)], diags

@@ -7,6 +7,7 @@ library versions, environment) rather than at a policy.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import errno
 import hashlib
@@ -144,10 +145,16 @@ def _parse(body: bytes) -> Records | None:
     meta = json.loads(first)
     if not isinstance(meta, dict):
         return None
-    tables: dict[str, dict[str, str]] = {"D": {}, "E": {}, "F": {}}
-    for line in rest.split("\n") if rest else ():
-        head, _, payload = line[2:].partition("\t")
-        tables[line[0]][unquote(head) if line[0] == "F" else head] = payload
+    lines = rest.split("\n") if rest else []
+    # save() writes the records of each kind as one block, D then E then F (sorted by their first character)
+    at = [bisect.bisect_left(lines, kind, key=lambda line: line[:1]) for kind in "DEF"] + [len(lines)]
+    tables: dict[str, dict[str, str]] = {}
+    for i, kind in enumerate("DEF"):
+        block = lines[at[i]:at[i + 1]]
+        pairs = [line[2:].partition("\t") for line in block]
+        if not all(line[:2] == f"{kind}\t" for line in block):
+            raise ValueError("not a store")
+        tables[kind] = {unquote(k): v for k, _, v in pairs} if kind == "F" else {k: v for k, _, v in pairs}
     return meta, tables["D"], tables["E"], tables["F"]
 
 

@@ -57,6 +57,10 @@ class UnitResult:
     once every other unit's staged files are accounted for."""
 
 
+_NOTHING = UnitResult()
+"""The result of a unit with nothing to do (shared: callers only read results)."""
+
+
 @dataclass
 class _Template:
     """A group's stand-in: its lowering diagnostics, and (once a device needs them) its files and problems."""
@@ -170,7 +174,7 @@ def process(units: Sequence[Unit], jobs: int = 1, sink: Callable[[Output], Any] 
     _TEMPLATES.clear()
     forget()
     for i in range(len(units)):
-        yield done.pop(i) if i in done else UnitResult()  # nothing to do: the caller has it from its cache
+        yield done.pop(i) if i in done else _NOTHING  # nothing to do: the caller has it from its cache
 
 
 def _keys(units: Sequence[Unit], hints: Sequence[str | None] | None) -> list[Any]:

@@ -115,7 +115,7 @@ class PolicyCache:
 
     def _check(self, policy: Policy, into: list[Checked], names: Any = None, parts: Any = None,
                findings: Any = None) -> list[Diagnostic]:
-        found = check(policy, names, parts, findings, jobs=self.jobs)
+        found = check(policy, names, parts, findings)
         into.append(found)
         return found.diagnostics
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from qosc import parallel
 from qosc.checks import (
     capacity,
     dropprofiles,
@@ -40,7 +39,7 @@ from qosc.checks import (
     roles,
     sls,
 )
-from qosc.checks.network import Claim, Network, Part, Scratch, cores_of, part_of
+from qosc.checks.network import Claim, Cores, Network, Part, Scratch, cores_of, part_of
 from qosc.diagnostics import Diagnostic, Location
 from qosc.model import Device, Policy
 
@@ -72,10 +71,6 @@ NETWORK_RULES: tuple[NetworkCheck, ...] = (
 )
 WHOLE_RULES: tuple[Check, ...] = (*sls.RULES, *hosts.RULES)
 
-PARALLEL_FROM = 2048
-"""Devices from which the device rules run on two processes (when jobs allow)."""
-
-
 def needs_whole(policy: Policy) -> bool:
     """Whether a whole rule reads devices for this policy (hosts, or a service with SLS targets)."""
     return bool(policy.hosts) or any(s.sls is not None for s in policy.services)
@@ -94,29 +89,28 @@ class Checked:
     """The device rules' findings, of the devices checked now."""
 
 
-def run_checks(policy: Policy, jobs: int = 1) -> list[Diagnostic]:
+def run_checks(policy: Policy) -> list[Diagnostic]:
     """Every diagnostic of every rule, deduplicated and in file order."""
-    return check(policy, jobs=jobs).diagnostics
+    return check(policy).diagnostics
 
 
 def check(policy: Policy, names: Sequence[tuple[str, Location | None]] | None = None,
-          parts: Mapping[str, Part] | None = None, findings: Mapping[str, list[Diagnostic]] | None = None,
-          jobs: int = 1) -> Checked:
+          parts: Mapping[str, Part] | None = None,
+          findings: Mapping[str, list[Diagnostic]] | None = None) -> Checked:
     """Run every rule on `policy`.
 
     `names` (default: the policy's devices, where their keys are) are every
     device of the network in policy order; those the policy does not hold are
     known by their `parts` and device-rule `findings` only (an incremental
     compile's: valid as long as the network's context is what it was when they
-    were found; the caller compares).  jobs != 1 lets the device rules of a
-    large network use two processes.
+    were found; the caller compares).
     """
     if names is None:
         names = list(references.named(policy, "devices", policy.devices))
     known = parts or {}
-    held = {d.name: d for d in policy.devices}
-    context = tuple(c for n, _ in names for c in (cores_of(held[n]) if n in held else known[n].cores))
-    done = _devices(Scratch(policy, context), policy.devices, jobs)
+    held = {d.name: cores_of(d) for d in policy.devices}
+    context = tuple(c for n, _ in names for c in (held[n] if n in held else known[n].cores))
+    done = _devices(Scratch(policy, context), policy.devices, held)
     fresh = {d.name: p for d, (p, _) in zip(policy.devices, done, strict=True)}
     own = {d.name: diags for d, (_, diags) in zip(policy.devices, done, strict=True)}
     network = Network.of((fresh[n] if n in fresh else known[n] for n, _ in names), names)
@@ -136,22 +130,16 @@ def check(policy: Policy, names: Sequence[tuple[str, Location | None]] | None = 
     return Checked(sorted(set(found), key=Diagnostic.sort_key), network, fresh, own)
 
 
-def _devices(scratch: Scratch, devices: Sequence[Device], jobs: int) -> list[tuple[Part, list[Diagnostic]]]:
-    """(part, device-rule findings) of each device, the second half on another process for a large network."""
-    if len(devices) < PARALLEL_FROM or parallel.resolve_jobs(jobs, len(devices) // 16) < 2:
-        return _work(scratch, devices)
-    half = len(devices) // 2
-    other = parallel.Background(lambda: _work(scratch, devices[half:]))
-    return _work(scratch, devices[:half]) + other.result()
-
-
-def _work(scratch: Scratch, devices: Sequence[Device]) -> list[tuple[Part, list[Diagnostic]]]:
+def _devices(scratch: Scratch, devices: Sequence[Device],
+             cores: Mapping[str, Cores]) -> list[tuple[Part, list[Diagnostic]]]:
+    """(part, device-rule findings) of each device.  (One process: 10,000 devices take half a second, less
+    than a second process costs to send its half back.)"""
     out = []
     for device in devices:
         diags: list[Diagnostic] = []
         for rule in DEVICE_RULES:
             diags.extend(rule(scratch, device))
-        out.append((part_of(scratch, device, CLAIMS), diags))
+        out.append((part_of(scratch, device, CLAIMS, cores[device.name]), diags))
     return out
 
 

@@ -20,6 +20,7 @@ from qosc.model import Device, Domain, Interface, Kind, Policy, Role, Service
 from qosc.targets.registry import platform
 
 CARRIER = {Domain.EXP: "mpls", Domain.PCP: "vlan"}
+_BITS3 = frozenset(THREE_BIT)
 WHERE = {Domain.EXP: "MPLS", Domain.PCP: "VLAN"}
 
 
@@ -40,6 +41,8 @@ def _queue_codes(policy: Policy, owner: Service, domain: Domain) -> tuple[int, .
 def check_carriers(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     """QOS096: a marking domain on an interface that does not carry it."""
     for iface in device.interfaces:
+        if not iface.impose and _BITS3.isdisjoint(iface.trust) and _BITS3.isdisjoint(iface.rewrite):
+            continue  # (DSCP only: nothing to carry)
         for domain in THREE_BIT:
             carrier = CARRIER[domain]
             if carrier in iface.encapsulation:
@@ -178,7 +181,7 @@ def check_imposition(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     policy: a core that schedules it somewhere is taken to be on its path; the cores are the network's
     context); QOS089: the box's default EXP merges services."""
     policy, cores = scratch.policy, scratch.context
-    if not any(i.mpls for i in device.interfaces):
+    if not any("mpls" in i.encapsulation for i in device.interfaces):
         return
     for iface in device.interfaces:
         if iface.role is not Role.EDGE:

@@ -104,25 +104,30 @@ def cores_of(device: Device) -> Cores:
     return tuple((f"{device.name}:{i.name}", i.services) for i in device.interfaces if Domain.EXP in i.trust)
 
 
-def part_of(scratch: Scratch, device: Device, claimers: Sequence[Any]) -> Part:
-    """The device's part: its interfaces' plain facts (memoised per interface shape), its cores, and the claims
-    of `claimers` (functions (scratch, device) -> claims)."""
+
+def part_of(scratch: Scratch, device: Device, claimers: Sequence[Any], cores: Cores | None = None) -> Part:
+    """The device's part: its interfaces' plain facts (memoised per interface shape), its cores (`cores` when
+    known already), and the claims of `claimers` (functions (scratch, device) -> claims)."""
     shapes = scratch.table("part")
     rates: set[int] = set()
     carried: set[tuple[str, int]] = set()
     uses: set[tuple[str, str]] = set()
     mtu = 0
     for iface in device.interfaces:
-        shape = (iface.rate, iface.services, iface.trust, iface.rewrite, iface.impose)
+        rate = iface.rate
+        shape = (rate, iface.services, iface.trust, iface.rewrite, iface.impose)
         facts = shapes.get(shape)
         if facts is None:
             facts = shapes[shape] = (
-                frozenset((s, iface.rate) for s in iface.services) if iface.rate else frozenset(),
+                frozenset((s, rate) for s in iface.services) if rate else frozenset(),
                 frozenset((d.value, s) for d in THREE_BIT if carries(iface, d) for s in iface.services))
-        if iface.rate:
-            rates.add(iface.rate)
+        if rate:
+            rates.add(rate)
             carried |= facts[0]
-        uses |= facts[1]
-        mtu = max(mtu, iface.mtu)
+        if facts[1]:
+            uses |= facts[1]
+        if iface.mtu > mtu:
+            mtu = iface.mtu
     claims = tuple(c for claim in claimers for c in claim(scratch, device))
-    return Part(frozenset(rates), mtu, frozenset(carried), frozenset(uses), cores_of(device), claims)
+    return Part(frozenset(rates), mtu, frozenset(carried), frozenset(uses),
+                cores_of(device) if cores is None else cores, claims)

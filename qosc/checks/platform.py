@@ -26,14 +26,19 @@ def check_devices(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
 
 
 def _device(policy: Policy, device: Device, platform: Any, target: Any,
-            seen: dict[tuple[Any, ...], tuple[list[Any], int]]) -> Iterator[Diagnostic]:
+            seen: dict[tuple[Any, ...], tuple[list[Any], int, list[Any], bool]]) -> Iterator[Diagnostic]:
     for iface in device.interfaces:
         shape = (device.platform, iface.services, iface.port_type)  # (what the queues of an interface depend on)
         found = seen.get(shape)
         if found is None:
-            found = seen[shape] = ([s for s in policy.services_on(iface) if not s.queue.shared_with],
-                                 target.queues(platform, iface))
-        own, available = found
+            own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
+            available = target.queues(platform, iface)
+            strict = [s for s in own if s.queue.strict]
+            found = seen[shape] = (own, available, strict, (len(own) > available and platform.queue_overflow ==
+                                                            "reject") or len(strict) > platform.strict_per_interface)
+        own, available, strict, bad = found
+        if not bad:
+            continue
         if len(own) > available and platform.queue_overflow == "reject":
             yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues "
                         f"({', '.join(s.name for s in own)}) "
@@ -41,7 +46,6 @@ def _device(policy: Policy, device: Device, platform: Any, target: Any,
                         f"{available}", iface.where.at("services", "port-type") or device.where.at("platform"),
                         "carry fewer services on this interface (services:), or let a service use another's "
                         "queue with queue.shared-with (never LBE)")
-        strict = [s for s in own if s.queue.strict]
         if len(strict) > platform.strict_per_interface:
             first = strict[platform.strict_per_interface] if platform.strict_per_interface < len(strict) else strict[0]
             limit = platform.strict_per_interface

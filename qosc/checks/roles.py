@@ -12,6 +12,8 @@ from qosc.model import Device, Domain, Role
 def check_roles(scratch: Scratch, d: Device) -> Iterator[Diagnostic]:
     default = scratch.policy.default_service
     for i in d.interfaces:
+        if i.role is Role.CORE and not i.classifier:
+            continue  # (the common case: nothing to say)
         name = f"{d.name}:{i.name}"
         if i.role is Role.TRANSPARENT:
             if i.classifier:

@@ -56,8 +56,8 @@ def validate_stages(path: str | Path, tree: Any = None, checks: Callable[[Policy
     checks apply (the model was built and every value parsed).  `tree` skips
     loading (an already loaded tree); `checks` replaces the semantic checks
     (the incremental compile checks only the devices it built, and knows the
-    others' findings).  jobs != 1 lets the semantic checks of a large network
-    use two processes.  Diagnostics are neither sorted nor deduplicated yet.
+    others' findings).  jobs != 1 lets the schema check of a large network run
+    beside its build.  Diagnostics are neither sorted nor deduplicated yet.
     """
     result = Result(str(path))
     if tree is None:
@@ -71,7 +71,7 @@ def validate_stages(path: str | Path, tree: Any = None, checks: Callable[[Policy
         return result, tree, False
     result.policy = policy
     result.diagnostics.extend(build_diags)
-    result.diagnostics.extend(checks(policy) if checks is not None else run_checks(policy, jobs))
+    result.diagnostics.extend(checks(policy) if checks is not None else run_checks(policy))
     return result, tree, not has_errors(build_diags)
 
 

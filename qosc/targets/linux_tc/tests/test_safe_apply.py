@@ -291,3 +291,68 @@ def test_any_one_failed_tc_call_in_teardown_keeps_the_tree_and_its_records(ns: s
             assert down.returncode in (1, 2) and dump(ns) == installed, (fail_at, down.returncode, down.stderr)
             assert run(ns, tmp_path, "lab-router", "teardown").returncode == 0, fail_at
         assert "htb" not in dump(ns), (fail_at, down.returncode, down.stderr)
+
+
+# -- issue 25: kill -9 of the device script at any tc call ------------------------------------------------------
+
+KILL = shutil.which("kill") or "/bin/kill"
+"""procps kill (the shells' builtins do not all take a process group)."""
+
+
+def killing_tc(tmp_path: Path, kill_at: int) -> str:
+    """A PATH whose `tc` is the real one, except that its `kill_at`-th call kills (SIGKILL) the whole process
+    group it runs in (the script, the tc it runs, a scratch namespace's shell), as kill -9 of the apply would,
+    before it runs; every other tool is the real one.  The calls are counted in tmp_path/tc-calls."""
+    bin_dir = tmp_path / f"kill-{kill_at}"
+    bin_dir.mkdir(exist_ok=True)
+    count = tmp_path / "tc-calls"
+    count.unlink(missing_ok=True)
+    shim = bin_dir / "tc"
+    shim.write_text(f'#!/bin/sh\nn=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\necho "$n" > {count}\n'
+                    f'if [ "$n" = {kill_at} ]; then\n    set -- $(cat /proc/$$/stat)\n    {KILL} -s KILL -- "-$5"\nfi\n'
+                    f'exec {shutil.which("tc")} "$@"\n')
+    shim.chmod(0o755)
+    return f"{bin_dir}:{os.environ['PATH']}"
+
+
+def run_killable(ns: str, tmp_path: Path, device: str, action: str, **env: str) -> subprocess.CompletedProcess:
+    """`run`, in a process group of its own (what `killing_tc` kills)."""
+    base = {"QOSC_STATE_DIR": str(tmp_path / "state"), "PATH": os.environ["PATH"]}
+    assignments = [f"{k}={v}" for k, v in {**base, **env}.items()]
+    return subprocess.run(["ip", "netns", "exec", ns, "env", "-i", *assignments, shutil.which("sh") or "/bin/sh",
+                           str(tmp_path / device / "qosc-tc.sh"), action, "eth0", "qv0"], capture_output=True,
+                          text=True, check=False, start_new_session=True)
+
+
+@pytest.mark.parametrize("action", ["apply", "teardown"])
+def test_kill_9_at_any_tc_call_leaves_a_tree_qosc_can_still_manage(ns: str, tmp_path: Path, action: str) -> None:
+    """qosc's tree installed beside a foreign ingress qdisc and filter; another policy applied (or the tree torn
+    down) while kill -9 hits the script at each tc call in turn.  Whatever it left (the old tree, the new one, no
+    root, a half-applied batch), the foreign qdisc and its filter are still there, and qosc can still manage the
+    interface: a plain apply restores the old tree exactly, or refuses to replace a root its records do not name
+    (exit 4, nothing touched) until QOSC_ADOPT=1 takes it over; a teardown then removes it."""
+    for cmd in ("qdisc add dev qv0 ingress",
+                "filter add dev qv0 parent ffff: protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"):
+        subprocess.run(["ip", "netns", "exec", ns, "tc", *cmd.split()], check=True)
+    assert run(ns, tmp_path, "lab-router", "apply").returncode == 0
+    before = dump(ns)
+    assert '"kind":"htb"' in before and "c6120001" in before
+    other = "lab-sender" if action == "apply" else "lab-router"
+    done = run(ns, tmp_path, other, action, PATH=killing_tc(tmp_path, 10_000))
+    assert done.returncode == 0, done.stderr
+    total = calls(tmp_path)
+    assert run(ns, tmp_path, "lab-router", "apply").returncode == 0 and dump(ns) == before
+    refused = 0
+    for kill_at in range(1, total + 1):
+        killed = run_killable(ns, tmp_path, other, action, PATH=killing_tc(tmp_path, kill_at))
+        assert killed.returncode in (-9, 137), (kill_at, killed.returncode, killed.stderr)
+        assert "c6120001" in dump(ns), kill_at  # the foreign ingress qdisc and its filter
+        back = run(ns, tmp_path, "lab-router", "apply")
+        if back.returncode == 4:  # a root its records do not name: left as it was
+            assert "changed since qosc applied it" in back.stderr, (kill_at, back.stderr)
+            refused += 1
+            back = run(ns, tmp_path, "lab-router", "apply", QOSC_ADOPT="1")
+        assert back.returncode == 0 and dump(ns) == before, (kill_at, back.returncode, back.stderr)
+    down = run(ns, tmp_path, "lab-router", "teardown")
+    assert down.returncode == 0 and '"kind":"htb"' not in dump(ns) and "c6120001" in dump(ns), down.stderr
+    print(f"\n{action}: killed at each of {total} tc calls; {refused} left a root the records do not name")

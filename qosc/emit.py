@@ -28,17 +28,15 @@ inode and mtime), flushes the data, and switches the two in one step:
 renameat2(RENAME_EXCHANGE).  The directory stays a real directory at the same
 path; a reader sees the old tree or the new one, never a mix, because every
 change is inside what is switched.  A directory that is new altogether is
-renamed into place in one step instead, and so is one changed file (a device
-of one file): rename(2) puts it over its old version, which a reader sees
-whole until then.  The cost of a publish is the size of what is switched,
-not of OUT: one changed device costs its file, its own directory (a Linux
-device) or the folder of its target.  The old version, now in the work
-directory, is removed, then the journal, then the work directory if nothing
-else uses it.  Nothing temporary is ever inside OUT, and nothing is published
-when nothing changed.
+renamed into place in one step instead, and so is one changed file:
+rename(2) puts it over its old version.  A publish costs what is switched,
+not OUT: one changed device costs its file, its own directory (a Linux
+device) or the folder of its target.  The old version is removed, then the
+journal, then the work directory if nothing else uses it.  Nothing temporary
+is ever inside OUT, and nothing is published when nothing changed.
 
 Where renameat2 is missing (not Linux, or a filesystem without
-RENAME_EXCHANGE), the switch is two renames, the switched directory to
+RENAME_EXCHANGE), a directory switch is two renames, the switched directory to
 `<tag>-<pid>.old` then its staged version into place: between them it does not exist (a reader sees no
 directory, never a mixed one), and a run killed in that window is repaired by
 the next (the old tree is put back, then published over).
@@ -236,16 +234,14 @@ class Transaction:
             staged_dir = os.path.join(self.stage_root, sub)
             self.touched = [s.relpath for s in pending]
             single = len(pending) == 1 and sub == pending[0].relpath  # one file: renamed over the old one
-            if single:
-                pass
-            elif exists:
+            if exists and not single:
                 dirs, files = _complete(dst, staged_dir, self.touched, sub)
                 self._background = dirs >= REMOVE_LATER_FROM or files >= REMOVE_LATER_FILES
                 st = os.stat(dst)
                 os.chmod(staged_dir, stat.S_IMODE(st.st_mode))
                 if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
                     _quiet(os.chown, staged_dir, st.st_uid, st.st_gid)
-            else:
+            elif not single:
                 umask = os.umask(0)
                 os.umask(umask)
                 os.chmod(staged_dir, 0o777 & ~umask)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from qosc import load
-from qosc.cache import files as outfiles
+from qosc.cache.files import digest_of, owner_of, stale
+from qosc.cache.files import record as file_record
 from qosc.cache.records import (
     DeviceRecord,
     decode_diags,
@@ -276,14 +277,14 @@ class PolicyCache:
         """The devices one of whose recorded files is missing or not as written (waits for `watch`'s check)."""
         if self._stale is None:
             self.watch(False)
-        return {outfiles.owner_of(self.store.files[rel]) for rel in self._stale.result()[0]}
+        return {owner_of(self.store.files[rel]) for rel in self._stale.result()[0]}
 
     def watch(self, background: bool) -> None:
         """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
         from qosc.parallel import Background
 
         files = self.store.files
-        self._stale = Background(lambda: outfiles.stale(self.outdir, files), background and len(files) > 4096)
+        self._stale = Background(lambda: stale(self.outdir, files), background and len(files) > 4096)
 
     def intact(self, files: list[str] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
@@ -347,8 +348,8 @@ class PolicyCache:
                     if rel in old:
                         files[rel] = old[rel]
                     continue
-                digest = self._digests.get(rel) or (outfiles.digest_of(old[rel]) if rel in old else None)
-                found = outfiles.record(join(self.outdir, rel), digest, owner.get(key, "")) if digest else None
+                digest = self._digests.get(rel) or (digest_of(old[rel]) if rel in old else None)
+                found = file_record(join(self.outdir, rel), digest, owner.get(key, "")) if digest else None
                 if found is not None:
                     files[rel] = found
         entries = {key: payload for key, (_, payload) in self._entries.items()}

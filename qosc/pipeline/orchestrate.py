@@ -228,19 +228,22 @@ def _work(runs: list[PolicyRun], target_names: Sequence[str], checked: bool, ver
     """Every (target, unit) is checked, as validate does; the selected ones are rendered too, unless the memo
     has them and their files are intact (--verify asks this machine about every selected file: rendered again)."""
     work: list[Work] = []
+    served: dict[str, list[Target]] = {}
     for r in runs:
-        policy = r.result.policy
+        policy, memo = r.result.policy, r.memo
         if policy is None or not r.targets_ok:
             continue
         for unit, platform in _units(r):
-            for target in for_platform(platform):
-                if targets_filter is not None and not targets_filter(target):
-                    continue
+            targets = served.get(platform)
+            if targets is None:
+                targets = served[platform] = [t for t in for_platform(platform)
+                                              if targets_filter is None or targets_filter(t)]
+            for target in targets:
                 selected = r.render and (not target_names or target.name in target_names) and (
                     not r.devices or unit.name in r.devices)
-                key = r.memo.key(target.name, unit) if r.memo is not None else None
-                hit = r.memo.lookup(key) if r.memo is not None else None
-                intact = hit is not None and selected and not verify and r.memo is not None and r.memo.intact(hit[1])
+                key = memo.key(target.name, unit) if memo is not None else None
+                hit = memo.lookup(key) if memo is not None else None
+                intact = hit is not None and selected and not verify and memo is not None and memo.intact(hit[1])
                 todo = Unit(policy, target, unit, check=checked and hit is None, render=selected and not intact)
                 if (todo.check or todo.render) and getattr(unit, "stand_in", False):
                     raise RuntimeError(f"qosc bug: the memo did not build {unit.name}, but has not all its work")
@@ -258,7 +261,7 @@ def _collect(out: Compiled, work: list[Work], results: Any, sink: Sink | None) -
             continue
         r.checks.extend(res.checks if unit.check or hit is None else hit[0])
         r.problems.extend(res.problems)
-        files: list[str] | None = list(hit[1]) if hit is not None and hit[1] is not None else None
+        files: list[str] | None = hit[1] if hit is not None else None
         notes: list[str] = []  # what a verification found now (a memo's findings are not replayed)
         if res.files is not None:
             files = [s.relpath for s in res.files]
@@ -275,8 +278,9 @@ def _collect(out: Compiled, work: list[Work], results: Any, sink: Sink | None) -
             out.reused += not unit.render
             if files is not None:
                 r.outputs.extend(files)
-                r.origins.update((rel, unit.device) for rel in files)
-                r.notes.extend((unit.target.name, note) for note in notes)
+                r.origins.update(dict.fromkeys(files, unit.device))
+                if notes:
+                    r.notes.extend((unit.target.name, note) for note in notes)
         if r.memo is not None:
             r.memo.record(key, res.checks if unit.check else None, res.files, notes)
     if failure is not None:

@@ -14,8 +14,9 @@ again, and if its files are still on disk as written (same identity; size and
 mtime alone prove nothing), not written either.  Checking that costs one
 lstat per file, not a read and a hash of every byte of the output.
 
-The store is data, not code: JSON behind a header line with the sha256 of the
-rest, verified before use, in a directory only its user can write (created
+The store is data, not code: a JSON object then one line of tab-separated
+fields per device, unit and file (see store.py), behind a header line with
+the sha256 of the rest, verified before use, in a directory only its user can write (created
 0700; one owned by another user, writable by others, or a symlink is refused
 with QOS106 and the compile goes on without a cache); stores are files of this
 user, mode 0600, never followed through links, and pruning deletes only files
@@ -41,9 +42,11 @@ device's findings may depend on) falls back to full validation.  Keys of such
 segmented policies ignore line numbers (cached diagnostics are stored
 relative to their segment), so moving a device does not invalidate it.
 
-The package: segments (the cut and the hashes), records (compact diagnostics
-and parts), store (the file on disk and the code fingerprint) and policy
-(PolicyCache, which qosc/commands/compile.py uses).  The public names, and the
+The package: segments (the cut and the hashes), records (compact diagnostics,
+parts and the fields of each record), store (the file on disk and the code
+fingerprint), files (the identity of output files, and which are no longer
+as written) and policy (PolicyCache, the memo qosc/commands/compile.py plugs
+into the orchestrator).  The public names, and the
 private ones the tests use, are re-exported here, as the single module had them.
 """
 

@@ -26,7 +26,18 @@ the real `tc` in a scratch network namespace (one `unshare` each, ~15 ms;
 interfaces of equal settings share one), as `qosc compile --verify` does; a
 default compile asks nothing of the machine.  --linear runs N = 1,000, 3,000 and 10,000 and reports
 the time per device.  --incremental also times a second compile after one
-device changed (the content-hash cache).
+device changed (the incremental cache).  --repeat K compiles K times (each in
+a fresh directory, none removed before the last, so no run pays for the
+previous one's deletions) and prints the range, min-median-max.
+
+qosc's sources are byte-compiled first (python -m compileall, as pip does when
+it installs a package), so that no run pays for compiling them (with
+PYTHONDONTWRITEBYTECODE set, as on the project's machines, every run would).
+
+MB/s are counted on configuration bytes: what a router or `tc` loads (every
+file but the linux-tc device scripts, `*.sh`; a file under two names counts
+twice, as each device loads its own), beside Aerleon's (all of its output is
+filters).  Both numbers are printed, the total on disk too.
 """
 
 from __future__ import annotations
@@ -34,11 +45,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -91,13 +104,16 @@ def generate(n: int, interfaces: int = 16) -> str:
     return "".join(parts)
 
 
-def tree_bytes(root: Path) -> tuple[int, int]:
-    total = files = 0
+def tree_bytes(root: Path) -> tuple[int, int, int]:
+    """(bytes of every file, files, bytes of configuration: every file but the *.sh device scripts)."""
+    total = files = config = 0
     for dirpath, _dirnames, filenames in os.walk(root):
         for f in filenames:
-            total += os.lstat(os.path.join(dirpath, f)).st_size
+            size = os.lstat(os.path.join(dirpath, f)).st_size
+            total += size
             files += 1
-    return total, files
+            config += 0 if f.endswith(".sh") else size
+    return total, files, config
 
 
 def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
@@ -115,19 +131,17 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | Non
     return seconds, usage.ru_maxrss / 1024, stderr  # ru_maxrss: KiB, max over the child and its reaped children
 
 
-def qosc_compile(n: int, jobs: int, tmp: Path, verify: bool) -> dict[str, float]:
-    policy = tmp / f"synthetic-{n}.yaml"
+def qosc_compile(n: int, jobs: int, tmp: Path, verify: bool, rep: int = 0) -> dict[str, Any]:
+    policy = tmp / f"synthetic-{n}-{rep}.yaml"
     policy.write_text(generate(n))
-    out = tmp / f"out-{n}"
-    shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "QOSC_CACHE_DIR": str(tmp / "cache")}
-    env["QOSC_CACHE_DIR"] = str(tmp / f"cache-{n}")  # empty: a cold compile, which also fills the cache
+    out = tmp / f"out-{n}-{rep}"
+    env = {**os.environ, "QOSC_CACHE_DIR": str(tmp / f"cache-{n}-{rep}")}  # empty: a cold compile, filling it
     cmd = [sys.executable, "-m", "qosc", "compile", "-q", "-j", str(jobs), *(["--verify"] if verify else []), "-o",
            str(out), str(policy)]
     seconds, rss, _ = run_child(cmd, env, ROOT)
-    size, files = tree_bytes(out)
-    return {"n": n, "seconds": seconds, "rss": rss, "mb": size / 1e6, "files": files, "policy": policy, "out": out,
-            "env": env}
+    size, files, config = tree_bytes(out)
+    return {"n": n, "seconds": seconds, "rss": rss, "mb": size / 1e6, "config": config / 1e6, "files": files,
+            "policy": policy, "out": out, "env": env}
 
 
 def incremental(res: dict[str, object], jobs: int) -> tuple[float, float, str]:
@@ -184,8 +198,15 @@ def aerleon(terms: int, python: str, tmp: Path) -> dict[str, float]:
     aclgen = [python, "-c", "from aerleon.aclgen import EntryPoint; EntryPoint()"]
     seconds, rss, _ = run_child([*aclgen, "--base_directory", ".", "--definitions_directory", "def",
                                  "--output_directory", "out"], None, root)
-    size, files = tree_bytes(root / "out")
+    size, files, _ = tree_bytes(root / "out")
     return {"seconds": seconds, "rss": rss, "mb": size / 1e6, "files": files, "terms": terms}
+
+
+def spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    """One value, or min-median-max of several."""
+    if len(values) == 1:
+        return fmt.format(values[0])
+    return "-".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
 
 
 def main() -> int:
@@ -199,29 +220,43 @@ def main() -> int:
                         help="compile --verify: linux-tc also applies its batches with tc in a scratch netns")
     parser.add_argument("--linear", action="store_true", help="also N = 1,000 and 3,000: time per device")
     parser.add_argument("--incremental", action="store_true", help="also time a recompile after one device changed")
+    parser.add_argument("--repeat", type=int, default=1, metavar="K", help="compile K times; print the range")
     args = parser.parse_args()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "qosc")], check=True,
+                   stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="qosc-bench-") as name:
         tmp = Path(name)
         sizes = sorted({1_000, 3_000, args.devices}) if args.linear else [args.devices]
-        runs = [qosc_compile(n, args.jobs, tmp, args.verify) for n in sizes]
-        inc = incremental(runs[-1], args.jobs) if args.incremental else None
+        runs = [qosc_compile(n, args.jobs, tmp, args.verify) for n in sizes[:-1]]
+        last = [qosc_compile(sizes[-1], args.jobs, tmp, args.verify, rep) for rep in range(max(1, args.repeat))]
+        inc = [incremental(r, args.jobs) for r in last] if args.incremental else []
         aer = None if args.no_aerleon else aerleon(args.aerleon_terms, aerleon_python(args.aerleon_python) or "", tmp)
-    for r in runs[:-1]:
-        print(f"compile_scale: N={r['n']}: {r['mb']:.1f} MB in {r['seconds']:.2f} s, "
-              f"{r['seconds'] / r['n'] * 1000:.2f} ms/device, peak RSS {r['rss']:.0f} MiB", file=sys.stderr)
-    r = runs[-1]
-    mbs = r["mb"] / r["seconds"]
-    line = (f"compile_scale: {r['n']} devices x 16 interfaces, {r['files']} files, {r['mb']:.1f} MB in "
-            f"{r['seconds']:.2f} s = {mbs:.1f} MB/s, peak RSS {r['rss']:.0f} MiB, jobs {args.jobs or 'auto'}, "
+    for r in runs:
+        print(f"compile_scale: N={r['n']}: {r['config']:.1f} MB of configuration ({r['mb']:.1f} MB) in "
+              f"{r['seconds']:.2f} s, {r['seconds'] / r['n'] * 1000:.2f} ms/device, peak RSS {r['rss']:.0f} MiB",
+              file=sys.stderr)
+    r = last[0]
+    seconds = [x["seconds"] for x in last]
+    mbs = [r["config"] / s for s in seconds]
+    line = (f"compile_scale: {r['n']} devices x 16 interfaces, {r['files']} files, {r['config']:.1f} MB of "
+            f"configuration ({r['mb']:.1f} MB in all) in {spread(seconds)} s = {spread(mbs, '{:.1f}')} MB/s, "
+            f"peak RSS {spread([x['rss'] for x in last], '{:.0f}')} MiB, jobs {args.jobs or 'auto'}, "
             f"verify {'on' if args.verify else 'off'}")
+    if args.repeat > 1:
+        line += f" ({len(last)} runs: min-median-max)"
     if args.linear:
-        line += " | ms/device " + " / ".join(f"N={x['n']}: {x['seconds'] / x['n'] * 1000:.2f}" for x in runs)
-    if inc is not None:
-        line += f" | one device changed: {inc[0]:.2f} s, peak RSS {inc[1]:.0f} MiB ({inc[2]})"
+        line += " | ms/device " + " / ".join(f"N={x['n']}: {x['seconds'] / x['n'] * 1000:.2f}" for x in runs + last[:1])
+    if inc:
+        line += (f" | one device changed: {spread([i[0] for i in inc])} s, peak RSS "
+                 f"{spread([i[1] for i in inc], '{:.0f}')} MiB ({inc[0][2]})")
     if aer is not None:
         amb = aer["mb"] / aer["seconds"]
         line += (f" | aerleon: {aer['terms']} terms, {aer['mb']:.1f} MB in {aer['seconds']:.2f} s = {amb:.2f} MB/s, "
-                 f"peak RSS {aer['rss']:.0f} MiB | qosc/aerleon = {mbs / amb:.1f}x")
+                 f"peak RSS {aer['rss']:.0f} MiB | qosc/aerleon = {spread([m / amb for m in mbs], '{:.1f}')}x "
+                 "(configuration MB/s)")
+        if inc:
+            line += (f"; one device changed: qosc {spread([i[0] for i in inc])} s beside aerleon's "
+                     f"{aer['seconds']:.2f} s for its one policy")
     print(line)
     return 0
 

@@ -1,4 +1,4 @@
-"""The library API: validate and compile policies.  The CLI only wraps these; both run qosc.pipeline.
+"""The library API: validate and compile policies.  The CLI only wraps these; both run qosc.pipeline's orchestrator.
 
 Each call returns its diagnostics instead of printing or exiting, so CI
 scripts, editors and tests get the same answers as the command line.
@@ -18,13 +18,12 @@ from qosc.pipeline import (
     all_units,
     compile_policies,
     load_tree,
-    missing_devices,
     note_diagnostics,
     render,
     render_outputs,
+    run,
     select,
     target_checks,
-    unknown_targets,
     validate,
     validate_stages,
 )
@@ -52,16 +51,10 @@ def compile_policy(result: Result, target_names: Sequence[str] = (), devices: Se
     """
     if not result.ok or result.policy is None:
         return []
-    problems = unknown_targets(target_names)
-    if not problems:
-        units = {u.name for u, _ in all_units(result.policy)}
-        problems = missing_devices([d for d in devices if d not in units], ())
-    if problems:
-        result.diagnostics.extend(problems)
-        return []
-    outputs, diags = render_outputs(result.policy, select(result.policy, target_names, devices), jobs)
-    result.diagnostics.extend(diags)
-    return [] if has_errors(diags) else outputs
+    done = run(target_names=target_names, devices=devices, jobs=jobs, validated=[result])
+    found = done.diagnostics[len(result.diagnostics):]  # (the run's diagnostics start with the result's own)
+    result.diagnostics.extend(found)
+    return [] if has_errors(found) else done.outputs
 
 
 def known_targets() -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
@@ -295,7 +294,8 @@ class Builder:
         return tuple(out)
 
     def interface(self, name: str, raw: Mapping[str, Any], profiles: Mapping[str, Any],
-                  service_names: tuple[str, ...], mtu: int) -> Interface:
+                  service_names: tuple[str, ...], mtu: int) -> dict[str, Any]:
+        """The fields of an Interface (`impose` as written, None when not: see `interfaces`)."""
         profile_name = raw.get("profile")
         base = profiles.get(profile_name, {}) if profile_name else {}
         where = Where(getattr(raw, "loc", None), ((base,) if base else ()) + (raw,))
@@ -306,7 +306,22 @@ class Builder:
             fields = self._interface_fields({**base, **raw}, where, service_names, mtu)
             if len(self.diagnostics) == before:
                 self._interfaces[key] = fields
-        return Interface(name=name, profile=profile_name, where=where, **fields)
+        return {**fields, "name": name, "profile": profile_name, "where": where}
+
+    def interfaces(self, raw: Mapping[str, Any], profiles: Mapping[str, Any], service_names: tuple[str, ...],
+                   mtu: int) -> tuple[Interface, ...]:
+        """A device's interfaces; one that does not say whether it imposes EXP does at an edge of a device that
+        carries MPLS."""
+        found = [self.interface(i, r, profiles, service_names, mtu) for i, r in _section(raw, "interfaces")]
+        mpls = any("mpls" in f["encapsulation"] for f in found)
+        out = []
+        new = object.__new__
+        for f in found:
+            f["impose"] = bool(f["impose"]) if f["impose"] is not None else mpls and f["role"] is Role.EDGE
+            iface = new(Interface)
+            iface.__dict__.update(f)  # (a frozen dataclass with no __post_init__: what its __init__ does)
+            out.append(iface)
+        return tuple(out)
 
     def _interface_fields(self, merged: Mapping[str, Any], where: Where, service_names: tuple[str, ...],
                           mtu: int) -> dict[str, Any]:
@@ -346,10 +361,7 @@ def build(tree: Mapping[str, Any], source: str = "") -> tuple[Policy, list[Diagn
     profiles = dict(_section(tree, "profiles"))
     devices = []
     for dname, draw in _section(tree, "devices"):
-        ifaces = tuple(b.interface(i, r, profiles, names, mtu) for i, r in _section(draw, "interfaces"))
-        carries_mpls = any(i.mpls for i in ifaces)
-        ifaces = tuple(replace(i, impose=bool(i.impose) if i.impose is not None  # type: ignore[redundant-expr]
-                               else carries_mpls and i.role is Role.EDGE) for i in ifaces)
+        ifaces = b.interfaces(draw, profiles, names, mtu)
         devices.append(Device(dname, draw["platform"], ifaces, draw.get("address"), free_text(draw.get("description")),
                               b.where(draw)))
     policy = Policy(

@@ -18,18 +18,26 @@ and removed again when nothing is published.
 
 Changed files are written into the staging tree (by this process or by worker
 processes, see `Transaction.write`); a file whose content is unchanged is not
-written.  `commit` then completes the staging tree with hard links to every
-other entry of OUT (so unchanged files keep their inode and mtime), flushes
-the data, and switches the trees in one step: renameat2(RENAME_EXCHANGE) of
-OUT and the staging tree.  OUT stays a real directory at the same path; a
-reader sees the old tree or the new one, never a mix.  The old tree, now in
-the work directory, is removed, then the journal, then the work directory if
-nothing else uses it.  Nothing temporary is ever inside OUT, and nothing is
-published when nothing changed.
+written, and a file whose bytes this process staged already (a batch of one
+profile on many devices) is one more hard link of that file.  `commit` then
+finds the one directory whose switch publishes every change
+(qosc.outpaths.switch_point: the deepest directory holding every changed file,
+OUT itself when the changes are spread over it), completes its staged version
+with hard links to every other entry it has (so unchanged files keep their
+inode and mtime), flushes the data, and switches the two in one step:
+renameat2(RENAME_EXCHANGE).  The directory stays a real directory at the same
+path; a reader sees the old tree or the new one, never a mix, because every
+change is inside what is switched.  A directory that is new altogether is
+renamed into place in one step instead, and so is one changed file:
+rename(2) puts it over its old version.  A publish costs what is switched,
+not OUT: one changed device costs its file, its own directory (a Linux
+device) or the folder of its target.  The old version is removed, then the
+journal, then the work directory if nothing else uses it.  Nothing temporary
+is ever inside OUT, and nothing is published when nothing changed.
 
 Where renameat2 is missing (not Linux, or a filesystem without
-RENAME_EXCHANGE), the switch is two renames, OUT to `<tag>-<pid>.old` then the
-staging tree to OUT: between them OUT does not exist (a reader sees no
+RENAME_EXCHANGE), a directory switch is two renames, the switched directory to
+`<tag>-<pid>.old` then its staged version into place: between them it does not exist (a reader sees no
 directory, never a mixed one), and a run killed in that window is repaired by
 the next (the old tree is put back, then published over).
 
@@ -51,12 +59,12 @@ import shutil
 import signal
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from qosc import workdir
+from qosc import outpaths, workdir
 from qosc.atomicfile import fsync_path, same_content
+from qosc.outpaths import Staged, digest
 from qosc.targets.base import Output
 from qosc.workdir import JOURNAL_HEADER, WORK_PREFIX, UntrustedState
 
@@ -73,24 +81,18 @@ FSYNC_EACH_UP_TO = 32
 """Up to this many staged files are fsync'ed one by one; beyond, one os.sync() is far cheaper."""
 REMOVE_LATER_FROM = 64
 """An old tree with this many directories or more is removed by a detached process (rmdir is slow)."""
+REMOVE_LATER_FILES = 2048
+"""... or with this many files."""
+
+TWIN_MAX = 1 << 20
+"""Files up to this size whose bytes were staged already (in this process) are hard links of that file."""
 
 _counter = itertools.count()
+_TWINS: dict[tuple[str, str], str] = {}
+"""(transaction, sha256) -> the file staged with those bytes, in this process."""
+_TWIN_AT: dict[str, tuple[str, str]] = {}
+"""The other way round: staged file -> its key in _TWINS."""
 _steps = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class Staged:
-    """One output after staging: its file in the staging tree (None when OUT already holds this text)."""
-
-    relpath: str
-    final: str
-    tmp: str | None
-    digest: str
-    """sha256 of the content, hex."""
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _step(label: str) -> None:
@@ -117,6 +119,10 @@ class Transaction:
         self._published = False
         self._background = False
         self._dirs_ok: set[str] = set()
+        self.touched: list[str] = []
+        """After a commit: the files (relative to OUT) whose inode changed: staged, or linked into the switched
+        directory (a link changes its inode's ctime)."""
+        self._sub = ""
         self._root_fd = -1
         self.work = os.path.join(parent, f"{WORK_PREFIX}{os.geteuid()}")
         self.tag = hashlib.blake2b(os.path.basename(self.root).encode("utf-8", "surrogateescape"),
@@ -125,7 +131,7 @@ class Transaction:
         self.work_fd, self._lock_fd, self._made = workdir.enter(parent, self.work, self.tag, waiting)
         try:
             workdir.recover(self.work_fd, self.work, self.tag, self.root)  # (it may put OUT back)
-            self._root_fd = _hold(self.root, self.shown)
+            self._root_fd = outpaths.hold(self.root, self.shown)
             self._journal_fd = _open(f"{self.name}.journal",
                                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                                      dir_fd=self.work_fd)
@@ -144,69 +150,58 @@ class Transaction:
 
     # --- staging ---------------------------------------------------------------------------------------
 
-    def _relpath(self, relpath: str) -> str:
-        rel = os.path.normpath(relpath)
-        if os.path.isabs(rel) or rel in (".", "..") or rel.startswith(".." + os.sep):
-            raise ValueError(f"output path {relpath!r} escapes the output directory")
-        return rel
-
-    def _check_dirs(self, rel: str) -> None:
-        """Refuse a path through a directory of OUT that is a symbolic link (or not a directory)."""
-        parts = rel.split(os.sep)[:-1]
-        for i in range(1, len(parts) + 1):
-            sub = os.sep.join(parts[:i])
-            if sub in self._dirs_ok:
-                continue
-            try:
-                st = os.lstat(os.path.join(self.root, sub))
-            except FileNotFoundError:
-                break
-            if stat.S_ISLNK(st.st_mode):
-                raise OSError(errno.ELOOP, f"{os.path.join(self.shown, sub)} is a symbolic link; qosc writes no "
-                              "output through links (replace it with a directory, or compile into the directory "
-                              "it points to)", os.path.join(self.shown, sub))
-            if not stat.S_ISDIR(st.st_mode):
-                raise OSError(errno.ENOTDIR, f"{os.path.join(self.shown, sub)} is not a directory",
-                              os.path.join(self.shown, sub))
-            self._dirs_ok.add(sub)
-
     def write(self, relpath: str, text: str) -> Staged:
         """Stage one output (or nothing, when OUT holds it already); safe in forked workers (see `adopt`)."""
-        rel = self._relpath(relpath)
-        self._check_dirs(rel)
+        rel = outpaths.relative(relpath)
+        outpaths.check_dirs(self.root, self.shown, rel, self._dirs_ok)
         final = os.path.join(self.shown, rel)
         data = text.encode("utf-8")
         sha = digest(data)
-        if same_content(os.path.join(self.root, rel), data):
+        if self._root_fd >= 0 and same_content(os.path.join(self.root, rel), data):
             return Staged(rel, final, None, sha)
         staged = os.path.join(self.stage_root, rel)
         directory = os.path.dirname(staged)
         _ensure_dir(directory)
+        twin = _TWINS.get((self.name, sha))
+        gone = _TWIN_AT.pop(staged, None)  # a second policy's file of this name replaces the bytes staged there
+        if gone is not None:
+            _TWINS.pop(gone, None)
+            twin = None if gone == (self.name, sha) else twin
         mode = 0o755 if text.startswith("#!") else 0o644
         fd = -1
-        tmp = ""
+        tmp = staged  # first the final name (the staging tree is private); if taken, a temporary one renamed over it
         try:
-            for _ in range(100):  # a name left by an earlier process that had this pid: take the next one
-                tmp = os.path.join(directory, f".{os.path.basename(staged)}.qosc-{os.getpid()}-{next(_counter)}.tmp")
+            for attempt in range(101):  # a name left by an earlier process that had this pid: take the next one
+                if attempt:
+                    tmp = os.path.join(directory,
+                                       f".{os.path.basename(staged)}.qosc-{os.getpid()}-{next(_counter)}.tmp")
                 try:
-                    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+                    if twin is not None:  # the same bytes staged already: one more name for that file
+                        _link(twin, tmp)
+                    else:
+                        fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
                     break
                 except FileExistsError:
                     continue
             else:
                 raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
-            view = memoryview(data)
-            while view:
-                view = view[_write(fd, view):]
-            os.close(fd)
-            fd = -1
+            if fd >= 0:
+                view = memoryview(data)
+                while view:
+                    view = view[_write(fd, view):]
+                os.close(fd)
+                fd = -1
             _step("staged")
-            _rename(tmp, staged)  # within the staging tree: a second policy's file of this name replaces it
+            if tmp != staged:
+                _rename(tmp, staged)  # a second policy's file of this name replaces it
         except BaseException:
             if fd >= 0:
                 os.close(fd)
             _quiet(os.unlink, tmp)
             raise
+        if twin is None and len(data) <= TWIN_MAX:
+            _TWINS[(self.name, sha)] = staged
+            _TWIN_AT[staged] = (self.name, sha)
         return Staged(rel, final, staged, sha)
 
     def add(self, relpath: str, text: str) -> Staged:
@@ -232,31 +227,38 @@ class Transaction:
         stage_name = f"{self.name}.stage"
         try:
             self._same_root()
-            exists = self._root_fd >= 0
-            if exists:
-                self._background = _complete(self.root, self.stage_root) >= REMOVE_LATER_FROM
-                st = os.stat(self.root)
-                os.chmod(self.stage_root, stat.S_IMODE(st.st_mode))
+            sub, exists = outpaths.switch_point(self.root, self.shown, [s.relpath for s in pending]) \
+                if self._root_fd >= 0 else ("", False)
+            self._sub = sub
+            src, dst = os.path.join(stage_name, sub) if sub else stage_name, os.path.join(self.root, sub)
+            staged_dir = os.path.join(self.stage_root, sub)
+            self.touched = [s.relpath for s in pending]
+            single = len(pending) == 1 and sub == pending[0].relpath  # one file: renamed over the old one
+            if exists and not single:
+                dirs, files = _complete(dst, staged_dir, self.touched, sub)
+                self._background = dirs >= REMOVE_LATER_FROM or files >= REMOVE_LATER_FILES
+                st = os.stat(dst)
+                os.chmod(staged_dir, stat.S_IMODE(st.st_mode))
                 if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
-                    _quiet(os.chown, self.stage_root, st.st_uid, st.st_gid)
-            else:
+                    _quiet(os.chown, staged_dir, st.st_uid, st.st_gid)
+            elif not single:
                 umask = os.umask(0)
                 os.umask(umask)
-                os.chmod(self.stage_root, 0o777 & ~umask)
+                os.chmod(staged_dir, 0o777 & ~umask)
             if self.durable and len(pending) > FSYNC_EACH_UP_TO:
                 os.sync()  # one flush for all the staged data, before the switch makes it visible
             elif self.durable:
                 for s in pending:
                     fsync_path(s.tmp)  # type: ignore[arg-type]
             self._same_root()  # (again: completing a large tree takes time)
-            self._note("switch\n")
+            self._note(f"sub {sub}\nswitch\n" if sub else "switch\n")
             _step("switch")
-            if not exists:
-                _rename(stage_name, self.root, src_dir_fd=self.work_fd)
-            elif not _exchange(self.work_fd, stage_name, self.root):
-                _rename(self.root, f"{self.name}.old", dst_dir_fd=self.work_fd)  # (abort puts it back)
+            if single or not exists:
+                _rename(src, dst, src_dir_fd=self.work_fd)
+            elif not _exchange(self.work_fd, src, dst):
+                _rename(dst, f"{self.name}.old", dst_dir_fd=self.work_fd)  # (abort puts it back)
                 _step("switch-window")
-                _rename(stage_name, self.root, src_dir_fd=self.work_fd)
+                _rename(src, dst, src_dir_fd=self.work_fd)
             self._note("switched\n")
             _step("switched")
         except OSError as exc:
@@ -269,7 +271,7 @@ class Transaction:
             self.abort()
             raise
         if self.durable:
-            _quiet(fsync_path, os.path.dirname(self.root))
+            _quiet(fsync_path, os.path.dirname(os.path.join(self.root, sub)))
         self._closed = self._published = True
         self._cleanup()
         return [s.final for s in pending]
@@ -299,8 +301,12 @@ class Transaction:
         if fd < 0:
             return
         _step("cleanup")
-        if not os.path.lexists(self.root):  # a two-rename switch stopped between its renames: the old tree back
-            _quiet(_rename, f"{self.name}.old", self.root, src_dir_fd=fd)
+        switched = os.path.join(self.root, self._sub) if self._sub else self.root
+        if not os.path.lexists(switched):  # a two-rename switch stopped between its renames: the old tree back
+            _quiet(_rename, f"{self.name}.old", switched, src_dir_fd=fd)
+        for key in [k for k in _TWINS if k[0] == self.name]:
+            _TWIN_AT.pop(_TWINS.pop(key), None)
+        _MADE.clear()
         for kind in ("stage", "old"):
             if kind == "stage" and self._background:  # a large tree (old, or new and unused): slow to remove
                 workdir.remove_later(fd, f"{self.name}.stage", self.tag)
@@ -328,11 +334,12 @@ class Transaction:
             self.abort()
 
 
-def _complete(old: str, new: str) -> int:
+def _complete(old: str, new: str, linked: list[str] | None = None, rel: str = "") -> tuple[int, int]:
     """Hard-link into the staging tree `new` every entry of `old` it does not have (copy where links fail).
 
-    Returns how many directories `old` has (itself included)."""
-    dirs = 1
+    Returns how many directories (itself included) and files `old` has; appends to `linked` the path of
+    every file linked (relative to OUT: `rel` is `old`'s)."""
+    dirs, files = 1, 0
     with os.scandir(old) as entries:
         for entry in entries:
             target = f"{new}/{entry.name}"
@@ -342,9 +349,11 @@ def _complete(old: str, new: str) -> int:
                 except FileExistsError:
                     if not os.path.isdir(target) or os.path.islink(target):
                         continue  # the new tree has a file there
-                dirs += _complete(entry.path, target)
+                more = _complete(entry.path, target, linked, f"{rel}/{entry.name}" if rel else entry.name)
+                dirs, files = dirs + more[0], files + more[1]
                 os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
                 continue
+            files += 1
             try:
                 _link(entry.path, target, follow_symlinks=False)
             except FileExistsError:
@@ -353,30 +362,29 @@ def _complete(old: str, new: str) -> int:
                 if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK):
                     raise
                 shutil.copy2(entry.path, target, follow_symlinks=False)
+            if linked is not None:
+                linked.append(f"{rel}/{entry.name}" if rel else entry.name)
             _step("link")
-    return dirs
+    return dirs, files
 
 
-def _hold(root: str, shown: str) -> int:
-    """A descriptor of OUT as it is now (-1 if it does not exist): while it is open, OUT's inode is not reused,
-    so the switch can tell whether OUT is still this directory (see Transaction._same_root)."""
-    try:
-        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return -1
-    except NotADirectoryError:
-        raise OSError(errno.ENOTDIR, f"{shown} is not a directory", shown) from None
+_MADE: set[str] = set()
+"""Staging directories this process knows exist."""
 
 
 def _ensure_dir(directory: str) -> None:
     """Create `directory` and its missing parents (another worker may be creating them too)."""
+    if directory in _MADE:
+        return
     missing = []
-    while not os.path.isdir(directory):
-        missing.append(directory)
-        directory = os.path.dirname(directory)
+    top = directory
+    while not os.path.isdir(top):
+        missing.append(top)
+        top = os.path.dirname(top)
     for d in reversed(missing):
         with contextlib.suppress(FileExistsError):
             _mkdir(d)
+    _MADE.add(directory)
 
 
 def _quiet(func: object, *args: object, **kwargs: object) -> None:

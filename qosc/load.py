@@ -58,6 +58,13 @@ def load_file(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> MDict:
     return _load_file(os.fspath(path), limits, Budget())
 
 
+def read_text(path: str | os.PathLike[str], limits: Limits = _DEFAULT) -> str:
+    """The text of one policy file as load_policy reads it (bounded, decoded); OSError, ValueError or InputError
+    when it cannot be read (load_policy says why, with a diagnostic)."""
+    name = os.fspath(path)
+    return _decode(_read_bounded(name, limits), name)
+
+
 def _load_file(name: str, limits: Limits, budget: Budget) -> MDict:
     try:
         data = _read_bounded(name, limits, budget)

@@ -21,7 +21,7 @@ from qosc.units import Percent
 from qosc.where import NOWHERE, Where
 
 if TYPE_CHECKING:  # pragma: no cover
-    from qosc.hosts import Host
+    from qosc.hosts.model import Host
 
 __all__ = ["DOMAINS", "NOWHERE", "Domain", "Marking", "Where"]  # re-exported: model users import them from here
 
@@ -309,12 +309,13 @@ class Interface:
     def settings(self) -> tuple[Any, ...]:
         """Every field but the interface's identity (name, description, source position).
 
-        Interfaces with equal settings get the same queues, so a target may
-        lower the first and reuse the result for the others (most interfaces
-        of a network share a handful of profiles).
+        Interfaces with equal settings get the same queues, so a target may lower the first and reuse the result
+        for the others (most interfaces of a network share a handful of profiles).
         """
-        return tuple(getattr(self, f.name) for f in fields(self)
-                     if f.compare and f.name not in ("name", "description"))
+        return tuple(map(self.__dict__.__getitem__, _SETTINGS))
+
+
+_SETTINGS = tuple(f.name for f in fields(Interface) if f.compare and f.name not in ("name", "description"))
 
 
 @dataclass(frozen=True)

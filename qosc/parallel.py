@@ -160,17 +160,3 @@ class Background:
         self._value, self._done = self._func(), True
         return self._value
 
-
-def run_checks(policy: Any, jobs: int = 0) -> list[Any]:
-    """qosc.checks.run_checks, with the second half of the rules in a forked process for large networks."""
-    from qosc.checks import RULES
-    from qosc.checks import run_checks as serial
-    from qosc.diagnostics import Diagnostic
-
-    if resolve_jobs(jobs, len(policy.devices) // 16) < 2 or len(RULES) < 2:
-        return serial(policy)
-    half = len(RULES) // 2
-    other = Background(lambda: [d for rule in RULES[half:] for d in rule(policy)])
-    found = [d for rule in RULES[:half] for d in rule(policy)]
-    found.extend(other.result())
-    return sorted(set(found), key=Diagnostic.sort_key)

@@ -2,7 +2,9 @@
 
 `.qosc-work-<euid>` holds the temporary state of qosc.emit's transactions on
 the directories beside it: per transaction a journal `<tag>-<pid>.journal`
-(tag: a hash of the output directory's name) and a staging tree
+(tag: a hash of the output directory's name; it names the output directory,
+the staging tree and, when the switch is of a directory inside the output,
+that directory) and a staging tree
 `<tag>-<pid>.stage` (and, during the two-rename fallback, `<tag>-<pid>.old`; an old tree being
 removed in the background, `<tag>-<pid of the remover>.trash`).
 Separate from emit because it is the part that decides what to trust: the
@@ -268,12 +270,14 @@ def recover(work_fd: int, work: str, tag: str, root: str) -> None:
             st = os.lstat(f"{name}.{kind}", dir_fd=work_fd)
             check_private(st, os.path.join(work, f"{name}.{kind}"),
                           "journal" if kind == "journal" else "staging directory", mode_bits=kind == "journal")
+        switched = root
         if "journal" in kinds:
-            _check_journal(work_fd, work, name, root)
-        if "old" in kinds and not os.path.lexists(root):
+            sub = _check_journal(work_fd, work, name, root)
+            switched = os.path.join(root, sub) if sub else root
+        if "old" in kinds and not os.path.lexists(switched):
             if "journal" not in kinds:
                 raise UntrustedState(errno.EPERM, f"{work}/{name}.old without its journal", work)
-            os.rename(f"{name}.old", root, src_dir_fd=work_fd)  # a switch killed halfway: the old tree back
+            os.rename(f"{name}.old", switched, src_dir_fd=work_fd)  # a switch killed halfway: the old tree back
             kinds.discard("old")
         for kind in ("stage", "old", "trash"):
             if kind in kinds:
@@ -282,7 +286,9 @@ def recover(work_fd: int, work: str, tag: str, root: str) -> None:
             os.unlink(f"{name}.journal", dir_fd=work_fd)
 
 
-def _check_journal(work_fd: int, work: str, name: str, root: str) -> None:
+def _check_journal(work_fd: int, work: str, name: str, root: str) -> str:
+    """Raise UntrustedState unless the journal is this user's, names `root` and its own staging tree, and at most
+    a directory inside `root` (`sub`, relative, no '..'); returns that directory ('' for `root` itself)."""
     path = os.path.join(work, f"{name}.journal")
     fd = os.open(f"{name}.journal", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=work_fd)
     try:
@@ -292,9 +298,13 @@ def _check_journal(work_fd: int, work: str, name: str, root: str) -> None:
         os.close(fd)
     lines = data.decode("utf-8", "surrogateescape").splitlines()
     want = [JOURNAL_HEADER, f"root {root}", f"stage {name}.stage"]
-    if lines[:3] != want or any(line not in ("switch", "switched") for line in lines[3:]):
+    rest = lines[3:]
+    sub = rest.pop(0)[4:] if rest and rest[0].startswith("sub ") else ""
+    inside = not sub or (not os.path.isabs(sub) and os.path.normpath(sub) == sub and ".." not in sub.split(os.sep))
+    if lines[:3] != want or not inside or any(line not in ("switch", "switched") for line in rest):
         raise UntrustedState(errno.EPERM, f"journal {path} names something other than {root} and its own staging "
                              "tree", path)
+    return sub
 
 
 def remove_later(work_fd: int, name: str, tag: str) -> None:

@@ -45,7 +45,7 @@ def test_on_the_senders_own_interface() -> None:
         script = compile_qosc(it, Path(tmp))
         # the queue the kernel lets one local socket keep, read here, not assumed: the LBE leaf holds it
         tsq = int(lab.sender(["sysctl", "-n", "net.ipv4.tcp_limit_output_bytes"]).stdout)
-        batch = script.with_suffix(".tc").read_text()
+        batch = (script.path.parent / f"{it.iface}.tc").read_text()
         lbe = next(s for s in it.services if s.role == "lbe")
         minor = re.search(rf"dsfield 0x{lbe.tos:02x} 0xfc flowid 1:([0-9a-f]+)", batch)
         assert minor is not None, batch

@@ -106,7 +106,8 @@ def test_htb_queues_mpls_frames_by_their_exp(tmp_path: Path) -> None:
     batch = (scripts / "eth0.tc").read_text()
     assert "protocol mpls_uc prio 12 u32 match u32 0x00000600 0x00000e00 at 0 flowid 1:12" in batch, batch
     proc = _netns("set -e\nip link add qm0 type veth peer name qm1\nip link set qm0 up\nip link set qm1 up\n"
-                  f"sh {scripts}/eth0.sh qm0\n" + _stats("qm0") + _send("qm0", "mpls") + "tc -s class show dev qm0\n",
+                  f"sh {scripts}/qosc-tc.sh apply eth0 qm0\n"
+                  + _stats("qm0") + _send("qm0", "mpls") + "tc -s class show dev qm0\n",
                   tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert _delta(proc.stdout) == _expected(), proc.stdout
@@ -132,7 +133,7 @@ def test_htb_queues_bridged_frames_by_their_pcp_and_they_leave_with_it(tmp_path:
         ip link set r0 master br0
         ip link set qt0 master br0
         for d in s0 r0 qt0 p0 br0; do ip link set $d up; done
-        sh {scripts}/eth1.sh qt0
+        sh {scripts}/qosc-tc.sh apply eth1 qt0
         timeout 30 tcpdump -i p0 -nn -e -U -c {total} -w {cap} vlan 2> {tmp_path}/tcpdump.err &
         for i in $(seq 50); do grep -q listening {tmp_path}/tcpdump.err && break; sleep 0.1; done
         """) + _stats("qt0") + _send("s0", "vlan") + "tc -s class show dev qt0\nwait\n", tmp_path)
@@ -160,9 +161,9 @@ def test_the_wrapper_applies_a_pcp_writing_batch_only_to_a_vlan_device_with_its_
     proc = _netns(textwrap.dedent(f"""\
         ip link add qv0 type veth peer name qv1
         ip link set qv0 up
-        sh {scripts}/eth1.sh qv0; echo "veth $?"
-        MAP="1:1 2:2 3:3 6:6 " IP={fake} sh {scripts}/eth1.sh qv0; echo "lacking $?"
-        MAP="1:1 2:2 3:3 5:5 6:6 " IP={fake} sh {scripts}/eth1.sh qv0; echo "full $?"
+        sh {scripts}/qosc-tc.sh apply eth1 qv0; echo "veth $?"
+        MAP="1:1 2:2 3:3 6:6 " IP={fake} sh {scripts}/qosc-tc.sh apply eth1 qv0; echo "lacking $?"
+        MAP="1:1 2:2 3:3 5:5 6:6 " IP={fake} sh {scripts}/qosc-tc.sh apply eth1 qv0; echo "full $?"
         tc qdisc show dev qv0
         """), tmp_path)
     assert "veth 4" in proc.stdout and "qv0 is not a VLAN device" in proc.stderr, proc

@@ -175,6 +175,9 @@ def _plant(work: Path, kind: str, victim: Path) -> Path:
         return journal
     text = honest if kind != "journal-names-outside" else honest.replace(f"root {root}", f"root {victim.parent}") \
         + f"T{victim}\n"
+    if kind == "journal-sub-outside":  # the switched directory named as one outside OUT
+        text = honest.replace("switch\n", f"sub ../{os.path.relpath(victim.parent, work)}\nswitch\n")
+        (wd / f"{name}.old").mkdir(mode=0o700)
     journal.write_text(text)
     os.chmod(journal, 0o600)
     if kind == "journal-foreign":
@@ -192,6 +195,7 @@ def _plant(work: Path, kind: str, victim: Path) -> Path:
 
 @needs_root
 @pytest.mark.parametrize("kind", ["journal-foreign", "journal-mode", "journal-link", "journal-names-outside",
+                                  "journal-sub-outside",
                                   "stage-foreign", "workdir-foreign", "workdir-mode", "workdir-link", "workdir-file",
                                   "workdir-fifo"])
 def test_planted_temporary_state_is_refused_and_never_replayed(tmp_path: Path, trees: tuple, kind: str) -> None:
@@ -363,6 +367,154 @@ def test_a_parent_planted_while_it_is_made_is_refused(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     assert list(elsewhere.iterdir()) == [] and not out.exists()
     assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["qos"]  # theirs, left alone
+
+
+# --- a change confined to one folder switches that folder only (issue 25) ---------------------------
+
+
+CONFINED = ("ios-mqc/r00001.example.net.cfg", "ios-mqc/r00003.example.net.cfg")
+
+
+@pytest.fixture
+def confined(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str], dict[str, str]]:
+    """As `trees`, but v2 changes two IOS devices only: every change is inside out/ios-mqc."""
+    return _confined(tmp_path, ["r00001.example.net", "r00003.example.net"], set(CONFINED))
+
+
+@pytest.fixture
+def one_file(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str], dict[str, str]]:
+    """As `trees`, but v2 changes one IOS device, whose configuration is one file."""
+    return _confined(tmp_path, ["r00001.example.net"], {CONFINED[0]})
+
+
+def _confined(tmp_path: Path, devices: list[str], changed: set[str]) -> tuple[Path, Path, Path, dict[str, str],
+                                                                                 dict[str, str]]:
+    work = tmp_path / "w"
+    work.mkdir()
+    v1 = generate(6)
+    policy = work / "p.yaml"
+    policy.write_text(v1)
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(work / "out"), env=env).returncode == 0
+    pristine = tmp_path / "pristine"
+    shutil.copytree(work / "out", pristine, copy_function=shutil.copy2)
+    shutil.copytree(tmp_path / "cache", tmp_path / "cache-v1", copy_function=shutil.copy2)
+    old = digests(work / "out")
+    v2 = v1
+    for name in devices:
+        v2 = change_one_device(v2, name)
+    policy.write_text(v2)
+    want = tmp_path / "want"
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(want), "--no-cache").returncode == 0
+    new = digests(want)
+    assert old and new and {k for k in new if new[k] != old.get(k)} == changed
+    return work, policy, pristine, old, new
+
+
+def _inodes(out: Path) -> dict[str, int]:
+    return {str(p.relative_to(out)): p.stat().st_ino for p in [out, *out.iterdir()]}
+
+
+def test_a_change_in_one_folder_switches_that_folder_only(tmp_path: Path, confined: tuple) -> None:
+    work, policy, _, _, new = confined
+    out = work / "out"
+    before = _inodes(out)
+    files = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env).returncode == 0
+    assert digests(out) == new
+    after = _inodes(out)
+    assert {k for k in before if after[k] != before[k]} == {"ios-mqc"}  # out/ and the other folders are the same
+    moved = {str(p.relative_to(out)) for p in files if (p.stat().st_ino, p.stat().st_mtime_ns) != files[p]}
+    assert moved == set(CONFINED)  # the others kept their inode, in the new folder
+    # a new Linux device alone: its folder is renamed into place, nothing else is switched
+    policy.write_text(policy.read_text().replace("  r00001.example.net:", "  new1.example.net:\n    platform: "
+                                                 "linux\n    interfaces:\n      eth0: {profile: edge-1g}\n"
+                                                 "  r00001.example.net:"))
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env).returncode == 0
+    assert _inodes(out) == {**after, "linux-tc": after["linux-tc"]}
+    assert sorted(p.name for p in (out / "linux-tc" / "new1.example.net").iterdir()) == ["eth0.tc", "qosc-tc.sh"]
+    assert sorted(p.name for p in work.iterdir()) == ["out", "p.yaml"]  # no work directory left
+
+
+@pytest.mark.parametrize("mode", ["exchange", "two-renames"])
+def test_kill_at_every_step_of_a_folder_switch_leaves_old_or_new(tmp_path: Path, confined: tuple,
+                                                                 mode: str) -> None:
+    work, policy, pristine, old, new = confined
+    out = work / "out"
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    if mode == "two-renames":
+        env["QOSC_PUBLISH_TWO_RENAMES"] = "1"
+    gone = {k: v for k, v in old.items() if not k.startswith("ios-mqc/")}  # the window: out/ios-mqc absent
+    seen = {"old": 0, "new": 0, "absent": 0}
+    n = 0
+    while True:
+        n += 1
+        _reset(tmp_path, work, pristine)
+        root = out.stat().st_ino
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env={**env, "QOSC_FAULT_KILL_AT": str(n)})
+        if proc.returncode == 0:
+            assert digests(out) == new
+            break
+        assert proc.returncode == -9, (n, proc.stderr)
+        now = digests(out)
+        state = "old" if now == old else "new" if now == new else "absent" if now == gone else None
+        assert state is not None, f"step {n}: neither the old nor the new tree"
+        assert state != "absent" or mode == "two-renames", n
+        assert out.stat().st_ino == root  # only out/ios-mqc is ever switched
+        seen[state] += 1
+        repair = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env)
+        assert repair.returncode == 0, (n, repair.stderr)
+        assert digests(out) == new, f"the compile after a kill at step {n} did not publish the new tree"
+        assert sorted(p.name for p in work.iterdir()) == ["out", "p.yaml"], n
+    assert seen["old"] >= 3 and seen["new"] >= 2, (n, seen)  # (journal, staging, link; switched, cleanup)
+    assert (seen["absent"] == 1) == (mode == "two-renames"), seen
+
+
+def test_one_changed_file_is_renamed_over_its_old_version(tmp_path: Path, one_file: tuple) -> None:
+    """A device of one file (IOS) changed alone: no folder is switched, the new file is renamed over the old."""
+    work, policy, _, _, new = one_file
+    out = work / "out"
+    before = _inodes(out)
+    files = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    assert qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env).returncode == 0
+    assert digests(out) == new
+    assert _inodes(out) == before  # out/ and every folder, out/ios-mqc included, are the same directories
+    moved = {str(p.relative_to(out)) for p in files if (p.stat().st_ino, p.stat().st_mtime_ns) != files[p]}
+    assert moved == {CONFINED[0]}
+    assert sorted(p.name for p in work.iterdir()) == ["out", "p.yaml"]  # no work directory left
+
+
+@pytest.mark.parametrize("mode", ["exchange", "two-renames"])
+def test_kill_at_every_step_of_a_file_switch_leaves_old_or_new(tmp_path: Path, one_file: tuple, mode: str) -> None:
+    """rename(2) replaces the file in one step, with renameat2 or without: never a window without it."""
+    work, policy, pristine, old, new = one_file
+    out = work / "out"
+    env = {"QOSC_CACHE_DIR": str(tmp_path / "cache")}
+    if mode == "two-renames":
+        env["QOSC_PUBLISH_TWO_RENAMES"] = "1"
+    seen = {"old": 0, "new": 0}
+    n = 0
+    while True:
+        n += 1
+        _reset(tmp_path, work, pristine)
+        folder = (out / "ios-mqc").stat().st_ino
+        proc = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env={**env, "QOSC_FAULT_KILL_AT": str(n)})
+        if proc.returncode == 0:
+            assert digests(out) == new
+            break
+        assert proc.returncode == -9, (n, proc.stderr)
+        now = digests(out)
+        state = "old" if now == old else "new" if now == new else None
+        assert state is not None, f"step {n}: neither the old nor the new tree"
+        assert (out / "ios-mqc").stat().st_ino == folder  # no folder is ever switched
+        seen[state] += 1
+        repair = qosc("compile", "-q", "-j", "1", str(policy), "-o", str(out), env=env)
+        assert repair.returncode == 0, (n, repair.stderr)
+        assert digests(out) == new, f"the compile after a kill at step {n} did not publish the new tree"
+        assert sorted(p.name for p in work.iterdir()) == ["out", "p.yaml"], n
+    assert seen["old"] >= 2 and seen["new"] >= 2, (n, seen)  # (journal, staged; switched, cleanup)
 
 
 # --- a shell sitting in out/ ---------------------------------------------------------------------------

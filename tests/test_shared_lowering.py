@@ -18,8 +18,10 @@ import pytest
 
 from qosc import api, pipeline
 from qosc.model import Interface
+from qosc.pipeline import batch, sharing
 from qosc.targets.ios import mqc as cisco_mqc
 from qosc.targets.registry import for_platform
+from qosc.tree import locate
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -118,3 +120,64 @@ def test_each_settings_is_lowered_once_per_device(tmp_path: Path, monkeypatch: p
     assert len(calls) == 3, calls
     (out,), _ = pipeline.render(target, policy, device, lowered)
     assert out.text.count("service-policy output") == 16
+
+
+# -- across devices (issue 25) -------------------------------------------------------------------------
+
+
+def compile_in_memory(path: Path) -> tuple[list[tuple[str, str, tuple[object, ...]]], list[str]]:
+    """Every file (path, text, located source map) and every diagnostic of the in-memory compile."""
+    done = pipeline.compile_policies([path])
+    files = [(o.path, o.text, tuple(locate(x) for x in o.origins)) for o in done.outputs]
+    return files, [f"{d.code} {d.severity} {d.message} {d.location} {d.hint}" for d in done.diagnostics]
+
+
+def many_devices(tmp_path: Path) -> Path:
+    """The mixed network, its devices repeated under other names (with blank lines between, so their locations
+    differ) and given descriptions, an SR OS device of each platform twice."""
+    text = mixed_network(tmp_path).read_text(encoding="utf-8")
+    head, _, devices = text.partition("devices:\n")
+    blocks = devices.split("\n  r")
+    copies = "".join(f"\n\n  c{k}-r" + block.rstrip("\n").replace("{profile: edge-1g}",
+                                                                  "{profile: edge-1g, description: copy}", k % 2)
+                      for k in range(2) for block in blocks[1:])
+    sros = "".join(f"  sr{k}:\n    platform: {plat}\n    description: Nokia\n    interfaces:\n"
+                   f"      \"to-core:1/1/c1/1\": {{role: core, speed: 10G}}\n"
+                   f"      \"to-edge:1/1/c2/1\": {{role: core, speed: 100G, description: far {k % 2}}}\n"
+                   for k, plat in enumerate(("sros-7750", "sros-7750", "sros-7250-ixr", "sros-7250-ixr")))
+    path = tmp_path / "many.yaml"
+    path.write_text(head + "devices:\n" + devices.rstrip("\n") + copies + "\n" + sros, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "policies").glob("*.yaml")) + ["many"])
+def test_devices_of_one_lowering_input_are_lowered_once_and_named_per_device(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sharing across devices gives the bytes, the source maps and the diagnostics of lowering each device."""
+    path = many_devices(tmp_path) if name == "many" else ROOT / "policies" / name
+    lowered: list[str] = []
+    for target in {t.name: t for t in for_platform_all()}.values():
+        real = type(target).lower
+
+        def counted(self: Any, policy: Any, unit: Any, data: Any, real: Any = real) -> Any:
+            lowered.append(unit.name)
+            return real(self, policy, unit, data)
+
+        monkeypatch.setattr(type(target), "lower", counted)
+    shared = compile_in_memory(path)
+    shared_lowerings = len(lowered)
+    lowered.clear()
+    monkeypatch.setattr(batch, "signature", lambda *_: None)  # (batch.process looks it up there)
+    alone = compile_in_memory(path)
+    assert shared == alone
+    assert shared[0], "nothing compiled"
+    if name == "many":
+        assert shared_lowerings <= len(lowered) - 12, (shared_lowerings, len(lowered))  # the c0 copies: none
+        assert sharing.PLACEHOLDER not in repr(shared)
+        assert any("c0-r00001" in d for d in shared[1]), "the copies' diagnostics name them"
+
+
+def for_platform_all() -> list[Any]:
+    from qosc.targets.registry import targets
+
+    return list(targets().values())

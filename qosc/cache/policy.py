@@ -1,39 +1,66 @@
-"""PolicyCache: one policy's incremental compile, as qosc/commands/compile.py drives it.
+"""PolicyCache: one policy's incremental compile, as the orchestrator (qosc.pipeline.orchestrate) drives it.
 
 Separate from the parts it uses (segments, records, store) because it is the
-only one that knows the compile's flow: validate (incrementally when the store
-allows), key every (target, unit), look up and record units, save the store.
+only one that knows the compile's flow: validate (only the devices that
+changed, when the store allows), list, key, look up and record every (target,
+unit), save the store.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from qosc import load
-from qosc.cache.records import IF_FIELDS, _decode, _encode, _Source, decode_diags, encode_diags, if_row
-from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, segment, tree_fingerprint
-from qosc.cache.store import FORMAT, Store
-from qosc.diagnostics import Diagnostic
+from qosc.cache.files import digest_of, owner_of, stale
+from qosc.cache.files import record as file_record
+from qosc.cache.records import (
+    DeviceRecord,
+    decode_diags,
+    decode_part,
+    device_payload,
+    encode_diags,
+    encode_part,
+    entry_fields,
+    entry_payload,
+)
+from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, hashes, segment, tree_fingerprint
+from qosc.cache.store import Store
+from qosc.checks import Checked, check, needs_whole
+from qosc.checks.references import named
+from qosc.diagnostics import Diagnostic, Location
 from qosc.errors import InputError
-from qosc.model import Device
+from qosc.model import Device, Policy, Where
+from qosc.pipeline.units import all_units
+from qosc.pipeline.validation import validate_stages
 
 
 def read_policy(path: str) -> str | None:
     """The text of a policy file as load_policy reads it, or None (the full path reports why)."""
     try:
-        return load._decode(load._read_bounded(path, load.Limits()), path)
+        return load.read_text(path)
     except (OSError, ValueError, InputError):
         return None
 
 
-class PolicyCache:
-    """Validate one policy (incrementally when the store allows) and key its (target, unit) work."""
+class Cached:
+    """A device the memo did not build again: all the orchestrator asks of a unit whose work the memo has."""
 
-    def __init__(self, policy: str, outdir: str, cache_dir: Path | None, jobs: int = 1) -> None:
-        self.policy, self.outdir, self.jobs = policy, outdir, jobs
+    __slots__ = ("name", "platform", "where")
+    stand_in = True
+
+    def __init__(self, name: str, platform: str, where: Where) -> None:
+        self.name, self.platform, self.where = name, platform, where
+
+
+class PolicyCache:
+    """Validate one policy (only what changed, when the store allows) and key its (target, unit) work."""
+
+    def __init__(self, policy: str, outdir: str, cache_dir: Path | None, jobs: int = 1, verify: bool = False) -> None:
+        self.policy, self.outdir, self.jobs, self.verify = policy, outdir, jobs, verify
         self.store = Store(cache_dir, policy, outdir)
         self.fast = False  # whether the last validate() took the incremental path
         self.segs: list[Seg] | None = None
@@ -44,75 +71,126 @@ class PolicyCache:
         self._model: dict[str, Any] | None = None
         self._starts: list[int] | None = None
         self._stale: Any = None
+        self._fresh: set[str] = set()
+        self._hints: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
+        self._order: list[tuple[str, Cached | None]] | None = None
+        """After an incremental validation: every device in policy order, a stand-in for those not built."""
+        self._keys_of: dict[str, list[str]] = {}
+        """Device -> the keys of its units (which say whether all of them were rendered)."""
+        self._looked: dict[str, tuple[list[str] | None, list[str], str]] = {}
+        """Key -> what lookup() read of its entry."""
 
     def validate(self) -> tuple[Any, bool]:
-        """(api.Result without target checks, whether target checks apply): what api.validate_stages gives."""
-        from qosc import api
+        """(Result without target checks, whether target checks apply): what pipeline.validate_stages gives.
 
+        Incremental when only devices changed since the store was written: the
+        changed devices (and those whose files are not intact, or were not all
+        rendered) are built and checked; the others' findings and parts come
+        from the store, and the checks that look across devices run on every
+        device's part (qosc.checks), so every diagnostic is the one a full
+        validation gives.  The result's model then holds only the devices built;
+        `units` lists the others as stand-ins.
+        """
         if self.store.path is None:  # no cache: a plain validation
-            result, _, ok = api.validate_stages(self.policy, jobs=self.jobs)
+            result, _, ok = validate_stages(self.policy, jobs=self.jobs)
             return result, ok
         text = read_policy(self.policy)
         segs = segment(text) if text is not None else None
-        old = self.store.data.get("model")
-        if text is not None and segs and old and old.get("global") == _global_hash(text, segs):
+        old = self.store.meta.get("model")
+        if not self.verify and text is not None and segs and old and old.get("global") == _global_hash(text, segs):
             try:
-                done = self._fast(api, text, segs, old)
+                done = self._fast(text, segs, old)
             except Exception:  # noqa: BLE001 - a store this code did not write: validate from scratch
                 done = None
             if done is not None:
                 self.fast = True
                 return done
-        result, tree, ok = api.validate_stages(self.policy, jobs=self.jobs)
+        checked: list[Checked] = []
+        result, tree, ok = validate_stages(self.policy, checks=lambda p: self._check(p, checked), jobs=self.jobs)
         if result.policy is not None and ok and not any(d.is_error for d in result.diagnostics):
-            if text is None or segs is None or not _agrees(tree, segs):
+            if text is None or segs is None or not _agrees(tree, segs) or needs_whole(result.policy):
                 segs = None
-            self._keys(result.policy, text, segs, tree, {})
+            self._keys(result.policy, text, segs, tree, checked[0] if checked else None, {})
         return result, ok
 
-    def _fast(self, api: Any, text: str, segs: list[Seg], old: dict[str, Any]) -> tuple[Any, bool] | None:
+    def _check(self, policy: Policy, into: list[Checked], names: Any = None, parts: Any = None,
+               findings: Any = None) -> list[Diagnostic]:
+        found = check(policy, names, parts, findings)
+        into.append(found)
+        return found.diagnostics
+
+    def _fast(self, text: str, segs: list[Seg], old: dict[str, Any]) -> tuple[Any, bool] | None:
         devsegs = [s for s in segs if s.sid.startswith("d:")]
-        cached = old["devices"]
-        changed = [s for s in devsegs if (cached.get(s.sid[2:]) or (None,))[0] != _ht(text[s.start:s.end])
-                   or cached[s.sid[2:]][2] is None]
-        if len(changed) > max(64, len(devsegs) // 4):
-            return None  # so much changed that a full validation is as fast
-        keep = {s.sid for s in changed or devsegs[:1]}
-        parts, pos = [], 0
+        stored = self.store.devices
+        if not all(s.sid[2:] in stored for s in devsegs[:1]):
+            return None
+        stale = self._stale_devices()
+        digests = hashes(text, devsegs)
+        cached: dict[str, DeviceRecord] = {}
+        held: set[str] = set()
         for s in devsegs:
-            if s.sid not in keep:
-                parts += [text[pos:s.start], "\n" * text.count("\n", s.start, s.end)]
+            name, raw = s.sid[2:], stored.get(s.sid[2:])
+            rec = DeviceRecord(raw) if raw is not None else None
+            if rec is None or rec.text != digests[s.sid] or not rec.done or name in stale:
+                held.add(name)
+            elif rec is not None:
+                cached[name] = rec
+        if len(held) > max(64, len(devsegs) // 4):
+            return None  # so much changed that a full validation is as fast
+        held = held or {s.sid[2:] for s in devsegs[:1]}
+        reused = {name: rec for name, rec in cached.items() if name not in held}
+        pieces, pos = [], 0
+        for s in devsegs:
+            if s.sid[2:] in reused:
+                pieces += [text[pos:s.start], "\n" * text.count("\n", s.start, s.end)]
                 pos = s.end
         try:
-            tree = load.load_text("".join(parts) + text[pos:], self.policy)
+            tree = load.load_text("".join(pieces) + text[pos:], self.policy)
         except InputError:
             return None
-        if not _agrees(tree, segs, {k[2:] for k in keep}):
+        if not _agrees(tree, segs, held) or \
+                count_nodes(tree) + sum(r.nodes for r in reused.values()) > load.Limits().max_nodes:
             return None
-        reused = [s for s in devsegs if s.sid not in keep]
-        if count_nodes(tree) + sum(cached[s.sid[2:]][1] for s in reused) > load.Limits().max_nodes:
-            return None
-        src = _Source(self.policy, text, {s.sid: s for s in devsegs}, tree.get("profiles"))
-        rows = [if_row(values) for values in old["table"]]
-        table = [dict(zip(IF_FIELDS, values, strict=True)) for values in rows]
-
-        def complete(policy: Any) -> Any:
-            import dataclasses
-
-            fresh = policy.device_map
-            devices = tuple(fresh[s.sid[2:]] if s.sid in keep else _decode(s.sid[2:], cached[s.sid[2:]][2], table, src)
-                            for s in devsegs)
-            return dataclasses.replace(policy, devices=devices)
-
-        result, _, ok = api.validate_stages(self.policy, tree=tree, complete=complete, jobs=self.jobs)
-        if result.policy is None or not ok or any(d.is_error for d in result.diagnostics):
-            return None  # errors are reported by a full validation, exactly
-        self._keys(result.policy, text, segs, tree, {s.sid[2:]: cached[s.sid[2:]] for s in reused}, rows)
+        lines = {s.sid: s.line for s in segs}
+        parts, findings = {}, {}
+        decoded: dict[int, Any] = {}
+        for name, rec in reused.items():
+            part = decoded.get(rec.part)
+            if part is None:
+                part = decoded[rec.part] = decode_part(old["parts"][rec.part], self.policy, lines)
+            found = decode_diags(json.loads(rec.findings), self.policy, lines) if rec.findings != "[]" else []
+            if part is None or found is None:
+                return None
+            parts[name] = part
+            if found:
+                findings[name] = found
+        keys = getattr(tree.get("devices"), "key_locs", {})
+        where = {s.sid[2:]: keys.get(s.sid[2:]) if s.sid[2:] in held else
+                 Location(self.policy, s.line, reused[s.sid[2:]].column) for s in devsegs}
+        checked: list[Checked] = []
+        result, _, ok = validate_stages(self.policy, tree=tree, jobs=self.jobs,
+                                        checks=lambda p: self._check(p, checked, list(where.items()), parts, findings))
+        if result.policy is None or not ok or any(d.is_error for d in result.diagnostics) or \
+                _h(checked[0].network.context) != old.get("context"):
+            return None  # errors are reported by a full validation, exactly; a new context: every device again
+        self._order = [(name, None if rec is None else Cached(name, rec.platform, Where(where[name])))
+                       for name, rec in ((s.sid[2:], reused.get(s.sid[2:])) for s in devsegs)]
+        self._keys(result.policy, text, segs, tree, checked[0], reused, old)
         return result, ok
 
-    def _keys(self, policy: Any, text: str | None, segs: list[Seg] | None, tree: Any,
-              reused: dict[str, Any], table: list[Any] | None = None) -> None:
-        """Fingerprints of every unit's inputs, and the model records for the next fast path."""
+    def units(self, policy: Policy) -> list[tuple[Any, str]]:
+        """Every unit of the policy, in policy order, with its platform: after an incremental validation, the
+        devices not built again are stand-ins (Cached), whose work the memo has."""
+        if self._order is None:
+            return all_units(policy)
+        built = {d.name: d for d in policy.devices}
+        return [(unit, unit.platform) if unit is not None else (built[name], built[name].platform)
+                for name, unit in self._order]
+
+    def _keys(self, policy: Policy, text: str | None, segs: list[Seg] | None, tree: Any, checked: Checked | None,
+              reused: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+        """Fingerprints of every unit's inputs, and the model records for the next incremental validation."""
         self.segs = segs
         profiles = tree.get("profiles") or {}
         if text is not None and segs is not None:
@@ -120,7 +198,10 @@ class PolicyCache:
             piece = {s.sid: text[s.start:s.end] for s in segs if not s.sid.startswith("d:")}
             prof = {s.sid[2:]: _h(piece[s.sid]) for s in segs if s.sid.startswith("p:")}
             self._global = _h(self.policy, [v for k, v in piece.items() if not k.startswith("p:")], list(prof))
-            dev_text = {s.sid[2:]: _ht(text[s.start:s.end]) for s in segs if s.sid.startswith("d:")}
+            built = [s for s in segs if s.sid.startswith("d:") and s.sid[2:] not in reused]
+            dev_text = {sid[2:]: h for sid, h in hashes(text, built).items()}
+            # a device's text but its name (the key up to the first ':', a plain name: see segments._KEY)
+            self._hints = {s.sid[2:]: _ht(text[s.start:s.end].partition(":")[2]) for s in built}
         else:
             rest = [(k, tree.key_locs.get(k), tree.value_locs.get(k), tree_fingerprint(v)) for k, v in tree.items()
                     if k not in ("devices", "profiles")]
@@ -129,107 +210,157 @@ class PolicyCache:
             nodes = tree.get("devices") or {}
             dev_text = {d.name: tree_fingerprint(nodes.get(d.name)) for d in policy.devices}
         whole = _h(text if text is not None else tree_fingerprint(tree))
-        segmap = {s.sid: s for s in segs or ()}
-        index = {v: i for i, v in enumerate(table or [])}
-        records = {}
+        for name, rec in reused.items():
+            self._units["d:" + name] = rec.fp
         for dev in policy.devices:
-            if dev.name in reused:
-                records[dev.name] = reused[dev.name]
-                self._units["d:" + dev.name] = reused[dev.name][3]
-                continue
             used = sorted({i.profile for i in dev.interfaces if i.profile})
-            fp = _h(dev_text[dev.name], [(p, prof.get(p)) for p in used])
-            self._units["d:" + dev.name] = fp
-            if segs is not None:
-                rec = _encode(dev, segmap["d:" + dev.name], self.policy, index)
-                records[dev.name] = (dev_text[dev.name], count_nodes(tree["devices"][dev.name]), rec, fp)
+            self._units["d:" + dev.name] = _h(dev_text[dev.name], [(p, prof.get(p)) for p in used])
         for host in policy.hosts:
             self._units["h:" + host.name] = _h("host", host.name, whole)
-        if segs is not None and text is not None:
-            self._model = {"global": _global_hash(text, segs), "devices": records,
-                           "table": [v for v, _ in sorted(index.items(), key=lambda kv: kv[1])]}
+        if segs is not None and text is not None and checked is not None:
+            self._model = self._records(policy, segs, tree, checked, reused, dev_text, old)
+            if self._model is not None:
+                self._model["meta"]["global"] = _global_hash(text, segs)
+
+    def _records(self, policy: Policy, segs: list[Seg], tree: Any, checked: Checked, reused: dict[str, Any],
+                 dev_text: dict[str, str], old: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The model part of the store: its shared part (the context, the table of parts) and, per device in
+        policy order, its record (qosc.cache.records.device_payload; done is filled in by save())."""
+        table: list[Any] = list(old["parts"]) if old is not None else []
+        index: dict[str, int] = {}
+        starts = [s.line for s in segs]
+        keys = dict(named(policy, "devices", policy.devices))
+        segmap = {s.sid: s for s in segs}
+        built = {}
+        for dev in policy.devices:
+            seg, loc = segmap["d:" + dev.name], keys.get(dev.name)
+            if loc is None or loc.file != self.policy or loc.line != seg.line:
+                return None  # (the device's key is not where the cut says: no incremental validation next time)
+            enc = json.dumps(encode_part(checked.parts[dev.name], self.policy, segs, starts), separators=(",", ":"))
+            if enc not in index:
+                index[enc] = len(table)
+                table.append(json.loads(enc))
+            built[dev.name] = [dev_text[dev.name], count_nodes(tree["devices"][dev.name]), self._units["d:" + dev.name],
+                               loc.column, dev.platform, False, index[enc],
+                               encode_diags(checked.findings[dev.name], self.policy, segs, starts)]
+        devices = {s.sid[2:]: built.get(s.sid[2:]) or reused[s.sid[2:]].raw for s in segs if s.sid.startswith("d:")}
+        return {"meta": {"context": _h(checked.network.context), "parts": table}, "devices": devices}
+
+    def hint(self, unit: Any) -> str | None:
+        """A device's text but its name, hashed: devices of equal hints are written alike, so they lower alike
+        (qosc.pipeline.sharing needs to tell that from the model only once per hint); None: no hint."""
+        return self._hints.get(unit.name) if isinstance(unit, Device) else None
 
     def key(self, target: str, unit: Any) -> str | None:
-        fp = self._units.get(("d:" if isinstance(unit, Device) else "h:") + unit.name)
-        return _h(self.store.code, target, self._global, fp) if fp else None
+        device = isinstance(unit, (Device, Cached))
+        fp = self._units.get(("d:" if device else "h:") + unit.name)
+        if not fp:
+            return None
+        key = _ht(f"{self.store.code}\0{target}\0{self._global}\0{fp}")
+        if device:
+            self._keys_of.setdefault(unit.name, []).append(key)
+        return key
 
-    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[tuple[str, str]] | None,
-                                              list[str]] | None:
+    def lookup(self, key: str | None) -> tuple[list[Diagnostic], list[str] | None, list[str]] | None:
         """(target diagnostics, files written or None, their render notes) of a unit whose inputs did not change."""
-        entry = self.store.data.get("entries", {}).get(key) if key else None
-        if entry is None:
+        raw = self.store.entries.get(key) if key else None
+        if raw is None:
             return None
         try:
-            diags = decode_diags(entry[0], self.policy, self.lines)
-        except (TypeError, ValueError, IndexError):  # not what this code writes
+            files, notes, diags = self._looked[key] = entry_fields(raw)  # type: ignore[index]
+            found = decode_diags(json.loads(diags), self.policy, self.lines) if diags != "[]" else []
+        except (TypeError, ValueError, IndexError, KeyError):  # not what this code writes
             return None
-        files = entry[1]
-        if files is not None and not all(isinstance(f, list) and len(f) == 2 for f in files):
-            return None
-        return None if diags is None else (diags, None if files is None else [(r, d) for r, d in files],
-                                           list(entry[2]))
+        return None if found is None else (found, None if files is None else list(files), notes)
+
+    def _stale_devices(self) -> set[str]:
+        """The devices one of whose recorded files is missing or not as written (waits for `watch`'s check)."""
+        if self._stale is None:
+            self.watch(False)
+        return {owner_of(self.store.files[rel]) for rel in self._stale.result()[0]}
 
     def watch(self, background: bool) -> None:
         """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
         from qosc.parallel import Background
 
-        entries = self.store.data.get("entries", {})
-        self._stale = Background(lambda: _stale(self.outdir, entries), background and len(entries) > 256)
+        files = self.store.files
+        self._stale = Background(lambda: stale(self.outdir, files), background and len(files) > 4096)
 
-    def intact(self, files: list[tuple[str, str]] | None) -> bool:
+    def intact(self, files: list[str] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
         if files is None:
             return False
         if self._stale is None:
             self.watch(False)
-        stale = self._stale.result()
-        return not any(rel in stale for rel, _ in files)
+        stale = self._stale.result()[0]
+        return not any(rel in stale for rel in files)
 
     def close(self) -> None:
         """Reap the background check, if one was started and not waited for."""
         if self._stale is not None:
             self._stale.result()
 
-    def record(self, key: str | None, checks: list[Diagnostic] | None,
-               files: list[tuple[str, str]] | None, notes: list[str]) -> None:
-        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key.
+    def record(self, key: str | None, checks: list[Diagnostic] | None, files: list[Any] | None,
+               notes: list[str]) -> None:
+        """Remember a unit for the next compile; checks None: the ones lookup() gave for this key; files: what
+        the sink staged (qosc.outpaths.Staged), None: the files lookup() gave, if any.
 
         `notes` are the Output.notes of its files, reported again when the files come from the cache.
         """
         if key is None:
             return
+        old = self._looked.get(key)
+        if files is None:
+            names = old[0] if old is not None and checks is None else None
+        else:
+            self._digests.update((s.relpath, s.digest) for s in files)
+            names = [s.relpath for s in files]
+            self._fresh.update(names)
         if checks is None:
-            self._entries[key] = (self.store.data["entries"][key][0], files, notes)
+            assert old is not None
+            if files is None and notes == old[1]:
+                self._entries[key] = (names, self.store.entries[key])  # as it was
+                return
+            self._entries[key] = (names, entry_payload(names, notes, old[2]))
             return
         if self._starts is None:
             self._starts = [s.line for s in self.segs or ()]
-        self._entries[key] = (encode_diags(checks, self.policy, self.segs, self._starts), files, notes)
+        diags = json.dumps(encode_diags(checks, self.policy, self.segs, self._starts), ensure_ascii=False,
+                           separators=(",", ":"))
+        self._entries[key] = (names, entry_payload(names, notes, diags))
 
-    def save(self) -> None:
-        self.store.save({"format": FORMAT, "policy": self.policy, "entries": self._entries, "model": self._model})
-
-
-def _stale(outdir: str, entries: dict[str, Any]) -> set[str]:
-    """The files of cached units that are missing or not as written (by sha256 of their content)."""
-    stale = set()
-    join = os.path.join
-    for entry in entries.values():
-        for rel, sha in entry[1] or ():
-            if file_digest(join(outdir, rel)) != sha:
-                stale.add(rel)
-    return stale
-
-
-def file_digest(path: str) -> str | None:
-    """sha256 of a regular file (not followed through a link), None when it cannot be read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    def save(self, touched: Sequence[str] = ()) -> None:
+        """Write the store, with the record of every file its units own as it is now (qosc.cache.files):
+        taken again for the files rendered in this run, those the publish linked (`touched`: a link changes
+        the ctime) and those whose ctime moved with their content intact; kept from the last store for the
+        others."""
+        if self.store.path is None:
+            return
+        old = self.store.files
+        moved = self._stale.result()[1] if self._stale is not None else set()
+        again = self._fresh.union(touched, moved)
+        owner = {k: name for name, keys in self._keys_of.items() for k in keys}
+        files = {}
+        join = os.path.join
+        for key, (names, _) in self._entries.items():
+            for rel in names or ():
+                if rel not in again:
+                    if rel in old:
+                        files[rel] = old[rel]
+                    continue
+                digest = self._digests.get(rel) or (digest_of(old[rel]) if rel in old else None)
+                found = file_record(join(self.outdir, rel), digest, owner.get(key, "")) if digest else None
+                if found is not None:
+                    files[rel] = found
+        entries = {key: payload for key, (_, payload) in self._entries.items()}
+        meta: dict[str, Any] = {"policy": self.policy, "model": None}
+        devices: dict[str, str] = {}
+        if self._model is not None:
+            meta["model"] = self._model["meta"]
+            for name, rec in self._model["devices"].items():
+                if isinstance(rec, list):  # built now: done once every unit of it has its files recorded
+                    rec[5] = all(entries.get(k) is not None and self._entries[k][0] is not None
+                                 for k in self._keys_of.get(name, ()))
+                    rec = device_payload(*rec)
+                devices[name] = rec
+        self.store.save(meta, devices, entries, files)

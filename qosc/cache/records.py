@@ -1,121 +1,21 @@
-"""Compact records of built devices and of diagnostics, and the devices rebuilt from them.
+"""Compact records of diagnostics and of what a device contributed to the checks (qosc.checks.network.Part).
 
-Separate because it is the one part that knows the model's layout (Device and
-Interface fields, Where, Diagnostic): a cached device is rebuilt from its record
-and its source nodes are parsed again only when a diagnostic asks for them.
-Diagnostics are stored relative to the segment they point into, so moving a
-device in the file does not invalidate it.
+Separate because it is the one part that knows the layout of what it stores
+(Diagnostic, Location, Part).  Locations are stored relative to the segment
+they point into, so moving a device in the file does not invalidate what it
+found.
 """
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_right
-from dataclasses import fields
 from typing import Any
 
-from qosc import load
 from qosc.cache.segments import Seg
+from qosc.cache.store import quote, unquote
+from qosc.checks.network import Part
 from qosc.diagnostics import Diagnostic, Location, Severity
-from qosc.model import Device, Domain, Interface, Role, Where
-
-IF_FIELDS = tuple(f.name for f in fields(Interface) if f.name not in ("name", "where"))
-DEV_FIELDS = tuple(f.name for f in fields(Device) if f.name not in ("name", "interfaces", "where"))
-
-
-class _Source:
-    """The current text of one policy, to parse a cached device again when a diagnostic needs its nodes."""
-
-    def __init__(self, filename: str, text: str, segs: dict[str, Seg], profiles: Any) -> None:
-        self.filename, self.text, self.segs, self.profiles = filename, text, segs, profiles or {}
-        self._parsed: dict[str, Any] = {}
-
-    def device(self, name: str) -> Any:
-        if name not in self._parsed:
-            seg = self.segs["d:" + name]
-            padded = "\n" * (seg.line - 2) + "devices:\n" + self.text[seg.start:seg.end]
-            self._parsed[name] = load.load_text(padded, self.filename)["devices"][name]
-        return self._parsed[name]
-
-
-class LazyWhere(Where):
-    """A Where for a cached device: the location is known, the nodes are parsed only when asked for."""
-
-    # one attribute, (source, device, interface or None, profile or None, line offset or None, column)
-    _k: tuple[_Source, str, str | None, str | None, int | None, int]
-
-    @property  # type: ignore[override]
-    def loc(self) -> Location | None:
-        src, dev, _, _, rel, col = self._k
-        return None if rel is None else Location(src.filename, src.segs["d:" + dev].line + rel, col)
-
-    @property  # type: ignore[override]
-    def nodes(self) -> tuple[Any, ...]:
-        src, dev, iface, profile, _, _ = self._k
-        node = src.device(dev)
-        if iface is None:
-            return (node,)
-        base = src.profiles.get(profile) if profile else None
-        return ((base,) if base else ()) + (node["interfaces"][iface],)
-
-    def __reduce__(self) -> Any:
-        return (Where, (self.loc, ()))
-
-
-def if_row(values: Any) -> tuple[Any, ...]:
-    """An interface record row as `_encode` made it, from its JSON form (lists back to tuples, enums back)."""
-    row = dict(zip(IF_FIELDS, values, strict=True))
-    row["role"] = Role(row["role"])
-    row["services"] = tuple(row["services"])
-    row["encapsulation"] = tuple(row["encapsulation"])
-    for key in ("trust", "rewrite"):  # marking domains (qosc.marking.Domain) by their values
-        row[key] = tuple(Domain(v) for v in row[key])
-    if not all(v is None or isinstance(v, (str, int)) for k, v in row.items() if k not in _TUPLES):
-        raise TypeError("not an interface record")
-    if not all(isinstance(v, str) for k in _TUPLES for v in row[k]):
-        raise TypeError("not an interface record")
-    return tuple(row[f] for f in IF_FIELDS)
-
-
-_TUPLES = ("services", "encapsulation", "trust", "rewrite")
-
-
-def _lazy(key: tuple[Any, ...]) -> LazyWhere:
-    where = object.__new__(LazyWhere)
-    where.__dict__["_k"] = key
-    return where
-
-
-def _encode(dev: Device, seg: Seg, filename: str, table: dict[Any, int]) -> tuple[Any, ...] | None:
-    def rel(loc: Location | None) -> tuple[int | None, int]:
-        if loc is None:
-            return None, 0
-        if loc.file != filename or loc.line < seg.line:
-            raise ValueError(loc)
-        return loc.line - seg.line, loc.column
-
-    try:
-        ifaces = tuple((i.name, table.setdefault(tuple(i.__dict__[f] for f in IF_FIELDS), len(table)),
-                        *rel(i.where.loc)) for i in dev.interfaces)
-        return (tuple(getattr(dev, f) for f in DEV_FIELDS), *rel(dev.where.loc), ifaces)
-    except (ValueError, TypeError, KeyError):  # a location elsewhere, an unhashable field: not cached
-        return None
-
-
-def _decode(name: str, rec: tuple[Any, ...], table: list[dict[str, Any]], src: _Source) -> Device:
-    """A Device equal to the one build() makes, from its record (`table`: interface fields by id)."""
-    values, rel, col, ifaces = rec
-    out = []
-    new, setattr_ = object.__new__, object.__setattr__
-    for iname, fid, irel, icol in ifaces:
-        iface = new(Interface)
-        fields_ = table[fid]
-        setattr_(iface, "__dict__", {**fields_, "name": iname,
-                                     "where": _lazy((src, name, iname, fields_["profile"], irel, icol))})
-        out.append(iface)
-    dev = new(Device)
-    dev.__dict__.update(zip(DEV_FIELDS, values, strict=True), name=name, interfaces=tuple(out),
-                        where=_lazy((src, name, None, None, rel, col)))
-    return dev
 
 
 def encode_diags(diags: list[Diagnostic], filename: str, segs: list[Seg] | None,
@@ -136,7 +36,8 @@ def encode_diags(diags: list[Diagnostic], filename: str, segs: list[Seg] | None,
     return tuple(out)
 
 
-def decode_diags(enc: tuple[Any, ...], filename: str, lines: dict[str, int]) -> list[Diagnostic] | None:
+def decode_diags(enc: Any, filename: str, lines: dict[str, int]) -> list[Diagnostic] | None:
+    """The diagnostics `encode_diags` stored, located in the file as it is now; None when a segment is gone."""
     out = []
     for code, severity, message, loc, hint in enc:
         if loc is not None:
@@ -146,5 +47,67 @@ def decode_diags(enc: tuple[Any, ...], filename: str, lines: dict[str, int]) -> 
                 loc = Location(filename, lines[loc[0]] + loc[1], loc[2])
             else:
                 return None
-        out.append(Diagnostic(code, Severity(severity), message, loc, hint))
+        out.append(Diagnostic(code, _SEVERITY[severity], message, loc, hint))
     return out
+
+
+_SEVERITY = {s.value: s for s in Severity}
+
+
+def encode_part(part: Part, filename: str, segs: list[Seg] | None, starts: list[int]) -> list[Any]:
+    """A device's Part as JSON data (its claims' diagnostics relative to their segments)."""
+    claims = [[list(key), *encode_diags([diag], filename, segs, starts)] for key, diag in part.claims]
+    return [sorted(part.rates), part.mtu, sorted(map(list, part.carried)), sorted(map(list, part.uses)),
+            [[label, list(services)] for label, services in part.cores], claims]
+
+
+def decode_part(enc: Any, filename: str, lines: dict[str, int]) -> Part | None:
+    """The Part `encode_part` stored; None when it is not one (or a claim's segment is gone)."""
+    rates, mtu, carried, uses, cores, claims = enc
+    found = []
+    for key, diag in claims:
+        decoded = decode_diags([diag], filename, lines)
+        if decoded is None:
+            return None
+        found.append((tuple(key), decoded[0]))
+    if not isinstance(mtu, int) or not all(isinstance(r, int) for r in rates):
+        raise TypeError("not a part record")
+    return Part(frozenset(rates), mtu, frozenset((str(s), int(r)) for s, r in carried),
+                frozenset((str(d), str(s)) for d, s in uses),
+                tuple((str(label), tuple(map(str, services))) for label, services in cores), tuple(found))
+
+
+def device_payload(text: str, nodes: int, fp: str, column: int, platform: str, done: bool, part: int,
+                   findings: Any) -> str:
+    """A device's record in the store: the hash of its text, its node count, the fingerprint of its inputs, the
+    column of its key, its platform, whether every unit of it was rendered, its part (an index into the
+    store's table of parts), its device-rule findings (encode_diags, in JSON)."""
+    return "\t".join((text, str(nodes), fp, str(column), platform, "1" if done else "0", str(part),
+                      json.dumps(findings, ensure_ascii=False, separators=(",", ":"))))
+
+
+class DeviceRecord:
+    """A device's record read back (see `device_payload`)."""
+
+    __slots__ = ("column", "done", "findings", "fp", "nodes", "part", "platform", "raw", "text")
+
+    def __init__(self, raw: str) -> None:
+        text, nodes, fp, column, platform, done, part, findings = raw.split("\t", 7)
+        self.raw, self.text, self.nodes, self.fp, self.column = raw, text, int(nodes), fp, int(column)
+        self.platform, self.done, self.part, self.findings = platform, done == "1", int(part), findings
+
+
+def entry_payload(files: list[str] | None, notes: list[str], diags: str) -> str:
+    """A unit's entry in the store: its diagnostics (encode_diags, in JSON: `diags`), the notes of its files,
+    whether it was rendered, then the files it wrote, one field each (qosc.cache.store.quote)."""
+    head = f"{diags}\t{json.dumps(notes, ensure_ascii=False)}\t{'0' if files is None else '1'}"
+    return head + "".join(f"\t{quote(f)}" for f in files or ())
+
+
+def entry_fields(raw: str) -> tuple[list[str] | None, list[str], str]:
+    """(files or None, notes, diagnostics in JSON) of an entry (see `entry_payload`)."""
+    diags, notes, rendered, *files = raw.split("\t")
+    if rendered not in ("0", "1"):
+        raise ValueError("not an entry")
+    found = [f if f[:1] != '"' else unquote(f) for f in files] if rendered == "1" else None
+    return found, [] if notes == "[]" else [str(n) for n in json.loads(notes)], diags

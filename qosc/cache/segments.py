@@ -40,6 +40,10 @@ def _key(text: str, pos: int) -> str | None:
     return m.group(1) if m and resolve_plain(m.group(1)) == m.group(1) else None
 
 
+_TOP = re.compile(r"\n(?=[^\s#])")
+_ENTRY: dict[int, re.Pattern[str]] = {}
+
+
 def segment(text: str) -> list[Seg] | None:
     """Top-level sections, and device and profile entries, in file order; None when unsure."""
     if any(c in text for c in "\r\x85\u2028\u2029\ufeff") or "<<" in text:
@@ -49,7 +53,8 @@ def segment(text: str) -> list[Seg] | None:
     if ("\t" in text or "\n-" in text or "\n." in text or "\n%" in text or text.startswith(("-", ".", "%"))) \
             and _DOC_MARK.search(text):
         return None
-    starts = [m.start() for m in re.finditer(r"^(?=[^\s#])", text, re.MULTILINE)]
+    starts = ([0] if text and not text[0].isspace() and text[0] != "#" else []) + \
+        [m.end() for m in _TOP.finditer(text)]
     out, line, prev = [Seg("g:", 1, 0, starts[0] if starts else len(text))], 1, 0
     for i, start in enumerate(starts):
         name = _key(text, start)
@@ -67,10 +72,12 @@ def segment(text: str) -> list[Seg] | None:
         body = header.end()
         first = re.compile(r"^( +)(?=[^ \n#])", re.MULTILINE).search(text, body, end)
         indent = len(first.group(1)) if first else 0
-        if indent > 1 and re.compile(rf"^ {{1,{indent - 1}}}[^ \n#]", re.MULTILINE).search(text, body, end):
-            return None
-        entry_start = re.compile(rf"^ {{{indent}}}(?=[^ \n#])", re.MULTILINE)
-        entries = [m.start() for m in entry_start.finditer(text, body, end)]
+        if indent > 1 and re.compile(rf"\n {{1,{indent - 1}}}[^ \n#]").search(text, body - 1, end):
+            return None  # (body starts a line: a line there is found from the newline before it)
+        entry_start = _ENTRY.get(indent)
+        if entry_start is None:
+            entry_start = _ENTRY[indent] = re.compile(rf"\n {{{indent}}}(?=[^ \n#])")
+        entries = [m.start() + 1 for m in entry_start.finditer(text, body - 1, end)]
         out.append(Seg("g:" + name, line, start, entries[0] if entries else end))
         for j, pos in enumerate(entries):
             entry = _key(text, pos + indent)
@@ -81,6 +88,15 @@ def segment(text: str) -> list[Seg] | None:
             out.append(Seg(f"{name[0]}:{entry}", line, pos, entries[j + 1] if j + 1 < len(entries) else end))
     sids = [s.sid for s in out]
     return out if len(set(sids)) == len(sids) else None
+
+
+def hashes(text: str, segs: list[Seg]) -> dict[str, str]:
+    """_ht of every segment's text, by sid (of its bytes where the text is ASCII: no copy, no encoding)."""
+    if not text.isascii():
+        return {s.sid: _ht(text[s.start:s.end]) for s in segs}
+    view = memoryview(text.encode("ascii"))
+    blake = hashlib.blake2b
+    return {s.sid: blake(view[s.start:s.end], digest_size=16).hexdigest() for s in segs}
 
 
 def _agrees(tree: Any, segs: list[Seg], devices: set[str] | None = None) -> bool:

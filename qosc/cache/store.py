@@ -7,6 +7,7 @@ library versions, environment) rather than at a policy.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import errno
 import hashlib
@@ -23,7 +24,8 @@ from typing import Any
 import qosc
 from qosc.cache.segments import _h
 
-FORMAT = 3  # 2: entries carry the render notes of their files; 3: JSON with a sha256, files by content hash
+FORMAT = 5  # 2: entries carry the render notes of their files; 3: JSON with a sha256; 4: files by identity;
+# 5: devices by their findings and parts, not their model
 KEEP_STORES = 32
 """Stores kept in the cache directory; the least recently used beyond that are deleted (only stores)."""
 MAGIC = b"qosc-cache"
@@ -101,8 +103,12 @@ def _private_dir(path: Path) -> int:
     return fd
 
 
-def _read_store(dir_fd: int, name: str, shown: Path) -> dict[str, Any] | None:
-    """The data of a store file this user's qosc wrote (None: missing or damaged); Untrusted if foreign."""
+Records = tuple[dict[str, Any], dict[str, str], dict[str, str], dict[str, str]]
+"""(meta, devices, entries, files): see `Store`."""
+
+
+def _read_store(dir_fd: int, name: str, shown: Path) -> Records | None:
+    """The records of a store file this user's qosc wrote (None: missing or damaged); Untrusted if foreign."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -128,10 +134,37 @@ def _read_store(dir_fd: int, name: str, shown: Path) -> dict[str, Any] | None:
             parts[2] != b"sha256=" + hashlib.sha256(body).hexdigest().encode():
         return None
     try:
-        data = json.loads(body)
-    except ValueError:
+        return _parse(body)
+    except (ValueError, IndexError, KeyError):
         return None
-    return data if isinstance(data, dict) else None
+
+
+def _parse(body: bytes) -> Records | None:
+    text = body.decode("utf-8", "surrogatepass")
+    first, _, rest = text.partition("\n")
+    meta = json.loads(first)
+    if not isinstance(meta, dict):
+        return None
+    lines = rest.split("\n") if rest else []
+    # save() writes the records of each kind as one block, D then E then F (sorted by their first character)
+    at = [bisect.bisect_left(lines, kind, key=lambda line: line[:1]) for kind in "DEF"] + [len(lines)]
+    tables: dict[str, dict[str, str]] = {}
+    for i, kind in enumerate("DEF"):
+        block = lines[at[i]:at[i + 1]]
+        pairs = [line[2:].partition("\t") for line in block]
+        if not all(line[:2] == f"{kind}\t" for line in block):
+            raise ValueError("not a store")
+        tables[kind] = {unquote(k): v for k, _, v in pairs} if kind == "F" else {k: v for k, _, v in pairs}
+    return meta, tables["D"], tables["E"], tables["F"]
+
+
+def quote(name: str) -> str:
+    """A name as one field of a record line: itself, or JSON when it has a tab, a line break or starts with '"'."""
+    return json.dumps(name, ensure_ascii=False) if "\t" in name or "\n" in name or name.startswith('"') else name
+
+
+def unquote(field: str) -> str:
+    return json.loads(field) if field.startswith('"') else field
 
 
 def _is_store(dir_fd: int, name: str) -> bool:
@@ -153,7 +186,12 @@ class Store:
     """What one compile of one policy into one output directory left for the next.
 
     On disk: `<32 hex>.qosc-cache.json` in a private directory (see `_private_dir`), mode 0600, a header line
-    `qosc-cache <FORMAT> sha256=<hex of the rest>` then JSON; data only, verified before use.
+    `qosc-cache <FORMAT> sha256=<hex of the rest>`, then a JSON object (`meta`: the format, the code
+    fingerprint, the policy, the model's shared part), then one line per record: `D<tab>device<tab>...`,
+    `E<tab>key<tab>...`, `F<tab>file<tab>...` (`devices`, `entries`, `files`: each record's payload, its
+    fields separated by tabs, text in JSON; qosc.cache.policy reads them).  Data only, verified before use; a
+    payload is parsed when it is used, and written back as it was read when it did not change, so a store
+    of ten thousand devices costs little to read and to write.
     """
 
     def __init__(self, cache_dir: Path | None, policy: str, outdir: str) -> None:
@@ -161,7 +199,10 @@ class Store:
         self.dir = cache_dir
         self.name = f"{ident}{SUFFIX}"
         self.path = cache_dir / self.name if cache_dir else None
-        self.data: dict[str, Any] = {}
+        self.meta: dict[str, Any] = {}
+        self.devices: dict[str, str] = {}
+        self.entries: dict[str, str] = {}
+        self.files: dict[str, str] = {}
         self.untrusted: str | None = None
         """Why the cache was ignored (QOS106), if it was."""
         if self.path is None or cache_dir is None:
@@ -178,15 +219,19 @@ class Store:
             self.untrusted = str(exc)
             self.path = None  # compile without the cache, and leave nothing in that directory
             return
-        if data is not None and (data.get("format"), data.get("code"), data.get("policy")) == (
-                FORMAT, self.code, policy) and isinstance(data.get("entries"), dict):
-            self.data = data
+        if data is not None and (data[0].get("format"), data[0].get("code"), data[0].get("policy")) == (
+                FORMAT, self.code, policy):
+            self.meta, self.devices, self.entries, self.files = data
 
-    def save(self, data: dict[str, Any]) -> None:
+    def save(self, meta: dict[str, Any], devices: dict[str, str], entries: dict[str, str],
+             files: dict[str, str]) -> None:
         if self.path is None or self.dir is None:
             return
-        body = json.dumps({**data, "code": self.code}, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode("utf-8", "surrogatepass")
+        head = json.dumps({**meta, "format": FORMAT, "code": self.code}, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+        lines = [head, *(f"D\t{k}\t{v}" for k, v in devices.items()), *(f"E\t{k}\t{v}" for k, v in entries.items()),
+                 *(f"F\t{quote(k)}\t{v}" for k, v in files.items())]
+        body = "\n".join(lines).encode("utf-8", "surrogatepass")
         blob = MAGIC + f" {FORMAT} sha256={hashlib.sha256(body).hexdigest()}\n".encode() + body
         tmp = f".{self.name}.{os.getpid()}.tmp"
         fd = -1

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from qosc.checks.network import Network, Scratch
 from qosc.diagnostics import Diagnostic, error
-from qosc.model import Interface, Policy, Service, rate_percent, resolve_rate
+from qosc.model import Device, Interface, Policy, Service, rate_percent, resolve_rate
 from qosc.units import Percent, format_rate
 
 
@@ -24,17 +25,16 @@ def _fmt(value: object) -> str:
     return f"{value.value:g}%" if isinstance(value, Percent) else format_rate(int(value))  # type: ignore[call-overload]
 
 
-def check_interfaces(policy: Policy) -> Iterator[Diagnostic]:
-    clean: set[tuple[tuple[str, ...], int | None]] = set()
-    for device in policy.devices:
-        for iface in device.interfaces:
-            key = (iface.services, iface.rate)
-            if key in clean:
-                continue
-            found = list(_interface(policy, device.name, iface))
-            if not found:
-                clean.add(key)
-            yield from found
+def check_interfaces(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
+    clean = scratch.table("capacity")
+    for iface in device.interfaces:
+        key = (iface.services, iface.rate)
+        if key in clean:
+            continue
+        found = list(_interface(scratch.policy, device.name, iface))
+        if not found:
+            clean[key] = True
+        yield from found
 
 
 def _interface(policy: Policy, device: str, iface: Interface) -> Iterator[Diagnostic]:
@@ -61,7 +61,8 @@ def _interface(policy: Policy, device: str, iface: Interface) -> Iterator[Diagno
                     "reduce the shares so that they total at most 100%")
 
 
-def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
+def check_queue_rates(policy: Policy, network: Network) -> Iterator[Diagnostic]:
+    speeds = sorted(network.rates) or (None,)
     for s in policy.services:
         q = s.queue
         if q.strict and q.rate_cap is None and not s.policer:
@@ -74,7 +75,7 @@ def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
                             "target can send at 0 bit/s, and every bound of its delay is infinite)",
                             s.where.at(f"queue.{key}"), f"remove queue.{key}, or give the class a rate above 0; "
                             "to carry no traffic, leave the service off the interface (services:)")
-        for iface_speed in sorted({i.rate for d in policy.devices for i in d.interfaces if i.rate}) or (None,):
+        for iface_speed in speeds:
             share = resolve_rate(q.share, iface_speed)
             ceiling = resolve_rate(q.ceiling, iface_speed)
             cap = resolve_rate(q.rate_cap, iface_speed)
@@ -88,4 +89,5 @@ def check_queue_rates(policy: Policy) -> Iterator[Diagnostic]:
                 break
 
 
-RULES = (check_interfaces, check_queue_rates)
+DEVICE_RULES = (check_interfaces,)
+NETWORK_RULES = (check_queue_rates,)

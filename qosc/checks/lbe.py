@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from qosc.checks.network import Network
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Kind, Policy, Service, rate_percent
 
@@ -21,19 +22,19 @@ def best_effort(policy: Policy) -> Service | None:
     return policy.default_service
 
 
-def _share_pct(policy: Policy, s: Service) -> float | None:
+def _share_pct(network: Network, s: Service) -> float | None:
     """The share as a % of the link when it is one on every interface carrying it."""
     if s.queue.share is None:
         return None
     pct = rate_percent(s.queue.share, None)
     if pct is not None:
         return pct
-    speeds = {i.rate for d in policy.devices for i in d.interfaces if s.name in i.services and i.rate}
+    speeds = {rate for name, rate in network.carried if name == s.name}
     values = {rate_percent(s.queue.share, v) for v in speeds}
     return max(v for v in values if v is not None) if values else None
 
 
-def check_lbe(policy: Policy) -> Iterator[Diagnostic]:
+def check_lbe(policy: Policy, network: Network) -> Iterator[Diagnostic]:
     be = best_effort(policy)
     for s in policy.services:
         if s.kind is not Kind.LBE:
@@ -54,7 +55,7 @@ def check_lbe(policy: Policy) -> Iterator[Diagnostic]:
                         "congestion BE loses throughput (GÉANT first trial)", s.where.at("queue.priority", "queue"),
                         f"set {s.name}.queue.priority: low and {owner.name}.queue.priority: high" if
                         owner.queue.priority.label == "low" else f"set {s.name}.queue.priority: low")
-        lbe_pct, be_pct = _share_pct(policy, s), _share_pct(policy, owner)
+        lbe_pct, be_pct = _share_pct(network, s), _share_pct(network, owner)
         if lbe_pct is not None and be_pct is not None and lbe_pct > be_pct:
             yield error("QOS051", f"LBE service '{s.name}' is guaranteed {lbe_pct:g}% of the link, more than best "
                         f"effort '{owner.name}' ({be_pct:g}%)", s.where.at("queue.share", "queue"),
@@ -65,4 +66,4 @@ def check_lbe(policy: Policy) -> Iterator[Diagnostic]:
                           "1% (QBSS) keeps LBE TCP alive without taking from best effort")
 
 
-RULES = (check_lbe,)
+NETWORK_RULES = (check_lbe,)

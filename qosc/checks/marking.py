@@ -14,23 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from qosc import dscp
+from qosc.checks.network import THREE_BIT, Claim, Network, Scratch
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Device, Domain, Interface, Kind, Policy, Role, Service
 from qosc.targets.registry import platform
 
-THREE_BIT = (Domain.EXP, Domain.PCP)
 CARRIER = {Domain.EXP: "mpls", Domain.PCP: "vlan"}
+_BITS3 = frozenset(THREE_BIT)
 WHERE = {Domain.EXP: "MPLS", Domain.PCP: "VLAN"}
-
-
-def _interfaces(policy: Policy) -> Iterator[tuple[Device, Interface]]:
-    for device in policy.devices:
-        for iface in device.interfaces:
-            yield device, iface
-
-
-def _uses(iface: Interface, domain: Domain) -> bool:
-    return domain in iface.trust or domain in iface.rewrite or (domain is Domain.EXP and iface.impose)
 
 
 def _owners(policy: Policy, services: tuple[Service, ...]) -> list[Service]:
@@ -47,9 +38,11 @@ def _queue_codes(policy: Policy, owner: Service, domain: Domain) -> tuple[int, .
     return tuple(v for s in policy.services if policy.queue_owner(s) is owner for v in s.codes(domain))
 
 
-def check_carriers(policy: Policy) -> Iterator[Diagnostic]:
+def check_carriers(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     """QOS096: a marking domain on an interface that does not carry it."""
-    for device, iface in _interfaces(policy):
+    for iface in device.interfaces:
+        if not iface.impose and _BITS3.isdisjoint(iface.trust) and _BITS3.isdisjoint(iface.rewrite):
+            continue  # (DSCP only: nothing to carry)
         for domain in THREE_BIT:
             carrier = CARRIER[domain]
             if carrier in iface.encapsulation:
@@ -68,8 +61,9 @@ def check_carriers(policy: Policy) -> Iterator[Diagnostic]:
                         "set impose on the edge interfaces")
 
 
-def check_values(policy: Policy) -> Iterator[Diagnostic]:
-    """QOS083: one EXP or PCP value for two queues; QOS085: LBE on best effort's value."""
+def check_values(policy: Policy, network: Network) -> Iterator[Diagnostic]:
+    """QOS083: one EXP or PCP value for two queues; QOS085: LBE on best effort's value (or on none, where an
+    interface of the network carries it in that domain)."""
     be = next((s for s in policy.services if s.kind is Kind.BEST_EFFORT), policy.default_service)
     for domain in THREE_BIT:
         owner_of: dict[int, Service] = {}
@@ -92,22 +86,22 @@ def check_values(policy: Policy) -> Iterator[Diagnostic]:
         for s in policy.services:
             if s.kind is not Kind.LBE:
                 continue
-            carried = [i for _, i in _interfaces(policy) if _uses(i, domain) and s.name in i.services]
             if s.codes(domain) and be_value in s.codes(domain):
                 yield error("QOS085", f"LBE service '{s.name}' is carried as {domain.label} {be_value}, the value of "
                             f"best effort '{be.name}': in the {WHERE[domain]} core LBE would share best effort's "
                             "queue and hurt it (GÉANT's first trial)", s.where.at(domain.value),
                             f"give '{s.name}' an {domain.label} value of its own (LBE never shares a queue)")
-            elif carried and not s.codes(domain):
+            elif not s.codes(domain) and (domain.value, s.name) in network.uses:
                 yield error("QOS085", f"LBE service '{s.name}' has no {domain.label} value but is carried over "
                             f"{WHERE[domain]} interfaces: there it falls into best effort's class and is "
                             f"rewritten to best effort's {domain.label}", s.where.at(domain.value, "kind"),
                             f"add {domain.value}: [N] with a value of its own (e.g. 1)")
 
 
-def check_eight(policy: Policy) -> Iterator[Diagnostic]:
+def check_eight(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     """QOS084: more queues on a 3-bit interface than eight values can carry."""
-    for device, iface in _interfaces(policy):
+    policy = scratch.policy
+    for iface in device.interfaces:
         for domain in THREE_BIT:
             if domain not in iface.trust:
                 continue
@@ -127,63 +121,78 @@ def check_eight(policy: Policy) -> Iterator[Diagnostic]:
                                                                              "services of the same priority"))
 
 
-def check_undeclared(policy: Policy) -> Iterator[Diagnostic]:
+def claim_undeclared(scratch: Scratch, device: Device) -> Iterator[Claim]:
     """QOS087: a core or trunk rewrite that bleaches a service's marking (the service has no value there, or the
     interface does not schedule it, so its packets are classified as the default's and leave with its value);
-    QOS097: a service without a value, classified as the default where it is only classified."""
-    seen: set[tuple[str, Domain, bool]] = set()
-    owners_all = _owners(policy, policy.services)
-    for device, iface in _interfaces(policy):
+    QOS097: a service without a value, classified as the default where it is only classified.  Each (service,
+    domain, rewritten or not) once in the network: a claim (qosc.checks.network), the first device's."""
+    policy = scratch.policy
+    seen: set[tuple[str, str, bool]] = set()
+    queue_codes = scratch.table("queue codes")
+    owners_all = scratch.table("owners").get(None)
+    if owners_all is None:
+        owners_all = scratch.table("owners")[None] = _owners(policy, policy.services)
+    for iface in device.interfaces:
+        if not (iface.trust or iface.rewrite):
+            continue
         for domain in THREE_BIT:
             if not (domain in iface.rewrite or domain in iface.trust):
                 continue
             rewrites = domain in iface.rewrite and iface.role is not Role.EDGE
             scheduled = _owners(policy, policy.services_on(iface))
             for owner in owners_all:
-                codes = _queue_codes(policy, owner, domain)
+                codes = queue_codes.get((owner.name, domain))
+                if codes is None:
+                    codes = queue_codes[owner.name, domain] = _queue_codes(policy, owner, domain)
                 if owner.default or (owner.kind is Kind.LBE and not codes) or (owner in scheduled and codes):
                     continue
                 if owner not in scheduled and not (codes and rewrites):
                     continue
-                key = (owner.name, domain, rewrites)
+                key = (owner.name, domain.value, rewrites)
                 if key in seen:
                     continue
                 seen.add(key)
-                if rewrites and owner in scheduled:
-                    yield error("QOS087", f"service '{owner.name}' has no {domain.label} value, so "
-                                f"{device.name}:{iface.name} rewrites its {domain.label} to the default's (0): "
-                                f"the next hop queues it as best effort", owner.where.at(domain.value, "kind"),
-                                f"give '{owner.name}' {domain.value}: [N], or remove {domain.value} from the "
-                                "interface's rewrite")
-                elif rewrites:
-                    yield error("QOS087", f"{device.name}:{iface.name} does not schedule '{owner.name}' but rewrites "
-                                f"{domain.label}: its {domain.label} {', '.join(map(str, codes))} leaves as the "
-                                "default's (0), and the next hop queues it as best effort",
-                                iface.where.at("rewrite", "services", "encapsulation"),
-                                f"schedule '{owner.name}' here, or keep its marking: role: transparent or a "
-                                f"rewrite without {domain.value}")
-                else:
-                    yield warning("QOS097", f"service '{owner.name}' has no {domain.label} value: "
-                                  f"{device.name}:{iface.name} classifies its {WHERE[domain]} traffic into the "
-                                  "default service", owner.where.at(domain.value, "kind"),
-                                  f"give '{owner.name}' {domain.value}: [N]")
+                yield key, _undeclared(device, iface, owner, domain, codes, rewrites, owner in scheduled)
 
 
-def check_imposition(policy: Policy) -> Iterator[Diagnostic]:
+def _undeclared(device: Device, iface: Interface, owner: Service, domain: Domain, codes: tuple[int, ...],
+                rewrites: bool, scheduled: bool) -> Diagnostic:
+    if rewrites and scheduled:
+        return error("QOS087", f"service '{owner.name}' has no {domain.label} value, so "
+                     f"{device.name}:{iface.name} rewrites its {domain.label} to the default's (0): "
+                     f"the next hop queues it as best effort", owner.where.at(domain.value, "kind"),
+                     f"give '{owner.name}' {domain.value}: [N], or remove {domain.value} from the "
+                     "interface's rewrite")
+    if rewrites:
+        return error("QOS087", f"{device.name}:{iface.name} does not schedule '{owner.name}' but rewrites "
+                     f"{domain.label}: its {domain.label} {', '.join(map(str, codes))} leaves as the "
+                     "default's (0), and the next hop queues it as best effort",
+                     iface.where.at("rewrite", "services", "encapsulation"),
+                     f"schedule '{owner.name}' here, or keep its marking: role: transparent or a "
+                     f"rewrite without {domain.value}")
+    return warning("QOS097", f"service '{owner.name}' has no {domain.label} value: "
+                   f"{device.name}:{iface.name} classifies its {WHERE[domain]} traffic into the "
+                   "default service", owner.where.at(domain.value, "kind"),
+                   f"give '{owner.name}' {domain.value}: [N]")
+
+
+def check_imposition(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     """QOS088: an edge imposes an EXP that no core classifies into its service (the topology is not in the
-    policy: a core that schedules it somewhere is taken to be on its path); QOS089: the box's default EXP
-    merges services."""
-    cores = [(d, i) for d, i in _interfaces(policy) if Domain.EXP in i.trust]
-    for device, iface in _interfaces(policy):
-        if iface.role is not Role.EDGE or not any(i.mpls for i in device.interfaces):
+    policy: a core that schedules it somewhere is taken to be on its path; the cores are the network's
+    context); QOS089: the box's default EXP merges services."""
+    policy, cores = scratch.policy, scratch.context
+    if not any("mpls" in i.encapsulation for i in device.interfaces):
+        return
+    for iface in device.interfaces:
+        if iface.role is not Role.EDGE:
             continue
         entering = _owners(policy, policy.services_on(iface))
         if iface.impose:
             for s in entering:
                 if not _queue_codes(policy, s, Domain.EXP) or s.default:
                     continue
-                if cores and not any(s.name in i.services for _, i in cores):
-                    missing = [f"{d.name}:{i.name}" for d, i in cores]
+                if cores and not any(s.name in services for _, services in cores):
+                    missing = [label for label, _ in cores]
                     yield warning("QOS088", f"{device.name}:{iface.name} imposes EXP {s.mark_in(Domain.EXP)} for "
                                   f"'{s.name}', which no MPLS core interface schedules ({_few(missing)}): in the "
                                   "core it is queued as the default service", iface.where.at("impose", "role"),
@@ -212,7 +221,7 @@ def _few(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def check_collapse(policy: Policy) -> Iterator[Diagnostic]:
+def check_collapse(policy: Policy, network: Network) -> Iterator[Diagnostic]:
     """QOS086: drop precedences a service's DSCPs tell apart that its EXP or PCP values do not."""
     for s in policy.services:
         levels = sorted({dscp.drop_precedence(c) for c in s.dscp})
@@ -220,7 +229,7 @@ def check_collapse(policy: Policy) -> Iterator[Diagnostic]:
             continue
         for domain in THREE_BIT:
             marking = s.marking(domain)
-            if not marking or not any(_uses(i, domain) and s.name in i.services for _, i in _interfaces(policy)):
+            if not marking or (domain.value, s.name) not in network.uses:
                 continue
             lost = [lv for lv in levels[1:] if marking.mark(lv) == marking.mark(1)
                     and (domain is not Domain.PCP or lv not in marking.precedences())]
@@ -233,4 +242,6 @@ def check_collapse(policy: Policy) -> Iterator[Diagnostic]:
                               "high: [N]}")
 
 
-RULES = (check_carriers, check_values, check_eight, check_undeclared, check_imposition, check_collapse)
+DEVICE_RULES = (check_carriers, check_eight, check_imposition)
+NETWORK_RULES = (check_values, check_collapse)
+CLAIMS = (claim_undeclared,)

@@ -11,24 +11,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from qosc.checks.network import Scratch
 from qosc.diagnostics import Diagnostic, error
 from qosc.model import Device, Policy
 from qosc.targets.registry import for_platform, platform
 from qosc.units import format_rate, format_size
 
 
-def check_devices(policy: Policy) -> Iterator[Diagnostic]:
-    for device in policy.devices:
-        data = platform(device.platform)
-        served = for_platform(device.platform)
-        if data is not None and served and hasattr(data, "queues"):
-            yield from _device(policy, device, data, served[0])
+def check_devices(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
+    data = platform(device.platform)
+    served = for_platform(device.platform)
+    if data is not None and served and hasattr(data, "queues"):
+        yield from _device(scratch.policy, device, data, served[0], scratch.table("platform"))
 
 
-def _device(policy: Policy, device: Device, platform: Any, target: Any) -> Iterator[Diagnostic]:
+def _device(policy: Policy, device: Device, platform: Any, target: Any,
+            seen: dict[tuple[Any, ...], tuple[list[Any], int, list[Any], bool]]) -> Iterator[Diagnostic]:
     for iface in device.interfaces:
-        own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
-        available = target.queues(platform, iface)
+        shape = (device.platform, iface.services, iface.port_type)  # (what the queues of an interface depend on)
+        found = seen.get(shape)
+        if found is None:
+            own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
+            available = target.queues(platform, iface)
+            strict = [s for s in own if s.queue.strict]
+            found = seen[shape] = (own, available, strict, (len(own) > available and platform.queue_overflow ==
+                                                            "reject") or len(strict) > platform.strict_per_interface)
+        own, available, strict, bad = found
+        if not bad:
+            continue
         if len(own) > available and platform.queue_overflow == "reject":
             yield error("QOS091", f"{device.name}:{iface.name} needs {len(own)} queues "
                         f"({', '.join(s.name for s in own)}) "
@@ -36,7 +46,6 @@ def _device(policy: Policy, device: Device, platform: Any, target: Any) -> Itera
                         f"{available}", iface.where.at("services", "port-type") or device.where.at("platform"),
                         "carry fewer services on this interface (services:), or let a service use another's "
                         "queue with queue.shared-with (never LBE)")
-        strict = [s for s in own if s.queue.strict]
         if len(strict) > platform.strict_per_interface:
             first = strict[platform.strict_per_interface] if platform.strict_per_interface < len(strict) else strict[0]
             limit = platform.strict_per_interface
@@ -70,4 +79,4 @@ def _device(policy: Policy, device: Device, platform: Any, target: Any) -> Itera
                                 f"{format_size(platform.policer_burst.high)} (device {device.name})", p.where.at(key))
 
 
-RULES = (check_devices,)
+DEVICE_RULES = (check_devices,)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from qosc import dscp
+from qosc.checks.network import Network
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Policer, Policy, Service
 from qosc.units import format_rate, format_size, format_time
@@ -22,8 +23,8 @@ def _users(policy: Policy, policer: Policer) -> list[Service]:
     return [s for s in policy.services if s.name in names]
 
 
-def check_buckets(policy: Policy) -> Iterator[Diagnostic]:
-    mtu = max([policy.mtu] + [i.mtu for d in policy.devices for i in d.interfaces])
+def check_buckets(policy: Policy, network: Network) -> Iterator[Diagnostic]:
+    mtu = max(policy.mtu, network.mtu)
     for p in policy.policers:
         for key, size in (("cbs", p.cbs), ("pbs", p.pbs), ("ebs", p.ebs)):
             if size is not None and size < mtu:
@@ -112,4 +113,5 @@ def check_markdown(policy: Policy) -> Iterator[Diagnostic]:
             before += [(code, f"{adjective} traffic{whose}") for code, whose in leaving]
 
 
-RULES = (check_buckets, check_tcp_bursts, check_remarks, check_markdown)
+RULES = (check_tcp_bursts, check_remarks, check_markdown)
+NETWORK_RULES = (check_buckets,)

@@ -6,8 +6,9 @@ import difflib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from qosc.checks.network import Network, Scratch
 from qosc.diagnostics import Diagnostic, Location, error
-from qosc.model import Policy
+from qosc.model import Device, Policy
 from qosc.targets.registry import device_platform_names
 
 
@@ -32,12 +33,15 @@ def check_services(policy: Policy) -> Iterator[Diagnostic]:
             if r.service not in names:
                 yield undefined("QOS020", "service", r.service, names, f"rule '{r.name}' of classifier '{c.name}'",
                                 r.where.at("service"))
-    for d in policy.devices:
-        for i in d.interfaces:
-            for name in i.services:
-                if name not in names:
-                    yield undefined("QOS020", "service", name, names, f"interface {d.name}:{i.name}",
-                                    i.where.at("services"))
+
+
+def check_interface_services(scratch: Scratch, d: Device) -> Iterator[Diagnostic]:
+    names = scratch.policy.service_map
+    for i in d.interfaces:
+        for name in i.services:
+            if name not in names:
+                yield undefined("QOS020", "service", name, names, f"interface {d.name}:{i.name}",
+                                i.where.at("services"))
 
 
 def check_drop_profiles(policy: Policy) -> Iterator[Diagnostic]:
@@ -60,22 +64,21 @@ def check_policers(policy: Policy) -> Iterator[Diagnostic]:
                                 r.where.at("policer"))
 
 
-def check_profiles_and_classifiers(policy: Policy) -> Iterator[Diagnostic]:
-    for d in policy.devices:
-        for i in d.interfaces:
-            if i.profile and i.profile not in policy.profiles:
-                yield undefined("QOS023", "profile", i.profile, policy.profiles, f"interface {d.name}:{i.name}",
-                                i.where.at("profile"))
-            if i.classifier and i.classifier not in policy.classifier_map:
-                yield undefined("QOS024", "classifier", i.classifier, policy.classifier_map,
-                                f"interface {d.name}:{i.name}", i.where.at("classifier"))
+def check_profiles_and_classifiers(scratch: Scratch, d: Device) -> Iterator[Diagnostic]:
+    policy = scratch.policy
+    for i in d.interfaces:
+        if i.profile and i.profile not in policy.profiles:
+            yield undefined("QOS023", "profile", i.profile, policy.profiles, f"interface {d.name}:{i.name}",
+                            i.where.at("profile"))
+        if i.classifier and i.classifier not in policy.classifier_map:
+            yield undefined("QOS024", "classifier", i.classifier, policy.classifier_map,
+                            f"interface {d.name}:{i.name}", i.where.at("classifier"))
 
 
-def check_platforms(policy: Policy) -> Iterator[Diagnostic]:
+def check_platforms(scratch: Scratch, d: Device) -> Iterator[Diagnostic]:
     known = device_platform_names()
-    for d in policy.devices:
-        if d.platform not in known:
-            yield undefined("QOS025", "platform", d.platform, known, f"device '{d.name}'", d.where.at("platform"))
+    if d.platform not in known:
+        yield undefined("QOS025", "platform", d.platform, known, f"device '{d.name}'", d.where.at("platform"))
 
 
 def _case_clashes(what: str, named: Iterable[tuple[str, Location | None]], why: str,
@@ -95,7 +98,7 @@ def _case_clashes(what: str, named: Iterable[tuple[str, Location | None]], why: 
                     f"rename one of them (names are compared case-insensitively): e.g. '{name}-2'")
 
 
-def _named(policy: Policy, section: str, items: Iterable[Any]) -> Iterator[tuple[str, Location | None]]:
+def named(policy: Policy, section: str, items: Iterable[Any]) -> Iterator[tuple[str, Location | None]]:
     """(name, location of its key in `section`) for each entity, falling back to the entity's own location."""
     root = policy.where.nodes[-1] if policy.where.nodes else None
     table = root.get(section) if isinstance(root, dict) else None
@@ -104,22 +107,29 @@ def _named(policy: Policy, section: str, items: Iterable[Any]) -> Iterator[tuple
         yield item.name, keys.get(item.name) or item.where.loc
 
 
+FILES = "they would be written to the same file on a case-insensitive file system"
+
+
 def check_case_collisions(policy: Policy) -> Iterator[Diagnostic]:
     """QOS026: names that differ only by case collide as file names (case-insensitive file systems: macOS,
     Windows) and as vendor object names (IOS class-maps and JUNOS names as operators read and type them)."""
-    files = "they would be written to the same file on a case-insensitive file system"
     objects = "they would name the same configuration object on a device"
-    yield from _case_clashes("device", _named(policy, "devices", policy.devices), files)
-    yield from _case_clashes("host", _named(policy, "hosts", policy.hosts), files)
+    yield from _case_clashes("host", named(policy, "hosts", policy.hosts), FILES)
     for what, section, items in (("service", "services", policy.services),
                                  ("drop profile", "drop-profiles", policy.drop_profiles),
                                  ("policer", "policers", policy.policers),
                                  ("classifier", "classifiers", policy.classifiers)):
-        yield from _case_clashes(what, _named(policy, section, items), objects)
+        yield from _case_clashes(what, named(policy, section, items), objects)
     for c in policy.classifiers:
         rules = ((r.name, r.where.at("name")) for r in c.rules)
         yield from _case_clashes("rule", rules, objects, f" of classifier '{c.name}'")
 
 
-RULES = (check_services, check_drop_profiles, check_policers, check_profiles_and_classifiers, check_platforms,
-         check_case_collisions)
+def check_device_names(policy: Policy, network: Network) -> Iterator[Diagnostic]:
+    """QOS026 for device names (see check_case_collisions), from the network's names and where their keys are."""
+    yield from _case_clashes("device", network.names, FILES)
+
+
+RULES = (check_services, check_drop_profiles, check_policers, check_case_collisions)
+DEVICE_RULES = (check_interface_services, check_profiles_and_classifiers, check_platforms)
+NETWORK_RULES = (check_device_names,)

@@ -97,13 +97,14 @@ def compile_side(path: str | os.PathLike[str], label: str, target_names: Sequenc
     policy = result.policy
     if source is not None and source != policy.source:
         policy = dataclasses.replace(policy, source=source)
-    for target, device in pipeline.select(policy, target_names, devices):
-        outputs, diags = pipeline.render(target, policy, device)
-        side.diagnostics.extend(diags)
-        side.devices.add(device.name)
-        for out in outputs:
+    done = pipeline.run(target_names=target_names, devices=devices,
+                        validated=[dataclasses.replace(result, policy=policy)])
+    side.diagnostics.extend(d for d in done.diagnostics[len(result.diagnostics):] if d.code not in ("QOS101", "QOS102"))
+    for unit in done.units:
+        side.devices.add(unit.unit.name)
+        for out in unit.outputs:
             origins = tuple(locate(o) for o in out.origins)
-            side.files[out.path] = Generated(out.path, target.name, device.name, out.text, origins)
+            side.files[out.path] = Generated(out.path, unit.target.name, unit.unit.name, out.text, origins)
     return side
 
 

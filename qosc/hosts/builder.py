@@ -1,23 +1,38 @@
 """The builder of `hosts:`: a schema-valid policy tree to Host dataclasses, bad values as diagnostics.
 
-Called by qosc.build (whose Builder converts rates, sizes and times), so it is the only part of qosc.hosts that
-depends on the builder.
+Called by qosc.build, whose Builder converts rates, sizes and times: what this module needs of it is the
+protocol Converter (so qosc.hosts does not import qosc.build, which imports it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from qosc.diagnostics import Location, error
+from qosc.diagnostics import Diagnostic, Location, error
 from qosc.hosts.model import Host, HostInterface, HostPath, TcpSettings, Triple
 from qosc.model import Where, free_text
 
-if TYPE_CHECKING:  # pragma: no cover - typing only; build.py imports this module
-    from qosc.build import Builder
+
+class Converter(Protocol):
+    """What building hosts needs of qosc.build.Builder: values in canonical units, lazy locations, and the list
+    its diagnostics go to."""
+
+    diagnostics: list[Diagnostic]
+
+    def rate(self, value: Any, loc: Location | None, allow_percent: bool = True) -> Any: ...
+
+    def size(self, value: Any, loc: Location | None) -> int | None: ...
+
+    def time(self, value: Any, loc: Location | None) -> int | None: ...
+
+    def where(self, node: Any, parent: Where | None = None) -> Where: ...
 
 
-def _triple(b: Builder, raw: Any, loc: Location | None) -> Triple | None:
+
+
+
+def _triple(b: Converter, raw: Any, loc: Location | None) -> Triple | None:
     """[min, default, max] sizes, or the text sysctl prints ('4096 87380 174760')."""
     items = raw.split() if isinstance(raw, str) else list(raw)
     if len(items) != 3:
@@ -30,7 +45,7 @@ def _triple(b: Builder, raw: Any, loc: Location | None) -> Triple | None:
     return Triple(*sizes)  # type: ignore[arg-type]
 
 
-def _settings(b: Builder, raw: Mapping[str, Any] | None, parent: Where, key: str) -> TcpSettings:
+def _settings(b: Converter, raw: Mapping[str, Any] | None, parent: Where, key: str) -> TcpSettings:
     raw = raw or {}
     where = b.where(raw) if raw else Where(parent.at(key))
     at = where.at
@@ -45,7 +60,7 @@ def _settings(b: Builder, raw: Mapping[str, Any] | None, parent: Where, key: str
     )
 
 
-def build_host(b: Builder, name: str, raw: Mapping[str, Any]) -> Host:
+def build_host(b: Converter, name: str, raw: Mapping[str, Any]) -> Host:
     where = b.where(raw)
     interfaces = []
     for iname, iraw in (raw.get("interfaces") or {}).items():
@@ -70,7 +85,7 @@ def build_host(b: Builder, name: str, raw: Mapping[str, Any]) -> Host:
     )
 
 
-def build_hosts(b: Builder, tree: Mapping[str, Any]) -> tuple[Host, ...]:
+def build_hosts(b: Converter, tree: Mapping[str, Any]) -> tuple[Host, ...]:
     """Every host of a schema-valid tree; bad values become diagnostics in `b`."""
     section = tree.get("hosts") or {}
     return tuple(build_host(b, name, raw) for name, raw in section.items()) if isinstance(section, dict) else ()

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from qosc.model import NOWHERE, Where
+from qosc.where import NOWHERE, Where
 
 SYSCTL_KEYS = ("rmem_max", "wmem_max", "tcp_rmem", "tcp_wmem", "tcp_congestion_control", "default_qdisc")
 SYSCTL_NAMES: Mapping[str, str] = MappingProxyType({

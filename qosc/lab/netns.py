@@ -1,7 +1,7 @@
 """Two network namespaces joined by a veth pair, and the processes that run in them.
 
     with Lab() as lab:
-        lab.apply_script(path_to_generated_sh)      # egress policy on the sender's veth
+        lab.apply_script(compile_qosc(...))         # egress policy on the sender's veth (qosc.lab.peers)
         lab.sender(["iperf3", "-c", lab.receiver_ip, ...])
 
 The sender namespace holds ``qlab0`` (198.18.0.1/30), the receiver ``qlab1``
@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 SENDER_IP = "198.18.0.1"
 RECEIVER_IP = "198.18.0.2"
@@ -28,6 +29,19 @@ RECEIVER_IP6 = "fd00:198:18::2"
 SENDER_DEV = "qlab0"
 RECEIVER_DEV = "qlab1"
 TOOLS = ("ip", "tc", "iperf3")
+
+
+class Script(NamedTuple):
+    """A shell script to run against a lab interface, as `sh PATH ARGS... DEV` (the qosc device script takes
+    `apply IFACE` before the interface it works on; a plain script takes the interface alone)."""
+
+    path: Path
+    args: tuple[str, ...] = ()
+
+
+def script_command(script: Script | Path | str, dev: str) -> list[str]:
+    found = script if isinstance(script, Script) else Script(Path(script))
+    return ["sh", str(found.path), *found.args, dev]
 
 
 class LabUnavailable(RuntimeError):
@@ -150,10 +164,10 @@ class Lab:
         for parent in ("root", "clsact"):
             self.sender(["tc", "qdisc", "del", "dev", SENDER_DEV, parent], check=False)
 
-    def apply_script(self, script: Path | str, *args: str, env: dict[str, str] | None = None) -> None:
-        """Run a generated wrapper (sh SCRIPT IFACE) against the sender's veth."""
+    def apply_script(self, script: Script | Path | str, env: dict[str, str] | None = None) -> None:
+        """Run a script (sh SCRIPT ARGS... DEV) against the sender's veth."""
         self.clear()
-        self.sender(["sh", str(script), SENDER_DEV, *args], env=env)
+        self.sender(script_command(script, SENDER_DEV), env=env)
 
     def apply_commands(self, commands: Sequence[Sequence[str]]) -> None:
         self.clear()

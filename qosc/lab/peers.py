@@ -5,7 +5,7 @@ difference is how each tool expresses them:
 
 - baseline: one unmarked flow through a single-class HTB root at the link
   rate (the same burst as qosc's root class), the yardstick of every ratio;
-- qosc: the linux-tc target's <iface>.sh, applied to the lab veth;
+- qosc: the linux-tc target's batch, applied to the lab veth by its device script (qosc-tc.sh apply IFACE);
 - FireQOS (Debian ``fireqos``): one ``class`` per service in priority order,
   commit = share (cap for strict), max = ceiling/cap, ``match dscp``; it needs
   ``qdisc pfifo`` on the interface, because its default leaf qdisc, sfq, is
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from qosc import api
-from qosc.lab.netns import SENDER_DEV, Lab
+from qosc.lab.netns import SENDER_DEV, Lab, Script
 from qosc.model import Kind, Policy, Service
 
 SERVICE_ROLES = ("ef", "af", "be", "lbe")
@@ -69,6 +69,11 @@ def _role(s: Service) -> str:
     return {Kind.PREMIUM: "ef", Kind.ASSURED: "af", Kind.BEST_EFFORT: "be", Kind.LBE: "lbe"}.get(s.kind, "other")
 
 
+SCRIPT = "qosc-tc.sh"
+"""The linux-tc target's device script (its wrapper.SCRIPT; the lab reaches the target through the registry,
+never by import)."""
+
+
 def linux_tc() -> Any:
     """The linux-tc target (whose output the lab measures), found through the registry like any target."""
     from qosc.targets.registry import targets
@@ -109,7 +114,7 @@ def baseline_commands(it: Intents) -> list[list[str]]:
              "burst", str(it.root_burst), "cburst", str(it.root_burst)]]
 
 
-def compile_qosc(it: Intents, directory: Path) -> Path:
+def compile_qosc(it: Intents, directory: Path) -> Script:
     result = api.validate(it.source)
     outputs = api.compile_policy(result, ["linux-tc"], [it.device])
     if not outputs:
@@ -117,7 +122,7 @@ def compile_qosc(it: Intents, directory: Path) -> Path:
     for out in outputs:
         target = directory / Path(out.path).name
         target.write_text(out.text, encoding="utf-8")
-    return directory / f"{it.iface}.sh"
+    return Script(directory / SCRIPT, ("apply", it.iface))
 
 
 def fireqos_config(it: Intents) -> str:

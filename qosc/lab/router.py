@@ -34,8 +34,8 @@ from pathlib import Path
 
 from qosc import api
 from qosc.lab.flows import Flow, Traffic, _parse
-from qosc.lab.netns import Lab, LabUnavailable, _run, problems
-from qosc.lab.peers import linux_tc
+from qosc.lab.netns import Lab, LabUnavailable, Script, _run, problems, script_command
+from qosc.lab.peers import SCRIPT, linux_tc
 from qosc.model import Policy, Service, resolve_rate
 from qosc.sls.bounds import hop
 
@@ -101,9 +101,9 @@ class RouterLab(Lab):
     def clear(self) -> None:
         self.run(self.ns_router, ["tc", "qdisc", "del", "dev", ROUTER_DEV, "root"], check=False)
 
-    def apply_script(self, script: Path | str, *args: str, env: dict[str, str] | None = None) -> None:
+    def apply_script(self, script: Script | Path | str, env: dict[str, str] | None = None) -> None:
         self.clear()
-        self.run(self.ns_router, ["sh", str(script), ROUTER_DEV, *args], env=env)
+        self.run(self.ns_router, script_command(script, ROUTER_DEV), env=env)
 
     def apply_commands(self, commands: Sequence[Sequence[str]]) -> None:
         self.clear()
@@ -219,7 +219,7 @@ def run_router_lab(lab: RouterLab, policy_path: Path, work: Path, duration: floa
     for name, text in files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text, encoding="utf-8")
-    script = work / device.name / f"{iface.name}.sh"
+    script = Script(work / device.name / SCRIPT, ("apply", iface.name))
     env = {"QOSC_STATE_DIR": str(work / "state"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
     ef, be, lbe, af = (_service(policy, k) for k in ("premium", "best-effort", "lbe", "assured"))
     if ef is None or be is None or lbe is None:

@@ -48,16 +48,16 @@ def validate(path: str | Path, with_targets: bool = True) -> Result:
     return result
 
 
-def validate_stages(path: str | Path, tree: Any = None, complete: Callable[[Policy], Policy] | None = None,
+def validate_stages(path: str | Path, tree: Any = None, checks: Callable[[Policy], list[Diagnostic]] | None = None,
                     jobs: int = 1) -> tuple[Result, Any, bool]:
     """validate() up to and including the semantic checks, but not the target checks.
 
     Returns (result, tree, targets_ok): the loaded tree, and whether target
     checks apply (the model was built and every value parsed).  `tree` skips
-    loading (an already loaded tree); `complete` may replace the built model
-    before the checks run (the incremental compile merges cached devices
-    there).  jobs != 1 lets the semantic checks of a large network use two
-    processes.  Diagnostics are neither sorted nor deduplicated yet.
+    loading (an already loaded tree); `checks` replaces the semantic checks
+    (the incremental compile checks only the devices it built, and knows the
+    others' findings).  jobs != 1 lets the schema check of a large network run
+    beside its build.  Diagnostics are neither sorted nor deduplicated yet.
     """
     result = Result(str(path))
     if tree is None:
@@ -69,11 +69,9 @@ def validate_stages(path: str | Path, tree: Any = None, complete: Callable[[Poli
     result.diagnostics.extend(schema_diags)
     if schema_diags:
         return result, tree, False
-    if complete is not None:
-        policy = complete(policy)
     result.policy = policy
     result.diagnostics.extend(build_diags)
-    result.diagnostics.extend(parallel.run_checks(policy, jobs) if jobs != 1 else run_checks(policy))
+    result.diagnostics.extend(checks(policy) if checks is not None else run_checks(policy))
     return result, tree, not has_errors(build_diags)
 
 

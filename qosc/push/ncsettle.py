@@ -20,15 +20,33 @@ When a request gets no reply (connection cut, deadline passed: the driver's
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from lxml import etree
 
 from qosc.push import ncsession
 from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, PushError
 
-if TYPE_CHECKING:
-    from qosc.push.netconf import NetconfDriver
+
+class NetconfDriver(Protocol):
+    """What settling needs of qosc.push.netconf.NetconfDriver (which calls it; so this module does not import it)."""
+
+    m: Any
+    options: Any
+    credentials: Any
+    notes: list[str]
+    lost: str
+    locked: bool
+    junos: bool
+    candidate: str
+    session_id: str
+    persist: str
+
+    def _call(self, stage: str, fn: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _rpc(self, stage: str, element: etree._Element) -> str: ...
+
+    def _get(self, source: str, stage: str) -> str: ...
 
 # the stages at which a commit may have reached the device
 COMMIT_STAGES = ("commit", "verify", "confirm", "rollback")

@@ -36,7 +36,12 @@ def targets() -> Mapping[str, Target]:
 
 def for_platform(platform: str) -> list[Target]:
     """The targets that serve a platform (usually one)."""
-    return [t for t in targets().values() if platform in t.platforms]
+    return list(_serving(platform))
+
+
+@lru_cache(maxsize=256)
+def _serving(platform: str) -> tuple[Target, ...]:
+    return tuple(t for t in targets().values() if platform in t.platforms)
 
 
 @lru_cache(maxsize=1)

@@ -23,7 +23,6 @@ from functools import lru_cache
 from qosc.dscp import parse_dscp
 from qosc.errors import QoscError
 from qosc.grammar import Violation
-from qosc.targets.base import SelfCheckError
 from qosc.targets.ios.platform import platforms
 from qosc.targets.ios.table import Command, Table, match, table_for
 from qosc.tree import (
@@ -164,14 +163,4 @@ GRAMMARS = {d: IosGrammar(d) for d in platforms()}
 """One grammar per dialect: each IOS platform is a dialect (its own command table)."""
 
 
-def check_text(config: str, dialect: str) -> None:
-    """A configuration text (as a device shows it) against the dialect's grammar: SelfCheckError naming the
-    first refused line (for tests and for text that did not come from a statement tree)."""
-    from qosc.targets.ios.read.parse import parse  # the reader, only when text is checked
-    bad = GRAMMARS[dialect].check(parse(config, "config"))
-    if bad:
-        where = bad[0].statement.origin
-        raise SelfCheckError(f"line {getattr(where, 'line', '?')}: {bad[0]}")
-
-
-__all__ = ["GRAMMARS", "ROOT", "IosGrammar", "check_text"]
+__all__ = ["GRAMMARS", "ROOT", "IosGrammar"]

@@ -142,9 +142,10 @@ from qosc.model import Device, Interface, Policy, Service
 from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.junos import serialize
+from qosc.targets.junos.analysis import analyse
 from qosc.targets.junos.grammar import GRAMMAR
 from qosc.targets.junos.lower import lower_device
-from qosc.targets.junos.plan import Plan, analyse, jname
+from qosc.targets.junos.plan import Plan, jname
 from qosc.targets.junos.platform import JunosPlatform
 from qosc.targets.junos.sizing import class_sizing
 

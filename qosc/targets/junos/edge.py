@@ -18,7 +18,7 @@ from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.marking import trust_label
 from qosc.model import Action, Domain, Interface, Policer, Role, Rule, Service
-from qosc.targets.junos.plan import Plan, jname
+from qosc.targets.junos.plan import Plan, jname, split_unit
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,6 @@ class Edge:
 def term_policer(t: Term) -> str | None:
     """The policer (two- or three-colour) a term names, if any."""
     return t.policer or (t.tcm[1] if t.tcm else None)
-
-
-def split_unit(iface: Interface) -> tuple[str, str]:
-    """ge-0/0/1 unit 0, or ge-0/0/1.100 written in the policy -> ge-0/0/1 unit 100."""
-    ifd, dot, unit = iface.name.partition(".")
-    return (ifd, unit) if dot and unit.isdigit() and iface.unit == 0 else (iface.name, str(iface.unit))
 
 
 def _family(prefix: str) -> str:

@@ -14,9 +14,9 @@ from qosc import dscp as dscp_mod
 from qosc.marking import trust_label
 from qosc.model import Device, Domain, Interface, Kind, Policy, Role
 from qosc.render import quoted
-from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour, split_unit
+from qosc.targets.junos.edge import Filter, Term, ThreeColour, TwoColour
 from qosc.targets.junos.lower_marks import definitions, unit_classifiers, unit_rewrites
-from qosc.targets.junos.plan import Plan, jname, num
+from qosc.targets.junos.plan import Plan, jname, num, split_unit
 from qosc.tree import (
     At,
     Document,

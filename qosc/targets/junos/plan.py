@@ -1,6 +1,6 @@
 """JUNOS target, part 1: the per-device decisions that both the checks and the lowering use.
 
-`analyse(policy, device)` numbers the queues, gives every code point a
+`core(policy, device)` numbers the queues, gives every code point a
 forwarding class and loss priority, derives the DSCP rewrite rule, and
 collects the target's own problems (QOS11x) at the policy's lines.
 The rules themselves are explained in qosc/targets/junos.py.
@@ -11,16 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Kind, Policy, Role, Service
 from qosc.names import Names
+from qosc.sizing import Burst
 from qosc.targets.junos.platform import JunosPlatform
-
-if TYPE_CHECKING:
-    from qosc.targets.junos.schedulers import SchedulerSpec
 
 _BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
 NC_QUEUE = 3
@@ -60,6 +58,23 @@ class ForwardingClass:
     owner: Service
     members: tuple[Service, ...]
     """The owner and the services that share its queue, in policy order."""
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    transmit: tuple[str, ...]
+    buffer: tuple[str, ...] | None
+    priority: str
+    shaping: tuple[str, ...] | None
+    excess: str | None = None
+    """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
+    burst: Burst | None = None
+    """The shaper's `burst-size` (qosc.targets.junos.sizing.interface_burst at the cap of the interfaces it
+    serves), where it is shaped and the platform has one."""
+    fc: str = ""
+    """The forwarding class it schedules."""
+    serves: tuple[str, ...] = ()
+    """The interfaces whose scheduler map gives it the class."""
 
 
 @dataclass
@@ -146,19 +161,13 @@ def _uniform(service: Service) -> bool:
     return not profiles or (set(profiles) == {1, 2, 3} and len(set(profiles.values())) == 1)
 
 
-def analyse(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
+def core(policy: Policy, device: Device, platform: JunosPlatform) -> Plan:
+    """The plan's own part: queues, units, classification and drop maps (analysis.analyse adds the others)."""
     plan = Plan(policy, device, platform)
     _queues(plan)
     _units(plan)
     _classify(plan)
     _drop_maps(plan)
-    from qosc.targets.junos.schedulers import plan_schedulers  # not at the top: these parts build on this plan
-    plan_schedulers(plan)
-    _uncarried(plan)
-    from qosc.targets.junos.edge import plan_edge  # not at the top: the edge part builds on this plan
-    from qosc.targets.junos.marking import plan_marks
-    plan.edge = plan_edge(plan)
-    plan.marks = plan_marks(plan)
     return plan
 
 
@@ -202,9 +211,14 @@ def _queues(plan: Plan) -> None:
             plan.fc_of[s.name] = name
 
 
+def split_unit(iface: Interface) -> tuple[str, str]:
+    """ge-0/0/1 unit 0, or ge-0/0/1.100 written in the policy -> ge-0/0/1 unit 100."""
+    ifd, dot, unit = iface.name.partition(".")
+    return (ifd, unit) if dot and unit.isdigit() and iface.unit == 0 else (iface.name, str(iface.unit))
+
+
 def _units(plan: Plan) -> None:
     """Logical units of one physical interface with different schedules need per-unit scheduling (QOS119)."""
-    from qosc.targets.junos.edge import split_unit  # the edge part builds on this module
     seen: dict[str, tuple[Interface, tuple[frozenset[str], int | None]]] = {}
     for iface in plan.device.interfaces:
         ifd, _ = split_unit(iface)
@@ -292,7 +306,7 @@ def _drop_maps(plan: Plan) -> None:
                        "use whole percentages")
 
 
-def _uncarried(plan: Plan) -> None:
+def uncarried(plan: Plan) -> None:
     """Services the policy defines but this device does not schedule: their code points lose their mark."""
     rewriting = plan.rewriting_interfaces()
     if not rewriting or plan.default_fc is None:

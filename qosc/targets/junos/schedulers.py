@@ -10,30 +10,13 @@ qosc/targets/junos/__init__.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from qosc.model import Service
 from qosc.sizing import Burst
-from qosc.targets.junos.plan import ForwardingClass, Plan, num
+from qosc.targets.junos.plan import ForwardingClass, Plan, SchedulerSpec, num
 from qosc.targets.junos.sizing import interface_burst
 from qosc.units import Percent
-
-
-@dataclass(frozen=True)
-class SchedulerSpec:
-    transmit: tuple[str, ...]
-    buffer: tuple[str, ...] | None
-    priority: str
-    shaping: tuple[str, ...] | None
-    excess: str | None = None
-    """MX: the excess-bandwidth priority (see JunosPlatform.priority_mapping)."""
-    burst: Burst | None = None
-    """The shaper's `burst-size` (qosc.targets.junos.sizing.interface_burst at the cap of the interfaces it
-    serves), where it is shaped and the platform has one."""
-    fc: str = ""
-    """The forwarding class it schedules."""
-    serves: tuple[str, ...] = ()
-    """The interfaces whose scheduler map gives it the class."""
 
 
 def _rate(plan: Plan, s: Service, key: str, value: object) -> tuple[str, ...]:

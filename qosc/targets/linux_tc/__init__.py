@@ -1,21 +1,24 @@
 """Target linux-tc: iproute2 tc for a Linux router or host (platform linux).
 
-Per device and interface it writes three files:
+Per device it writes:
 
-- ``<device>/<iface>.tc``: a ``tc -batch`` file (no comments: tc -batch has none);
-- ``<device>/<iface>.sh``: a POSIX sh wrapper that replaces what qosc recorded
-  installing on the interface (its HTB root and its clsact qdisc; records in
-  $QOSC_STATE_DIR, per network namespace and interface), leaves every other
-  qdisc alone (refusing, exit 4, where it would have to replace one), checks
-  the batch in a scratch namespace first, and on a failure on the interface
-  restores the previous tree from the batch that made it, proven by comparing
-  ``tc -j`` dumps (exit 1; 5 when the dumps differ).  HTB cannot be replaced
-  in place, so it deletes then adds; running it twice leaves the same state.
-  The interface name comes from the policy; ``sh eth0.sh IFACE`` or
-  ``QOSC_IFACE=IFACE`` applies the same batch to another interface (the lab
-  uses this for a veth);
-- ``<device>/<iface>-teardown.sh``: removes what the wrapper recorded installing, and restores it
-  the same way if tc fails half-way.
+- ``<device>/<iface>.tc``, one per interface: a ``tc -batch`` file (no
+  comments: tc -batch has none);
+- ``<device>/qosc-tc.sh``: one POSIX sh script (wrapper.py) whose ``apply
+  IFACE [DEV]`` replaces what qosc recorded installing on the interface (its
+  HTB root and its clsact qdisc; records in $QOSC_STATE_DIR, per network
+  namespace and interface), leaves every other qdisc alone (refusing, exit 4,
+  where it would have to replace one), checks the batch in a scratch
+  namespace first, and on a failure on the interface restores the previous
+  tree from the batch that made it, proven by comparing ``tc -j`` dumps (exit
+  1; 5 when the dumps differ).  HTB cannot be replaced in place, so it deletes
+  then adds; running it twice leaves the same state.  ``teardown IFACE [DEV]``
+  removes what apply recorded installing, and restores it the same way if tc
+  fails half-way.  DEV (default QOSC_IFACE, else the interface's own name)
+  applies the same batch to another interface (the lab uses this for a veth).
+  The logic is written once per device; each interface carries only its data
+  (its batch, whether it adds a clsact qdisc, the comment saying what its
+  numbers are, shared by interfaces of equal settings).
 
 Package layout (every target has the same): plan.py (HTB egress), marks.py
 (its MPLS EXP and 802.1p filters and rewrites) and edge.py (clsact ingress)
@@ -23,8 +26,8 @@ decide every value as a typed word (words.py);
 lower.py puts them into one statement tree per interface, each statement
 with its policy origin; serialize.py writes the batch; grammar.py (the tc
 commands and options qosc writes, from the iproute2 manual pages) checks the
-tree before anything is written; templates/ holds the shell wrappers (prose,
-Jinja2) written from the same plan; checks.py the target's diagnostics
+tree before anything is written; wrapper.py and templates/ the device's
+shell script (prose, Jinja2) written from the same plan; checks.py the target's diagnostics
 (QOS140-QOS144, QOS147-QOS149); platform.py and platforms/linux.json the typed platform
 data; push.py the push driver; read/ the reader of `tc -j` dumps (and of
 `ip -j -d link`, for a VLAN device's egress-qos-map); verify.py
@@ -43,10 +46,9 @@ from typing import Any, ClassVar
 from qosc.diagnostics import Severity
 from qosc.grammar import Grammar
 from qosc.model import Device, Interface, Policy, Service
-from qosc.render import render_package
 from qosc.sizing import ClassSizing
 from qosc.targets.base import Format, Lowered, Output, Target
-from qosc.targets.linux_tc import checks, serialize
+from qosc.targets.linux_tc import checks, serialize, wrapper
 from qosc.targets.linux_tc import lower as lowering
 from qosc.targets.linux_tc import verify as machine
 from qosc.targets.linux_tc.grammar import GRAMMAR
@@ -112,15 +114,12 @@ class LinuxTcTarget(Target):
         return Lowered(documents=documents, diagnostics=found, data=plans)
 
     def render(self, lowered: Lowered) -> list[Output]:
-        """Per interface: the batch (from its statement tree), then its two wrapper scripts (prose, Jinja2)."""
+        """The batch of every interface (from its statement tree), then the device's script (prose, Jinja2)."""
         batches = super().render(lowered)
-        out: list[Output] = []
-        for p, tc in zip(lowered.data or (), batches, strict=True):
-            stem = tc.path.removesuffix(".tc")
-            out.append(tc)
-            out.append(Output(f"{stem}.sh", render_package(__name__, "apply.sh.j2", p=p)))
-            out.append(Output(f"{stem}-teardown.sh", render_package(__name__, "teardown.sh.j2", p=p)))
-        return out
+        plans = lowered.data or []
+        if not plans:
+            return batches
+        return [*batches, Output(f"{plans[0].device}/{wrapper.SCRIPT}", wrapper.script(plans))]
 
     def verify(self, outputs: Sequence[Output]) -> list[Output]:
         """Each batch loaded in a scratch network namespace on this machine; what it found becomes notes."""
@@ -134,7 +133,7 @@ class LinuxTcTarget(Target):
 
     def shown(self, output: Output) -> str | None:
         """A batch as a Linux device shows it: loaded in a scratch network namespace and dumped with `tc -j`
-        (read.kernel; VerificationUnavailable where it cannot be loaded here).  The wrapper scripts: None."""
+        (read.kernel; VerificationUnavailable where it cannot be loaded here).  The device script (qosc-tc.sh): None."""
         if not output.path.endswith(".tc"):
             return None
         from qosc.targets.linux_tc.read import kernel

@@ -53,8 +53,8 @@ MARKS = Source("tc-u32(8) 'match u32 VAL MASK at OFFSET' (the MPLS label stack e
 ORDER = Source("tc(8): a class's parent, a qdisc's parent class, a filter's flowid and an ingress filter's "
                "clsact must exist (tc -batch runs the lines in order); 'add' of an existing handle fails", RELEASE)
 RED_PARAMS = Source("Linux include/net/red.h red_check_params: refuses qth_max < qth_min", "Linux 4.9 .. 6.x")
-ONE_DEV = Source("qosc's wrapper (templates/apply.sh.j2) rewrites ' dev NAME ' to apply the batch to another "
-                 "interface, so a batch names one device")
+ONE_DEV = Source("qosc's device script (templates/apply.j2, qosc_batch) rewrites ' dev NAME ' to apply the batch to "
+                 "another interface, so a batch names one device")
 
 U32_MAX = 2**32 - 1
 _FACTORS = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9}

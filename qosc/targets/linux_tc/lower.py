@@ -14,7 +14,7 @@ batch line, each with the policy origin it comes from:
 
 A batch is flat (tc -batch has no blocks and no comments), so no statement
 has children; what a reader needs to know about the numbers is in the
-wrapper script (templates/apply.sh.j2), written from the same plan.
+device script (wrapper.py, templates/qosc-tc.sh.j2), written from the same plan.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ ROOT_CLASS = classid(1, 1)
 
 @dataclass
 class InterfacePlan:
-    """One interface: its egress and ingress plans, and what the wrapper scripts print about them."""
+    """One interface: its egress and ingress plans, and what the device script prints about them."""
 
     policy: str
     source: str

@@ -1,8 +1,9 @@
-"""Linux tc, locally or over SSH (the system `ssh` client): apply the generated per-interface scripts.
+"""Linux tc, locally or over SSH (the system `ssh` client): apply the generated batches with the device's script.
 
-Files from the linux-tc target: `<device>/<iface>.tc` (the tc batch) and
-`<device>/<iface>.sh` (replaces what qosc recorded installing on the interface,
-applies the batch with `tc -batch`, restores the previous tree on failure).
+Files from the linux-tc target: `<device>/<iface>.tc` (the tc batch of each
+interface) and `<device>/qosc-tc.sh` (its `apply IFACE` replaces what qosc
+recorded installing on the interface, applies the batch with `tc -batch`,
+restores the previous tree on failure).
 
 A device without `address:` in the policy (or with `address: local`) is this
 machine; any other address is reached with `ssh` (BatchMode, host key checked
@@ -27,6 +28,7 @@ import subprocess
 
 from qosc.push.base import Driver, PushError, RolledBack
 from qosc.push.credentials import redact
+from qosc.targets.linux_tc.wrapper import SCRIPT
 
 STATE = "${QOSC_LINUX_STATE_DIR:-/run/qosc}"
 SHOW = ('for what in "qdisc show" "class show" "filter show" "filter show ingress" "filter show egress"; do '
@@ -49,10 +51,10 @@ class LinuxDriver(Driver):
         self.ifaces = sorted({f.path.rsplit("/", 1)[-1][:-3] for f in job.files if f.path.endswith(".tc")})
         self.state: dict[str, dict[str, str]] = {}
 
-    def _file(self, iface: str, suffix: str) -> str:
-        f = self.job.file(f"/{iface}{suffix}") or self.job.file(f"{iface}{suffix}")
+    def _file(self, name: str) -> str:
+        f = self.job.file(f"/{name}") or self.job.file(name)
         if f is None:
-            raise PushError("load", f"no {iface}{suffix} generated for {self.job.device}")
+            raise PushError("load", f"no {name} generated for {self.job.device}")
         return f.text
 
     def _sh(self, stage: str, program: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -119,7 +121,7 @@ class LinuxDriver(Driver):
             current, _, rest = out.partition("## qosc previous batch\n")
             previous, _, saved = rest.partition("## qosc previous state\n")
             self.state[iface] = {"current": current, "previous": previous, "saved": saved,
-                                 "batch": self._file(iface, ".tc"), "script": self._file(iface, ".sh")}
+                                 "batch": self._file(f"{iface}.tc"), "script": self._file(SCRIPT)}
 
     def compare(self) -> str:
         parts = []
@@ -137,8 +139,8 @@ class LinuxDriver(Driver):
     def _apply_program(self, iface: str, batch: str, script: str, record: bool) -> str:
         q = shlex.quote(iface)
         prog = ("set -u\nD=$(mktemp -d) || exit 2\ntrap 'rm -rf \"$D\"' EXIT\n" + _heredoc(f"{iface}.tc", batch)
-                + _heredoc(f"{iface}.sh", script)
-                + f"QOSC_BATCH=\"$D/{iface}.tc\" sh \"$D/{iface}.sh\" {q} || exit $?\n")
+                + _heredoc(SCRIPT, script)
+                + f"QOSC_BATCH=\"$D/{iface}.tc\" sh \"$D/{SCRIPT}\" apply {q} {q} || exit $?\n")
         if record:
             prog += (f"S={STATE}; mkdir -p \"$S\" && cp \"$D/{iface}.tc\" \"$S/{self.job.device}.{iface}.tc\" && "
                      f"{{ DEV={q}; {SHOW}; }} > \"$S/{self.job.device}.{iface}.state\"\n")

@@ -5,7 +5,7 @@ What the batch may say is the grammar's business (grammar.py, checked on
 every compile, on any machine); this step asks this machine's kernel.
 
 One ``unshare --net`` process per check: it creates a veth (named qosc0; the
-batch's device names are rewritten to it, as the generated wrapper script
+batch's device names are rewritten to it, as the generated device script
 rewrites them to the real interface) inside a fresh network namespace, runs ``tc -force -batch``
 on the batch (so every line is tried and each failure is reported with its
 line number), probes the action kinds the batch uses one by one, and exits;

@@ -74,9 +74,10 @@ from qosc.grammar import Grammar
 from qosc.model import Policy
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.sros import serialize
+from qosc.targets.sros.analysis import analyse
 from qosc.targets.sros.grammar import GRAMMAR
 from qosc.targets.sros.lower import lower_device
-from qosc.targets.sros.plan import Plan, analyse
+from qosc.targets.sros.plan import Plan
 from qosc.targets.sros.platform import SrosPlatform
 
 __all__ = ["CODES", "FIELDS", "TARGET", "SrosPlatform", "SrosTarget", "device_plan"]

@@ -208,19 +208,6 @@ def _sap_table(plan: Plan, domain: Domain, edges: list[Interface]) -> dict[int, 
     return dict(sorted(table.items()))
 
 
-def sap_marks(plan: Plan, iface: Interface) -> tuple[str, ...]:
-    """What a SAP's sap-egress writes beside its queues: 'dscp' (re-mark a class with one code point, as
-    before tunnel models), 'dscp-class' (re-mark every class from its profile: uniform), 'pcp' (dot1p)."""
-    out = []
-    pe = any(i.mpls for i in router_interfaces(plan))
-    model = plan.policy.tunnel_model
-    if Domain.DSCP in iface.rewrite and not (pe and model == "pipe"):
-        out.append("dscp-class" if pe and model == "uniform" else "dscp")
-    if Domain.PCP in iface.rewrite:
-        out.append("pcp")
-    return tuple(out)
-
-
 TUNNEL = {"short-pipe": "IP packets of the LSPs that end here queue on the customer's DSCP (ler-use-dscp on the "
                         "MPLS interfaces)",
           "pipe": "the LSPs that end here queue on their EXP (SR OS's default: the label reaches the egress PE); the "

@@ -1,6 +1,6 @@
 """SR OS target, part 1: the per-device decisions the checks and the lowering share.
 
-`analyse(policy, device, platform)` maps the services onto the eight fixed
+`core(policy, device, platform)` maps the services onto the eight fixed
 forwarding classes, gives every code point a forwarding class and profile
 (the profile picks the WRED slope of the port's egress pool), builds the
 slope policy, the network-queue policies of the device's ports and the
@@ -17,7 +17,7 @@ from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Kind, Policy, Service
 from qosc.names import Names
 from qosc.targets.sros.platform import SrosPlatform
-from qosc.targets.sros.ports import Binding, binding, form
+from qosc.targets.sros.ports import Binding, binding, form, sap_marks
 
 MAX_NAME = 32
 """nokia-types-sros named-item (slope-policy, network-queue names): 1..32 characters; qos-policy-name
@@ -77,7 +77,7 @@ class PortSpec:
     """The network-queue policy of a network port, the sap-egress policy of a SAP."""
     queues: tuple[QueueSpec, ...] = ()
     marks: tuple[str, ...] = ()
-    """What a SAP's sap-egress writes beside its queues (marking.sap_marks)."""
+    """What a SAP's sap-egress writes beside its queues (ports.sap_marks)."""
 
 
 @dataclass
@@ -140,7 +140,8 @@ def carried(policy: Policy, device: Device) -> list[Service]:
     return [s for s in policy.services if s.name in names]
 
 
-def analyse(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
+def core(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
+    """The plan but its edge part (analysis.analyse adds it)."""
     plan = Plan(policy, device, platform)
     plan.network_policy = plan.names.name("network", sname(policy.name), "policy")
     plan.slope_policy = plan.names.name("slope-policy", sname(policy.name), "policy")
@@ -149,10 +150,6 @@ def analyse(policy: Policy, device: Device, platform: SrosPlatform) -> Plan:
     _slopes(plan)
     _classify(plan)
     _ports(plan)
-    from qosc.targets.sros.edge import plan_edge  # the edge and marking parts build on this plan
-    from qosc.targets.sros.marking import plan_marking
-    plan.marking = plan_marking(plan)
-    plan.edge = plan_edge(plan)
     return plan
 
 
@@ -310,8 +307,7 @@ def _ports(plan: Plan) -> None:
             n in plan.policy.service_map and plan.policy.queue_owner(plan.policy.service_map[n]) is fc.owner
             for n in iface.services))
         space = "sap-egress" if bound.edge else "network-queue"
-        from qosc.targets.sros.marking import sap_marks
-        marks = sap_marks(plan, iface) if bound.edge else ()
+        marks = sap_marks(plan.policy, plan.device, iface) if bound.edge else ()
         key = (space, marks, *((q.fc.name, q.queue_type, q.cir, q.pir, q.mbs) for q in queues))
         if key not in seen:
             count = sum(1 for k in seen if k[0] == space)

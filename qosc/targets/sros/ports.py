@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from qosc.model import Interface, Role
+from qosc.model import Device, Domain, Interface, Policy, Role
 
 _PORT = r"(?:\d+/\d+(?:/c?\d+)*|lag-\d+|esat-\d+/\d+/\d+|pxc-\d+\.[ab])"
 PORT = re.compile(_PORT)
@@ -83,3 +83,17 @@ def binding(iface: Interface) -> Binding | None:
 
 def form(iface: Interface) -> str:
     return FORMS["edge" if iface.role is Role.EDGE else "core"]
+
+
+def sap_marks(policy: Policy, device: Device, iface: Interface) -> tuple[str, ...]:
+    """What a SAP's sap-egress writes beside its queues: 'dscp' (re-mark a class with one code point, as
+    before tunnel models), 'dscp-class' (re-mark every class from its profile: uniform), 'pcp' (dot1p).
+    A device is a PE when one of its router interfaces carries MPLS (marking_rules.router_interfaces)."""
+    out = []
+    pe = any(i.mpls for i in device.interfaces if (b := binding(i)) is not None and not b.edge and b.router_interface)
+    model = policy.tunnel_model
+    if Domain.DSCP in iface.rewrite and not (pe and model == "pipe"):
+        out.append("dscp-class" if pe and model == "uniform" else "dscp")
+    if Domain.PCP in iface.rewrite:
+        out.append("pcp")
+    return tuple(out)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from qosc.configtext import LIMITS, prepare, too_deep
 from qosc.diagnostics import Location, error
 from qosc.errors import InputError
+from qosc.targets.base import SelfCheckError
 from qosc.targets.ios.grammar import GRAMMARS, ROOT
 from qosc.tree import Document, Kind, Statement, Word, integer, kw
 
@@ -107,3 +108,12 @@ def sniff(text: str) -> str | None:
     if owned and re.search(r"^interface \S", text, re.MULTILINE):
         return "cfg"
     return None
+
+
+def check_text(config: str, dialect: str) -> None:
+    """A configuration text (as a device shows it) against the dialect's grammar: SelfCheckError naming the
+    first refused line (for tests and for text that did not come from a statement tree)."""
+    bad = GRAMMARS[dialect].check(parse(config, "config"))
+    if bad:
+        where = bad[0].statement.origin
+        raise SelfCheckError(f"line {getattr(where, 'line', '?')}: {bad[0]}")

@@ -12,9 +12,9 @@ import pytest
 from qosc import api
 from qosc.model import Policy
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import grammar as cisco_grammar
 from qosc.targets.ios import table as cisco_table
 from qosc.targets.ios.common import line
+from qosc.targets.ios.read.parse import check_text
 from qosc.targets.ios.target import CiscoTarget
 from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
@@ -132,7 +132,7 @@ def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
     policy, _ = load(ROOT / "policies/datagrid-catalyst.yaml")
     text = compile_device(policy)
     with pytest.raises(SelfCheckError, match=re.escape(where)):
-        cisco_grammar.check_text(text.replace("end\n", bad + "end\n"), "catalyst6500")
+        check_text(text.replace("end\n", bad + "end\n"), "catalyst6500")
 
 
 def test_every_command_table_entry_cites_a_source() -> None:

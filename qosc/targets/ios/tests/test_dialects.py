@@ -16,9 +16,9 @@ import pytest
 from qosc import api
 from qosc.behaviour.model import Envelope
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import grammar
 from qosc.targets.ios import read as reader
 from qosc.targets.ios.read.interpret import envelope
+from qosc.targets.ios.read.parse import check_text
 from qosc.targets.ios.tests.support import load
 from qosc.targets.ios.tests.test_ios_mqc import ROOT, block, classes, compile_device
 
@@ -86,7 +86,7 @@ def test_gsr_police_is_the_classic_positional_form(tmp_path: Path) -> None:
     assert envelope(tuple(core["premium"][1].split()), None, {}) == Envelope(250_000_000, 312_500, ebs=312_500)
     # the grammar refuses the keyword form on 12.0S
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        grammar.check_text(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"),
+        check_text(text.replace("police 250000000 312500 312500", "police cir 250000000 bc 312500"),
                            "ios-gsr")
 
 
@@ -97,7 +97,7 @@ def test_gsr_marks_with_set_ip_dscp(tmp_path: Path) -> None:
     device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
     assert next(i for i in device.interfaces if i.name == "POS1/0").unmatched_mark == 0
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        grammar.check_text(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
+        check_text(text.replace("set ip dscp default", "set dscp default"), "ios-gsr")
     policy, _ = load(ROOT / "policies/assured-rate.yaml")
     assert classes(compile_device(policy, "asr-1"), "assured-rate-in")["class-default"] == ["set dscp default"]
 
@@ -129,7 +129,7 @@ def test_gsr_police_above_two_gigabit_is_refused(tmp_path: Path) -> None:
     # burst off an edge: 10 ms at the 2 Gbit/s cap = 2,500,000 B (above 10 MTU, 1 ms at the cap and prem's CBS)
     assert "  police 2000000000 2500000 2500000 conform-action transmit exceed-action drop" in text.splitlines()
     with pytest.raises(SelfCheckError, match=re.escape("outside 8000..2000000000")):
-        grammar.check_text(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
+        check_text(text.replace("police 2000000000", "police 2000000001"), "ios-gsr")
 
 
 def test_gsr_bandwidth_kbps_above_two_million_is_refused(tmp_path: Path) -> None:
@@ -212,7 +212,7 @@ def test_xe_strict_priority_is_hard_capped_by_police(tmp_path: Path) -> None:
     # the XE grammar refuses the kbit/s forms above the documented 2,000,000
     for bad in ("priority 10000000", "bandwidth 32500000"):
         with pytest.raises(SelfCheckError, match=re.escape("outside 8..2000000")):
-            grammar.check_text(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
+            check_text(out.text.replace("  priority\n", f"  {bad}\n", 1), "ios-xe")
 
 
 XE_SHARES = """\
@@ -261,9 +261,9 @@ def test_xe_fractional_share_above_the_kbps_range_is_a_remaining_ratio(tmp_path:
     assert got["premium"][0] == "priority"
     bandwidth = [ln for cmds in got.values() for ln in cmds if ln.startswith("bandwidth")]
     assert bandwidth and all(ln.startswith("bandwidth remaining ratio ") for ln in bandwidth)
-    grammar.check_text(text, "ios-xe")
+    check_text(text, "ios-xe")
     with pytest.raises(SelfCheckError, match=re.escape("outside 1..1000")):
-        grammar.check_text(text.replace("remaining ratio 65", "remaining ratio 1001"), "ios-xe")
+        check_text(text.replace("remaining ratio 65", "remaining ratio 1001"), "ios-xe")
     device = reader.interpret(reader.parse(text, "r1.cfg", None), None)[0]
     shares = {c.name: c.share for c in device.interfaces[0].classes}
     assert shares == {"premium": 10.0, "af": 32.5, "network-control": 6.0, "class-default": 51.5}
@@ -305,7 +305,7 @@ def test_xe_remaining_ratios_keep_the_proportions_within_1_to_1000(tmp_path: Pat
     result = api.validate(path)
     assert result.ok and result.policy is not None, [d.message for d in result.diagnostics if d.is_error]
     text = compile_device(result.policy, "r1")
-    grammar.check_text(text, "ios-xe")
+    check_text(text, "ios-xe")
     got = classes(text, "x-out")
     ratios = {name: int(cmds[0].split()[-1]) for name, cmds in got.items() if cmds[0].startswith("bandwidth")}
     assert ratios == {"lbe": 1, "af": 17, "af3": 509, "class-default": 1000}
@@ -447,7 +447,7 @@ def test_catalyst_pir_equal_to_cir_is_a_one_rate_policer(tmp_path: Path) -> None
     # 12.2SX refuses exceed-action drop with a maximum burst: so does the grammar
     bad = text.replace("police 80000000 40000 conform", "police 80000000 40000 40000 pir 80000000 conform")
     with pytest.raises(SelfCheckError, match="not valid in policy-map-class"):
-        grammar.check_text(bad, "catalyst6500")
+        check_text(bad, "catalyst6500")
 
 
 def test_catalyst_small_bucket_warns_at_the_burst(tmp_path: Path) -> None:
@@ -619,20 +619,20 @@ def test_catalyst_aggregate_name_fits_the_pfc_limit(tmp_path: Path) -> None:
     assert cat_text(aggregate(tmp_path, policer="a-policer-with-a-very-long-name")) == text
     bad = text.replace(names[0], "x" * 32)
     with pytest.raises(SelfCheckError, match="not valid in global mode"):
-        grammar.check_text(bad, "catalyst6500")
+        check_text(bad, "catalyst6500")
 
 
 def test_catalyst_aggregate_grammar_follows_the_police_forms() -> None:
     """The aggregate takes the class police's forms: no exceed-action drop with a maximum burst (12.2SX)."""
     good = ("mls qos aggregate-policer agg 10000000 64000 conform-action transmit exceed-action drop\n"
             "policy-map p\n class class-default\n  police aggregate agg\n")
-    grammar.check_text(good, "catalyst6500")
+    check_text(good, "catalyst6500")
     for bad in (good.replace("64000 conform", "64000 64000 pir 20000000 conform"),
                 good.replace("aggregate-policer agg 10000000", "aggregate-policer 9agg 10000000")):
         with pytest.raises(SelfCheckError, match="not valid in global mode"):
-            grammar.check_text(bad, "catalyst6500")
+            check_text(bad, "catalyst6500")
     with pytest.raises(SelfCheckError, match="aggregate-policer other is used but never defined"):
-        grammar.check_text(good.replace("police aggregate agg", "police aggregate other"), "catalyst6500")
+        check_text(good.replace("police aggregate agg", "police aggregate other"), "catalyst6500")
 
 
 def test_catalyst_rules_marking_differently_keep_a_policer_each(tmp_path: Path) -> None:
@@ -726,7 +726,7 @@ def test_every_cisco_feature_is_accepted_by_the_dialect_grammar(tmp_path: Path, 
     target = "catalyst6500" if platform == "catalyst6500" else "ios-mqc"
     (out,) = api.compile_policy(result, [target])
     assert "QOS199" not in [d.code for d in result.diagnostics]
-    grammar.check_text(out.text, platform)
+    check_text(out.text, platform)
     lines = out.text.splitlines()
     assert any(ln.startswith("ipv6 access-list ") for ln in lines)
     if platform == "ios-xe":

@@ -12,9 +12,9 @@ import pytest
 from qosc import api
 from qosc.model import Policy
 from qosc.targets.base import SelfCheckError
-from qosc.targets.ios import grammar as cisco_grammar
 from qosc.targets.ios import table as cisco_table
 from qosc.targets.ios.common import Cmd, line
+from qosc.targets.ios.read.parse import check_text
 from qosc.targets.ios.target import CiscoTarget
 from qosc.targets.ios.tests.support import confparse, load
 from qosc.targets.registry import targets
@@ -161,9 +161,9 @@ def test_hierarchy_matches_the_ir() -> None:
 def test_injected_bad_line_fails_the_mode_check(bad: str, where: str) -> None:
     policy, _ = load(ROOT / "policies/datagrid-gsr.yaml")
     text = compile_device(policy, "gsr-1")
-    cisco_grammar.check_text(text, "ios-gsr")
+    check_text(text, "ios-gsr")
     with pytest.raises(SelfCheckError, match=re.escape(where)):
-        cisco_grammar.check_text(text.replace("end\n", bad + "end\n"), "ios-gsr")
+        check_text(text.replace("end\n", bad + "end\n"), "ios-gsr")
 
 
 def test_bad_statement_becomes_qos199_at_its_policy_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -286,5 +286,5 @@ def test_precedence_wred_is_bare_random_detect(tmp_path: Path, platform: str) ->
     per_precedence = [w for w in wred if w and w[1].startswith("random-detect precedence ")]
     assert per_precedence and all(w[0] == "random-detect" for w in per_precedence)
     with pytest.raises(SelfCheckError):
-        cisco_grammar.check_text("policy-map p\n class class-default\n  random-detect precedence-based\nend\n",
+        check_text("policy-map p\n class class-default\n  random-detect precedence-based\nend\n",
                                  "ios-gsr")

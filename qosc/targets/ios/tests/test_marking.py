@@ -18,8 +18,8 @@ from qosc import api
 from qosc.behaviour.roundtrip import outputs
 from qosc.diagnostics import Diagnostic
 from qosc.model import Policy
-from qosc.targets.ios.grammar import check_text
 from qosc.targets.ios.platform import get
+from qosc.targets.ios.read.parse import check_text
 from qosc.targets.ios.tests.support import CISCO_BACKBONE, cisco_backbone
 from qosc.targets.ios.tests.test_ios_mqc import block, classes
 

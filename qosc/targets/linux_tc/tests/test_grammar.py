@@ -57,7 +57,7 @@ GOOD = ["qdisc add dev eth0 root handle 1: htb default 10",
     (GOOD[:3] + [GOOD[3].replace("1237500", "4294967296")], "outside 1..4294967295", "tc-bfifo(8)"),
     ([GOOD[0], GOOD[2]], "'1:1' is used before the batch makes it", "tc(8)"),
     (GOOD + [GOOD[3]], "'10:' is made twice", "tc(8)"),
-    (GOOD + [GOOD[4].replace("dev eth0", "dev eth1")], "names device 'eth1'", "wrapper"),
+    (GOOD + [GOOD[4].replace("dev eth0", "dev eth1")], "names device 'eth1'", "device script"),
     (GOOD + ["filter add dev eth0 ingress protocol ip prio 1 u32 match u32 0 0 action gact drop"],
      "'clsact' is used before", "tc(8)"),
     (GOOD[:3] + ["qdisc add dev eth0 parent 1:10 handle 10: red limit 100000 min 50000 max 20000 avpkt 1000 "

@@ -70,7 +70,7 @@ def test_the_backbone_linux_device_compiles_with_no_error(tmp_path: Path) -> Non
     assert _filters(eth1, r"protocol ip prio 21 u32 match ip dsfield 0xb8 0xfc flowid 1:11 action skbedit "
                           r"priority :5 pipe$")
     assert _filters(eth1, r"protocol all prio 31 u32 match u32 0 0 flowid 1:10 action skbedit priority :0 pipe$")
-    assert "egress-qos-map holds 1:1 2:2 3:3 5:5 6:6" in files["ce-linux/eth1.sh"]
+    assert "egress-qos-map holds 1:1 2:2 3:3 5:5 6:6" in files["ce-linux/qosc-tc.sh"]
     codes = [(d.code, d.severity.value) for d in api.validate(path).diagnostics]
     assert ("QOS149", "warning") in codes
 

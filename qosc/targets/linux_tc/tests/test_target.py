@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -55,16 +56,44 @@ def test_golden(golden, monkeypatch, policy: str, device: str) -> None:
 
 
 def test_files_per_interface(monkeypatch) -> None:
+    """A batch per interface and one script per device, whose logic is written once and whose interfaces carry
+    only their data (issue 25: the per-interface wrappers were most of a large network's output)."""
     monkeypatch.chdir(ROOT)
     files = compile_device("policies/assured-rate.yaml", "linux-gw")
-    assert sorted(files) == ["linux-gw/eth0-teardown.sh", "linux-gw/eth0.sh", "linux-gw/eth0.tc",
-                             "linux-gw/eth1-teardown.sh", "linux-gw/eth1.sh", "linux-gw/eth1.tc"]
+    assert sorted(files) == ["linux-gw/eth0.tc", "linux-gw/eth1.tc", "linux-gw/qosc-tc.sh"]
     for name, text in files.items():
         if name.endswith(".tc"):
             assert "#" not in text, "tc -batch has no comments"
             assert text.endswith("\n")
         else:
             assert text.startswith("#!/bin/sh\n")
+    script = files["linux-gw/qosc-tc.sh"]
+    assert script.count("qosc_apply_checked() {") == 1 and script.count("qosc_teardown() {") == 1
+    assert "        eth0) INGRESS=1 ;;\n        eth1) INGRESS=0 ;;\n" in script
+
+
+def test_interfaces_of_one_profile_share_their_comment(tmp_path: Path) -> None:
+    """16 interfaces of two profiles: two comment blocks, each headed by the interfaces it describes, and the
+    script's size grows with the interfaces by one line each, not by their logic."""
+    body = "".join(f"      eth{i}: {{profile: {'edge' if i % 2 else 'core'}}}\n" for i in range(16))
+    path = write_policy(tmp_path, """\
+        qosc: 1
+        name: t
+        services:
+          best-effort: {kind: best-effort, default: true, queue: {share: 60%, priority: high}}
+          lbe: {kind: lbe, dscp: [cs1], queue: {share: 1%, priority: low}}
+        profiles:
+          core: {role: core, speed: 10G}
+          edge: {role: core, speed: 1G}
+        devices:
+          r1:
+            platform: linux
+            interfaces:
+        """.rstrip(" ") + textwrap.indent(body, "        "))
+    script = compile_device(path, "r1")["r1/qosc-tc.sh"]
+    assert "\n# eth0, eth2, eth4, eth6, eth8, eth10, eth12, eth14\n" in script
+    assert "\n# eth1, eth3, eth5, eth7, eth9, eth11, eth13, eth15\n" in script
+    assert script.count("#   Egress: HTB root 1: at ") == 2
 
 
 # -- lowering -------------------------------------------------------------------
@@ -274,7 +303,7 @@ def test_selfcheck_applies_the_lab_policies(monkeypatch) -> None:
     need_netns()
     monkeypatch.chdir(ROOT)
     files = compile_device("policies/four-service-linux.yaml", "lab-router")
-    assert "self-check" not in files["lab-router/eth0.sh"]  # the machine's result is reported, not written
+    assert "self-check" not in files["lab-router/qosc-tc.sh"]  # the machine's result is reported, not written
     report = selfcheck.run(files["lab-router/eth0.tc"], "eth0")
     assert report.status == "applied"
     assert report.notes() == ["self-check: tc -batch applied to a veth in a scratch network namespace: 22 of 22 "
@@ -357,25 +386,26 @@ def test_wrapper_idempotent_override_and_teardown(tmp_path: Path, monkeypatch) -
         def run(*args, **env):
             return subprocess.run(ns + ["env", *[f"{k}={v}" for k, v in env.items()], "sh", *args],
                                                           capture_output=True, text=True, check=False)
-        first = run(str(tmp_path / "eth0.sh"), "qv0")
+        script = str(tmp_path / "qosc-tc.sh")
+        first = run(script, "apply", "eth0", "qv0")
         assert first.returncode == 0, first.stderr
         state = _state("qv0", netns)
         assert "htb 1: root" in state and "1:13" in state and "prio 7" in state
-        second = run(str(tmp_path / "eth0.sh"), QOSC_IFACE="qv0")
+        second = run(script, "apply", "eth0", QOSC_IFACE="qv0")
         assert second.returncode == 0, second.stderr
         assert _state("qv0", netns) == state
-        down = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
+        down = run(script, "teardown", "eth0", "qv0")
         assert down.returncode == 0
         assert "htb" not in _state("qv0", netns)
-        again = run(str(tmp_path / "eth0-teardown.sh"), "qv0")
+        again = run(script, "teardown", "eth0", "qv0")
         assert again.returncode == 0
         # a batch tc refuses: validated in a scratch namespace first, the running tree is not touched
-        assert run(str(tmp_path / "eth0.sh"), "qv0").returncode == 0
+        assert run(script, "apply", "eth0", "qv0").returncode == 0
         (tmp_path / "eth0.tc").write_text(files["lab-router/eth0.tc"] + "class add dev eth0 parent 9: classid "
                                           "9:1 htb rate 1mbit\n")
         before = _state("qv0", netns)
         assert "htb 1: root" in before
-        bad = run(str(tmp_path / "eth0.sh"), "qv0")
+        bad = run(script, "apply", "eth0", "qv0")
         assert bad.returncode == 1 and "left unchanged" in bad.stderr
         assert _state("qv0", netns) == before  # the previous tree stays in place
     finally:
@@ -454,20 +484,21 @@ def test_wrapper_leaves_a_foreign_clsact_alone(tmp_path: Path, monkeypatch) -> N
                     "filter add dev qv0 ingress protocol ip prio 50 u32 match ip dst 198.18.0.1/32 flowid 1:1"):
             subprocess.run(ns + ["tc", *cmd.split()], check=True)
 
-        def run(script: str):
+        def run(device: str, action: str):
             return subprocess.run(ns + ["env", f"QOSC_STATE_DIR={tmp_path / 'state'}", "sh",
-                                        str(tmp_path / script), "qv0"], capture_output=True, text=True, check=False)
+                                        str(tmp_path / device / "qosc-tc.sh"), action, "eth0", "qv0"],
+                                  capture_output=True, text=True, check=False)
         foreign = _state("qv0", netns)
         assert "clsact" in foreign and "c6120001" in foreign and "pref 50" in foreign
-        up = run("lab-router/eth0.sh")
+        up = run("lab-router", "apply")
         assert up.returncode == 0 and "did not install; left in place" in up.stderr
         applied = _state("qv0", netns)
         assert "htb 1: root" in applied and "qdisc clsact" in applied and "c6120001" in applied
-        down = run("lab-router/eth0-teardown.sh")
+        down = run("lab-router", "teardown")
         assert down.returncode == 0 and "did not install; left in place" in down.stderr
         assert _state("qv0", netns) == foreign
         # an edge interface needs its own clsact: refuse before touching anything
-        edge = run("linux-gw/eth0.sh")
+        edge = run("linux-gw", "apply")
         assert edge.returncode == 4 and "nothing applied" in edge.stderr
         assert _state("qv0", netns) == foreign
         assert not list((tmp_path / "state").glob("*.clsact"))  # never recorded as qosc's

@@ -11,18 +11,21 @@ above PIR SR OS discards.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from qosc.behaviour.model import Envelope, Rule
 from qosc.grammar.yang import Data
 from qosc.targets.sros.read.codes import code_of
+from qosc.targets.sros.read.data import entries, envelope_of, one, val
 
-if TYPE_CHECKING:
-    from qosc.targets.sros.read.interpret import Reading
+
+class Reading(Protocol):
+    """What the edge rules need of interpret.Reading: the code point the network policy marks each class with."""
+
+    def marks(self) -> dict[str, int]: ...
 
 
 def _ports(match: Data | None, which: str) -> tuple[int, int] | None:
-    from qosc.targets.sros.read.nodes import one, val
     d = one(match, which)
     if d is None:
         return None
@@ -34,8 +37,6 @@ def _ports(match: Data | None, which: str) -> tuple[int, int] | None:
 
 
 def sap_rules(r: Reading, ingress: Data) -> tuple[tuple[Rule, ...], bool, int | None]:
-    from qosc.targets.sros.read.interpret import envelope_of
-    from qosc.targets.sros.read.nodes import entries, one, val
     marks = r.marks()
     remarks = {fc: (code_of(val(e, "in-remark", "dscp") or ""), code_of(val(e, "out-remark", "dscp") or ""))
                for fc, e in entries(ingress, "fc").items()}

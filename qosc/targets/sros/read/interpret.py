@@ -30,13 +30,14 @@ binding gives that the configuration does not define are QOS174 warnings.
 
 from __future__ import annotations
 
-from qosc.behaviour.model import Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import Class, Curve, Device, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.dscp import drop_precedence
 from qosc.grammar.yang import Data
 from qosc.targets.sros.grammar import YANG
+from qosc.targets.sros.read.data import entries, num, one, val
+from qosc.targets.sros.read.edge import sap_rules
 from qosc.targets.sros.read.marks import Net, imposing, sap_classified, sap_pcp_marks
-from qosc.targets.sros.read.nodes import entries, one, val
 from qosc.targets.sros.slopes import line_curve
 from qosc.tree import Document, locate
 
@@ -48,17 +49,10 @@ def _loc(d: Data) -> Location | None:
     return locate(d.origin[-1].origin) if d.origin else None
 
 
-def _num(text: str | None) -> float | None:
-    try:
-        return float(text) if text is not None else None
-    except ValueError:
-        return None
-
-
 def slope_curve(slope: Data | None) -> Curve | None:
     if slope is None or val(slope, "admin-state") != "enable":
         return None
-    lo, hi, prob = (_num(val(slope, k)) or 0.0 for k in ("start-avg", "max-avg", "max-prob"))
+    lo, hi, prob = (num(val(slope, k)) or 0.0 for k in ("start-avg", "max-avg", "max-prob"))
     return line_curve(lo, hi, prob)
 
 
@@ -105,11 +99,11 @@ class Reading:
             if not fcs:
                 continue
             rate = one(q, "percent-rate" if percent else "rate")
-            cir, pir = _num(val(rate, "cir")) or 0.0, _num(val(rate, "pir")) or 100.0
+            cir, pir = num(val(rate, "cir")) or 0.0, num(val(rate, "pir")) or 100.0
             qtype = val(q, "queue-type") or "auto-expedited"
             expedited = qtype in ("expedited", "auto-expedited")
             strict = expedited and cir == pir and pir < 100
-            mbs = _num(val(q, "mbs")) if not percent else None
+            mbs = num(val(q, "mbs")) if not percent else None
             name = fcs[0]
             for fc in fcs:
                 by_fc[fc] = name
@@ -172,7 +166,7 @@ class Reading:
         pool_name = val(one(port, "network", "egress"), "pool", "slope-policy")
         pool = entries(self.qos, "slope-policy").get(pool_name or "")
         classes, by_fc = self._classes(policy, pool, False, net) if policy is not None else ((), {})
-        rate = _num(val(port, "ethernet", "egress", "rate"))
+        rate = num(val(port, "ethernet", "egress", "rate"))
         # a policy that classifies on EXP or dot1p and lists no DSCP does not classify on DSCP
         dscp = not (not net.dscp and any(net.three.values()))
         none: tuple[str | None, ...] = (None,) * 64
@@ -196,7 +190,6 @@ class Reading:
         return out
 
     def _sap(self, label: str, sap: Data) -> Interface:
-        from qosc.targets.sros.read.edge import sap_rules
         eg_name = val(sap, "egress", "qos", "sap-egress", "policy-name")
         egress = entries(self.qos, "sap-egress").get(eg_name or "")
         if eg_name and egress is None:
@@ -219,22 +212,6 @@ class Reading:
                          unmatched, classify_exp=sap_classified(ingress, "exp", by_fc),
                          classify_pcp=sap_classified(ingress, "pcp", by_fc), marks=tuple(sorted(marks)),
                          origin=_loc(sap))
-
-
-def envelope_of(policer: Data, conform: str, exceed: str) -> Envelope:
-    rate = one(policer, "rate")
-    cir = int((_num(val(rate, "cir")) or 0) * 1000)
-    pir_text = val(rate, "pir")
-    cbs = int(_num(val(policer, "cbs")) or 0)
-    mbs = int(_num(val(policer, "mbs")) or 0)
-    if pir_text in (None, "max"):
-        return Envelope(cir, cbs, conform=conform, exceed=exceed)
-    pir = int((_num(pir_text) or 0) * 1000)
-    if pir == cir:
-        if mbs > cbs:
-            return Envelope(cir, cbs, ebs=mbs - cbs, conform=conform, exceed=exceed, violate="drop")
-        return Envelope(cir, cbs, conform=conform, exceed="drop")
-    return Envelope(cir, cbs, pir, mbs, conform=conform, exceed=exceed, violate="drop")
 
 
 def interpret(document: Document, platform: object = None) -> tuple[Device, list[Diagnostic]]:

@@ -18,7 +18,7 @@ from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.grammar.yang import Data
 from qosc.targets.sros.profiles import precedences, priority_precedences, profile_of
 from qosc.targets.sros.read.codes import code_of
-from qosc.targets.sros.read.nodes import entries, one, val
+from qosc.targets.sros.read.data import entries, one, val
 
 Slot = tuple[str, int] | None
 KINDS = {"exp": "lsp-exp", "pcp": "dot1p"}

@@ -14,7 +14,7 @@ from typing import Any
 from qosc.diagnostics import Location
 from qosc.grammar.yang import SchemaNode
 from qosc.targets.sros.grammar import YANG
-from qosc.targets.sros.read.parse import fail, type_line
+from qosc.targets.sros.read.words import fail, type_line
 from qosc.tree import Statement
 
 

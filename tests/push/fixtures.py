@@ -25,8 +25,10 @@ def _need(module: str, package: str) -> None:
         peer_unavailable(f"Python package {package} not installed (pip install -e '.[test]')")
 
 
-@pytest.fixture(scope="module", name="netconfd")
+@pytest.fixture(scope="session", name="netconfd")
 def netconfd_fixture(tmp_path_factory):
+    """One netconfd (and its sshd) per test session, per xdist worker: every test using it resets its datastores
+    first (test_push_netconf.reset)."""
     _need("ncclient", "ncclient")
     peer = NetconfdPeer(tmp_path_factory.mktemp("netconfd")).start()
     yield peer
@@ -43,18 +45,25 @@ class Sim:
     extra: dict = field(default_factory=dict)
 
 
+@pytest.fixture(scope="session")
+def sim_host_key(tmp_path_factory) -> Path:
+    """The JUNOS simulator's RSA host key, made once per session (PEM: the library's key loader reads that format)."""
+    key = tmp_path_factory.mktemp("junos-sim") / "sim_host_key"
+    keygen(key, "rsa", "-b", "2048", "-m", "PEM")
+    return key
+
+
 @pytest.fixture(name="junos_sim")
-def junos_sim_fixture(tmp_path):
-    """The JUNOS RPC simulator (PyPI `netconf` server library), one JUNOS minute = 1 s."""
+def junos_sim_fixture(tmp_path, sim_host_key):
+    """The JUNOS RPC simulator (PyPI `netconf` server library), one JUNOS minute = 1 s; a new one per test (its
+    running configuration starts as INITIAL_JUNOS), the host key shared."""
     _need("netconf.server", "netconf")
     _need("ncclient", "ncclient")
     from push.junos_sim import JunosSimulator
-    key = tmp_path / "sim_host_key"
-    keygen(key, "rsa", "-b", "2048", "-m", "PEM")  # PEM: the library's key loader reads that format
     port = free_port()
     password = "Sim-pa55-word"
-    sim = JunosSimulator(port, str(key), "netops", password, initial=INITIAL_JUNOS, minute=1.0).start()
-    pub = (tmp_path / "sim_host_key.pub").read_text().split()
+    sim = JunosSimulator(port, str(sim_host_key), "netops", password, initial=INITIAL_JUNOS, minute=1.0).start()
+    pub = Path(f"{sim_host_key}.pub").read_text().split()
     known = tmp_path / "known_hosts"
     known.write_text(f"[127.0.0.1]:{port} {pub[0]} {pub[1]}\n")
     yield Sim(sim, port, known, password=password)

@@ -56,7 +56,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+                                 item.get_closest_marker("xdist_group") is None))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # xdist: hand work out in the order above, not biggest group first
+        config.option.loadscopereorder = False
 
 
 def pytest_report_header(config: pytest.Config) -> str:

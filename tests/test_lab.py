@@ -26,7 +26,9 @@ from qosc.lab.measure import THRESHOLDS, measure, measure_baseline
 from qosc.lab.netns import Lab, problems
 from qosc.lab.peers import Configurator, fireqos_default_failure, intents
 
-# xdist: every lab test on one worker, one after the other: rate measurements that overlap disturb each other
+# xdist: the tests of this module on one worker, one after the other (those of test_lab_local.py, the other lab
+# group, on another worker at the same time: each lab has its own namespaces and veths, its processes run at
+# nice -10, and every figure is a ratio to a baseline measured in the same lab)
 pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("lab")]
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,7 +18,9 @@ scripts/test runs the suite on parallel workers (pytest-xdist, `-n auto
 --dist loadgroup`): auto is more workers than cores here, the suite waits on
 timers, peers and real traffic as much as it computes (pytest_xdist_auto_num_workers);
 tests marked `slow` are handed out first so no long one starts last; tests
-that must not overlap share an xdist_group (the lab's rate measurements).
+that must not overlap share an xdist_group (the lab's rate measurements, one
+after the other on one worker), as do the tests of a module with a
+module-scoped fixture (made once, not once per worker that meets the module).
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ settings.load_profile(os.environ.get("QOSC_FUZZ") or "ci")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: two workers more than cores (at least 4): much of the suite waits (push peers' timers, iperf3
-    runs of fixed length, subprocesses), so a worker per core alone leaves the cores idle half the time."""
-    return max(4, (os.cpu_count() or 1) + 2)
+    """`-n auto`: three workers more than cores (at least 5): much of the suite waits (the lab's iperf3 runs of fixed
+    length on one worker for 7 minutes, push peers' confirm timers and deadlines, subprocesses), so a worker per
+    core alone would leave the cores idle much of the time."""
+    return max(5, (os.cpu_count() or 1) + 3)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks

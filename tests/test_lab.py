@@ -26,9 +26,9 @@ from qosc.lab.measure import THRESHOLDS, measure, measure_baseline
 from qosc.lab.netns import Lab, problems
 from qosc.lab.peers import Configurator, fireqos_default_failure, intents
 
-# xdist: the tests of this module on one worker, one after the other (those of test_lab_local.py, the other lab
-# group, on another worker at the same time: each lab has its own namespaces and veths, its processes run at
-# nice -10, and every figure is a ratio to a baseline measured in the same lab)
+# xdist: every lab test (this module's and test_lab_local.py's) on one worker, one after the other: two labs
+# measuring at once disturb each other (the kernel forwards both labs' floods on the same two cores; run side
+# by side, the router lab lost in-profile EF packets), while the other workers' compiles do not (nice -10 below)
 pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("lab")]
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from push.peers import ROOT, NetconfdPeer, free_port, keygen, peer_unavailable
+from push.peers import ROOT, NetconfdPeer, bindable, free_port, keygen, peer_unavailable
 
 
 def _need(module: str, package: str) -> None:
@@ -95,9 +95,9 @@ def ios_lab_fixture(tmp_path):
     labs = []
 
     def start(names=("asr-1",), reject=None, initial=INITIAL_IOS, secret="En-s3cret-99"):
-        port = free_port()
-        while any(_busy(port + i) for i in range(len(names))):
-            port = free_port()
+        port = free_port(len(names))
+        while not all(bindable(port + i) for i in range(len(names))):
+            port = free_port(len(names))
         lab = IosLab(list(names), port, "netops", "Ios-pa55-word", secret=secret, initial=initial,
                      reject=reject).start()
         labs.append(lab)
@@ -110,16 +110,6 @@ def ios_lab_fixture(tmp_path):
     yield start
     for lab in labs:
         lab.stop()
-
-
-def _busy(port: int) -> bool:
-    import socket
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
 
 
 INITIAL_IOS = """\

@@ -41,7 +41,9 @@ settings.load_profile(os.environ.get("QOSC_FUZZ") or "ci")
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: three workers more than cores (at least 5): much of the suite waits (the lab's iperf3 runs of fixed
     length on one worker for 7 minutes, push peers' confirm timers and deadlines, subprocesses), so a worker per
-    core alone would leave the cores idle much of the time."""
+    core alone would leave the cores idle much of the time.  PYTEST_XDIST_AUTO_NUM_WORKERS=N says otherwise."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
     return max(5, (os.cpu_count() or 1) + 3)
 
 

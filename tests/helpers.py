@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from qosc import api
 from qosc.diagnostics import Diagnostic, format_text
@@ -82,3 +83,10 @@ def tree_digests(root: Path) -> dict[str, str] | None:
             found[os.path.relpath(path, root)] = \
                 f"{hashlib.sha256(Path(path).read_bytes()).hexdigest()} {os.stat(path).st_mode:o}"
     return found
+
+
+def fuzz_examples(budget: int) -> int:
+    """The examples a property test draws whose budget in the derandomized ci profile is `budget`: times the loaded
+    Hypothesis profile's size (deep: 10x, conftest.py) and QOSC_FUZZ_SCALE (0.1 for a quick local run)."""
+    scale = float(os.environ.get("QOSC_FUZZ_SCALE", "1")) * settings.default.max_examples / 100
+    return max(1, int(budget * scale))

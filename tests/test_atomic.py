@@ -94,6 +94,7 @@ def _restore(out: Path, before: dict[str, Any], pristine: Path) -> None:
     assert snapshot(out) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache, fallback", [(True, False), (False, False), (True, True)],
                          ids=["cache", "no-cache", "two-renames"])
 def test_failing_any_write_leaves_the_directory_as_it_was(capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -9,13 +9,16 @@ that loop; and (issue 18) non-finite numbers, Unicode digits, IPv6 zone ids,
 huge links and RTTs put exactly where each is read, where not even a known
 QOS199 passes.  Every example must end in diagnostics (validate) or, when clean,
 in a compile for every target, within a bounded time, and every diagnostic
-must format in every output format.  More than 11,000 examples per run
-(QOSC_FUZZ_SCALE=0.1 for a quick local run).
+must format in every output format.  About 5,000 examples per run in CI,
+sized to keep to its share of scripts/test (QOSC_FUZZ_SCALE=0.1 for a quick
+local run).
 
 The examples are derandomized: every run (CI included) draws the same ones, so
-a red CI names a change, not a lucky draw.  To explore, draw new ones:
-QOSC_FUZZ_RANDOM=1 QOSC_FUZZ_SCALE=5 python3 -m pytest tests/test_fuzz.py
-(what that finds goes into tests/regressions/, which every run replays).
+a red CI names a change, not a lucky draw.  To explore, draw new ones, ten
+times as many (the Hypothesis profile "deep", conftest.py):
+QOSC_FUZZ=deep python3 -m pytest -n auto tests/test_fuzz.py
+(QOSC_FUZZ_SCALE multiplies further; what that finds goes into
+tests/regressions/, which every run replays).
 
 A crasher found here is kept as tests/regressions/<name>.yaml and runs every
 time (test_regressions below); a first line `# xfail: <reason>` marks one
@@ -34,6 +37,7 @@ from typing import Any
 
 import pytest
 import yaml
+from helpers import fuzz_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,7 +47,6 @@ from qosc.diagnostics import Diagnostic, format_github, format_json, format_text
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
-SCALE = float(os.environ.get("QOSC_FUZZ_SCALE", "1"))
 SECONDS = 5.0  # bound on one example (validate + compile for every target), generous for a loaded CI runner
 
 
@@ -285,36 +288,41 @@ def known_bug(d: Diagnostic) -> bool:
     return any(p.search(d.message) for p in KNOWN_BUGS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def workdir() -> Any:
+    """One per test (not per module): the property tests run on different xdist workers."""
     with tempfile.TemporaryDirectory(prefix="qosc-fuzz-") as name:
         yield Path(name)
 
 
 def _settings(examples: int) -> settings:
-    # derandomized unless QOSC_FUZZ_RANDOM=1: the profile in conftest.py
-    return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, suppress_health_check=list(HealthCheck))
+    # derandomized in the ci profile, sized by the loaded profile (conftest.py, helpers.fuzz_examples)
+    return settings(max_examples=fuzz_examples(examples), deadline=None, suppress_health_check=list(HealthCheck))
 
 
-@_settings(7_000)
+@pytest.mark.slow
+@_settings(3_000)
 @given(text=broken_policies())
 def test_structurally_broken_policies(workdir: Path, text: str) -> None:
     check(text, workdir)
 
 
-@_settings(1_500)
+@pytest.mark.slow
+@_settings(700)
 @given(text=hostile_numbers())
 def test_hostile_numbers_on_every_target(workdir: Path, text: str) -> None:
     check(text, workdir, known=False)  # no QOS199 at all, not even a known bug
 
 
-@_settings(2_500)
+@pytest.mark.slow
+@_settings(1_200)
 @given(text=garbled_texts())
 def test_garbled_yaml(workdir: Path, text: str) -> None:
     check(text, workdir)
 
 
-@_settings(500)
+@pytest.mark.slow
+@_settings(250)
 @given(text=broken_policies())
 def test_broken_policies_through_the_command_line(workdir: Path, text: str, capsys: pytest.CaptureFixture[str]) -> None:
     check(text, workdir, cli=True)

@@ -8,17 +8,17 @@ where a number goes, Infinity).  What import does with it is run: the reader (pa
 qosc.behaviour.readback as import, verify and equiv call it), then the lift and its validation in memory
 (qosc.behaviour.reconcile.settle).  Nothing may raise; every error a reader reports names a line.
 
-Derandomized like every property test here (conftest.py); QOSC_FUZZ_RANDOM=1 draws new examples and
-QOSC_FUZZ_SCALE scales their number (tests/test_fuzz.py says how).
+Derandomized like every property test here (conftest.py); QOSC_FUZZ=deep draws new examples, ten times as many,
+and QOSC_FUZZ_SCALE scales their number (tests/test_fuzz.py says how).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
+from helpers import fuzz_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +28,6 @@ from qosc.behaviour.reconcile import reconcile, settle
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 ENTRIES = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-SCALE = float(os.environ.get("QOSC_FUZZ_SCALE", "1"))
 LINES = 300
 """A corpus file is fuzzed from its first lines: the readers are linear, the spoils are what matters."""
 TEXTS = {e["file"]: "\n".join((CORPUS / e["file"]).read_text(encoding="utf-8").split("\n")[:LINES]) for e in ENTRIES}
@@ -94,7 +93,7 @@ def _wrong_json(text: str, r: random.Random) -> str:
     return "\n".join(out)
 
 
-@settings(max_examples=max(1, int(400 * SCALE)), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=fuzz_examples(400), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from([e["file"] for e in ENTRIES]),
        st.lists(st.sampled_from(["truncate", "shuffle", "drop", "repeat", "brace", "char", "word", "json"]),
                 min_size=1, max_size=3),

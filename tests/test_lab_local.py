@@ -22,9 +22,10 @@ from qosc.lab.local import ALONE_MIN, FLOODED_MIN, services_lab
 from qosc.lab.netns import SENDER_DEV, Lab
 from qosc.lab.peers import compile_qosc, intents
 from qosc.targets.linux_tc.tests.support import number
-from tests.test_lab import require
+from tests.test_lab import lab_priority, require  # noqa: F401  (lab_priority: autouse, nice -10)
 
-pytestmark = [pytest.mark.netns, pytest.mark.slow]
+# xdist: with the other lab tests, on one worker, one after the other (tests/test_lab.py)
+pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("lab")]
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICY = ROOT / "policies/qbss-linux.yaml"

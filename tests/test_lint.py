@@ -29,6 +29,7 @@ def test_ruff_finds_nothing() -> None:
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing() -> None:
     proc = subprocess.run([*_tool("mypy"), "qosc"], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           check=False)

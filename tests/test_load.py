@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import fuzz_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -376,20 +377,20 @@ def assert_only_qosc_error(text: str, limits: Limits = Limits()) -> None:
         assert locate(tree, ["a", 0, "b"]) is not None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(300), deadline=None)
 @given(st.text())
 def test_arbitrary_text_only_raises_qosc_error(text: str) -> None:
     assert_only_qosc_error(text)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=fuzz_examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=60).map("".join))
 def test_yaml_fragments_only_raise_qosc_error(text: str) -> None:
     assert_only_qosc_error(text)
     assert_only_qosc_error(text, Limits(max_depth=3, max_nodes=20, max_aliases=2, max_bytes=200))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=fuzz_examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300) | st.lists(st.sampled_from(FRAGMENTS)).map(lambda f: "".join(f).encode()))
 def test_arbitrary_bytes_in_files_only_raise_qosc_error(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "h.yaml"
@@ -432,7 +433,7 @@ def _all_locs(node: object):  # type: ignore[no-untyped-def]
             yield from _all_locs(v)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(300), deadline=None)
 @given(st.dictionaries(_texts, _data, min_size=1, max_size=5), st.booleans())
 def test_safe_dump_round_trips_with_sane_marks(data: dict, flow: bool) -> None:  # type: ignore[type-arg]
     text = yaml.safe_dump(data, default_flow_style=flow)

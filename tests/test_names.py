@@ -3,6 +3,7 @@ limits, stable from run to run."""
 
 from __future__ import annotations
 
+from helpers import fuzz_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,7 @@ from qosc.names import Names
 name_text = st.text(alphabet="abcdefghij-_.0123456789", min_size=1, max_size=90)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(300), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["class-map", "policy-map"]), name_text, st.text(min_size=1, max_size=12)),
                 max_size=60), st.booleans())
 def test_no_two_owners_share_a_name(requests: list[tuple[str, str, str]], fold: bool) -> None:

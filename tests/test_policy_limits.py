@@ -111,6 +111,7 @@ print(json.dumps({"seconds": time.perf_counter() - start,
 """
 
 
+@pytest.mark.slow
 def test_a_31_mb_policy_is_refused_within_1_gib(tmp_path: Path) -> None:
     """The issue's case: 31 MB of devices (the benchmark network, 45,000 devices x 16 interfaces) needed
     1.86 GiB; it has more than 2,000,000 nodes and is now refused while loading, in a child whose peak RSS

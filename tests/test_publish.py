@@ -82,6 +82,7 @@ def _reset(tmp_path: Path, work: Path, pristine: Path) -> None:
     shutil.copytree(tmp_path / "cache-v1", tmp_path / "cache", copy_function=shutil.copy2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["exchange", "two-renames"])
 def test_kill_at_every_publication_step_leaves_old_or_new(tmp_path: Path, trees: tuple, mode: str) -> None:
     work, policy, pristine, old, new = trees

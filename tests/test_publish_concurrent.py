@@ -33,6 +33,7 @@ def _start(policy: Path, out: Path, env: dict[str, str], *extra: str) -> subproc
                             env={**os.environ, "PYTHONPATH": str(ROOT), **env})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
 def test_concurrent_compiles_publish_one_whole_tree(tmp_path: Path, cache: bool) -> None:
     text = (ROOT / "policies" / "assured-rate.yaml").read_text()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from push.fixtures import (
     INITIAL_IOS,
     ios_lab_fixture,  # noqa: F401  (provides the `ios_lab` fixture)
@@ -54,6 +55,7 @@ def test_dry_run_shows_the_planned_difference_and_changes_nothing(ios_lab, tmp_p
     no_secrets(lab, proc.stdout, proc.stderr, (tmp_path / "r.json").read_text())
 
 
+@pytest.mark.slow
 def test_commit_applies_only_the_difference_then_saves_and_is_unchanged_next_time(ios_lab, tmp_path):
     lab = ios_lab()
     dev = lab.devices["asr-1"]

@@ -17,6 +17,7 @@ from push.fixtures import (
     junos_sim_fixture,  # noqa: F401  (provides the `junos_sim` fixture)
     push_commit,
     qosc,
+    sim_host_key,  # noqa: F401  (the `junos_sim` fixture's host key, made once per session)
     verify_clean,
 )
 from push.lab import lab_policy

@@ -223,6 +223,7 @@ def test_connection_dropped_leaves_no_lock_and_nothing_committed(netconfd, tmp_p
         assert "assured-rate" not in m.get_config("candidate").data_xml
 
 
+@pytest.mark.slow
 def test_verify_from_device_reads_the_running_xml(netconfd, tmp_path):
     """qosc verify --from-device over NETCONF: the driver reads running (no lock, no change) and hands the reader
     the XML reply; after a push it matches the policy, and a share changed on the server is drift located at

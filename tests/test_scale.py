@@ -280,6 +280,7 @@ def _swap(text: str, a: str, b: str) -> str:
     return text[:pa.start()] + pb.group() + pa.group() + text[pb.end():]
 
 
+@pytest.mark.slow
 def test_incremental_compiles_equal_full_compiles(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                   network: Path, fast_spy: list[bool]) -> None:
     """After every edit, the cached compile reports and writes exactly what a full compile does."""
@@ -376,6 +377,7 @@ def _run_copy(src: Path, *args: str) -> str:
     return proc.stderr
 
 
+@pytest.mark.slow
 def test_cache_invalidated_when_a_template_or_qosc_changes(tmp_path: Path, network: Path) -> None:
     src = _copy_qosc(tmp_path / "src")
     out = tmp_path / "out"
@@ -480,6 +482,8 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
     assert tree(out) == tree(tmp_path / "full")
 
 
+@pytest.mark.slow
+@pytest.mark.slow
 @pytest.mark.parametrize("script, args, pattern", [
     ("compile_scale.py", ["-n", "60", "--no-aerleon", "--incremental"],
      r"^compile_scale: 60 devices x 16 interfaces, \d+ files, [\d.]+ MB of configuration \([\d.]+ MB in all\) in "

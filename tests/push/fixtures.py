@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from push.peers import ROOT, NetconfdPeer, free_port, keygen, peer_unavailable
+from push.peers import ROOT, NetconfdPeer, bindable, free_port, keygen, peer_unavailable
 
 
 def _need(module: str, package: str) -> None:
@@ -25,8 +25,10 @@ def _need(module: str, package: str) -> None:
         peer_unavailable(f"Python package {package} not installed (pip install -e '.[test]')")
 
 
-@pytest.fixture(scope="module", name="netconfd")
+@pytest.fixture(scope="session", name="netconfd")
 def netconfd_fixture(tmp_path_factory):
+    """One netconfd (and its sshd) per test session, per xdist worker: every test using it resets its datastores
+    first (test_push_netconf.reset)."""
     _need("ncclient", "ncclient")
     peer = NetconfdPeer(tmp_path_factory.mktemp("netconfd")).start()
     yield peer
@@ -43,18 +45,25 @@ class Sim:
     extra: dict = field(default_factory=dict)
 
 
+@pytest.fixture(scope="session")
+def sim_host_key(tmp_path_factory) -> Path:
+    """The JUNOS simulator's RSA host key, made once per session (PEM: the library's key loader reads that format)."""
+    key = tmp_path_factory.mktemp("junos-sim") / "sim_host_key"
+    keygen(key, "rsa", "-b", "2048", "-m", "PEM")
+    return key
+
+
 @pytest.fixture(name="junos_sim")
-def junos_sim_fixture(tmp_path):
-    """The JUNOS RPC simulator (PyPI `netconf` server library), one JUNOS minute = 1 s."""
+def junos_sim_fixture(tmp_path, sim_host_key):
+    """The JUNOS RPC simulator (PyPI `netconf` server library), one JUNOS minute = 1 s; a new one per test (its
+    running configuration starts as INITIAL_JUNOS), the host key shared."""
     _need("netconf.server", "netconf")
     _need("ncclient", "ncclient")
     from push.junos_sim import JunosSimulator
-    key = tmp_path / "sim_host_key"
-    keygen(key, "rsa", "-b", "2048", "-m", "PEM")  # PEM: the library's key loader reads that format
     port = free_port()
     password = "Sim-pa55-word"
-    sim = JunosSimulator(port, str(key), "netops", password, initial=INITIAL_JUNOS, minute=1.0).start()
-    pub = (tmp_path / "sim_host_key.pub").read_text().split()
+    sim = JunosSimulator(port, str(sim_host_key), "netops", password, initial=INITIAL_JUNOS, minute=1.0).start()
+    pub = Path(f"{sim_host_key}.pub").read_text().split()
     known = tmp_path / "known_hosts"
     known.write_text(f"[127.0.0.1]:{port} {pub[0]} {pub[1]}\n")
     yield Sim(sim, port, known, password=password)
@@ -86,9 +95,9 @@ def ios_lab_fixture(tmp_path):
     labs = []
 
     def start(names=("asr-1",), reject=None, initial=INITIAL_IOS, secret="En-s3cret-99"):
-        port = free_port()
-        while any(_busy(port + i) for i in range(len(names))):
-            port = free_port()
+        port = free_port(len(names))
+        while not all(bindable(port + i) for i in range(len(names))):
+            port = free_port(len(names))
         lab = IosLab(list(names), port, "netops", "Ios-pa55-word", secret=secret, initial=initial,
                      reject=reject).start()
         labs.append(lab)
@@ -101,16 +110,6 @@ def ios_lab_fixture(tmp_path):
     yield start
     for lab in labs:
         lab.stop()
-
-
-def _busy(port: int) -> bool:
-    import socket
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
 
 
 INITIAL_IOS = """\

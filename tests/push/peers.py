@@ -37,10 +37,36 @@ def peer_unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def free_port() -> int:
+_PORT_BLOCK = 1000
+_next_port: dict[str, int] = {}
+
+
+def free_port(span: int = 1) -> int:
+    """A port (the first of `span` consecutive ones) free on 127.0.0.1 now.  Under xdist each worker takes its
+    ports from a block of its own below the kernel's ephemeral range (gwN: 20000 + 1000 N onwards), so two
+    workers never pick the same port between choosing it and their peer binding it; elsewhere the kernel picks."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit()):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    start = 20000 + _PORT_BLOCK * int(worker[2:])
+    for _ in range(_PORT_BLOCK):
+        port = _next_port.get(worker, start)
+        _next_port[worker] = port + span if port + 2 * span <= start + _PORT_BLOCK else start
+        if all(bindable(port + i) for i in range(span)):
+            return port
+    raise RuntimeError(f"no {span} free ports in {start}..{start + _PORT_BLOCK - 1}")
+
+
+def bindable(port: int) -> bool:
+    """Whether a listening socket could bind 127.0.0.1:port now."""
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def wait_port(port: int, timeout: float = 10.0, proc: subprocess.Popen | None = None) -> bool:

@@ -361,6 +361,7 @@ def test_txqueuelen_script_in_a_network_namespace(netns: str, tmp_path: Path) ->
     assert qlen["eth0p"] == 1000  # the peer keeps the kernel default: only the named interfaces change
 
 
+@pytest.mark.slow
 def test_fixture_fails_loudly_in_ci(tmp_path: Path) -> None:
     """With CI=true and no way to create a namespace, the real-kernel tests fail instead of skipping."""
     test = tmp_path / "test_ci.py"

@@ -254,6 +254,7 @@ def test_teardown_leaves_a_root_replaced_since_qosc_applied_it(ns: str, tmp_path
     assert adopted.returncode == 0 and "htb" not in dump(ns), adopted.stderr
 
 
+@pytest.mark.slow
 def test_any_one_failed_tc_call_leaves_a_tree_qosc_can_still_manage(ns: str, tmp_path: Path) -> None:
     """qosc's tree installed, another policy applied while each tc call in turn fails once: the wrapper either
     succeeds, or fails saying so with the interface as it was; either way a plain apply and teardown then work

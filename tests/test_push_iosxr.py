@@ -22,8 +22,7 @@ from qosc.targets.registry import targets
 pytest.importorskip("fakenos")
 pytest.importorskip("netmiko")
 
-from push.fixtures import _busy
-from push.peers import free_port
+from push.peers import bindable, free_port
 from push.xr_sim import XrLab
 from push.xr_sim import parse as sim_parse
 from push.xr_sim import render as sim_render
@@ -48,7 +47,7 @@ def xr_lab_fixture(tmp_path):
 
     def start(reject=None):
         port = free_port()
-        while _busy(port):
+        while not bindable(port):
             port = free_port()
         lab = XrLab(["xr-1"], port, "netops", PASSWORD, INITIAL, reject).start()
         labs.append(lab)

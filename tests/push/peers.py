@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import select
 import shutil
 import socket
@@ -37,26 +38,30 @@ def peer_unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-_PORT_BLOCK = 1000
-_next_port: dict[str, int] = {}
+_PORTS = range(20000, 32768)  # below the kernel's ephemeral range (net.ipv4.ip_local_port_range 32768-60999)
+_given: set[int] = set()
+_random = random.SystemRandom()  # not the `random` module's state, which a derandomized Hypothesis test seeds
 
 
 def free_port(span: int = 1) -> int:
-    """A port (the first of `span` consecutive ones) free on 127.0.0.1 now.  Under xdist each worker takes its
-    ports from a block of its own below the kernel's ephemeral range (gwN: 20000 + 1000 N onwards), so two
-    workers never pick the same port between choosing it and their peer binding it; elsewhere the kernel picks."""
+    """A port (the first of `span` consecutive ones) free on 127.0.0.1 now.
+
+    Under xdist, worker gwI of N picks at random among the ports p of 20000-32767 with p % N == I, never the same
+    one twice: two workers of a run never choose the same port between choosing it and their peer binding it,
+    and another test run on the machine (its workers pick the same way) rarely does, as with the kernel's own
+    random pick, which is used outside xdist."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if not (worker.startswith("gw") and worker[2:].isdigit()):
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or "0")
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             return int(s.getsockname()[1])
-    start = 20000 + _PORT_BLOCK * int(worker[2:])
-    for _ in range(_PORT_BLOCK):
-        port = _next_port.get(worker, start)
-        _next_port[worker] = port + span if port + 2 * span <= start + _PORT_BLOCK else start
+    mine = [p for p in _PORTS[int(worker[2:]) % count::count] if p + span <= _PORTS.stop and p not in _given]
+    for port in _random.sample(mine, min(len(mine), 200)):
+        _given.add(port)
         if all(bindable(port + i) for i in range(span)):
             return port
-    raise RuntimeError(f"no {span} free ports in {start}..{start + _PORT_BLOCK - 1}")
+    raise RuntimeError(f"no {span} free ports for {worker} in {_PORTS.start}-{_PORTS.stop - 1}")
 
 
 def bindable(port: int) -> bool:

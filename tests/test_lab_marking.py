@@ -21,23 +21,11 @@ from pathlib import Path
 import pytest
 
 from qosc.lab.netns import python_env
-from qosc.targets.linux_tc.tests.support import compile_device, need_netns, write_policy
+from qosc.targets.linux_tc.tests.support import compile_device, marking_services, need_netns, write_policy
 
 pytestmark = [pytest.mark.netns]
 
-SERVICES = """\
-services:
-  best-effort: {kind: best-effort, default: true, exp: [0], pcp: [0], queue: {share: 40%, priority: high}}
-  premium: {kind: premium, dscp: [ef], exp: [5], pcp: [5], queue: {share: 10%, priority: high}}
-  assured:
-    kind: assured
-    dscp: [af21, af22, af23]
-    exp: {low: [2], medium: [3], high: [3]}
-    pcp: {low: [2], medium: [3], high: [3]}
-    queue: {share: 40%, priority: high}
-  lbe: {kind: lbe, dscp: [cs1], exp: [1], pcp: [1], queue: {share: 1%, priority: low}}
-  network-control: {kind: network-control, exp: [6, 7], pcp: [6, 7], queue: {share: 5%, priority: high}}
-"""
+SERVICES = marking_services()
 CLASS_OF = {0: "1:10", 1: "1:13", 2: "1:12", 3: "1:12", 4: "1:10", 5: "1:11", 6: "1:14", 7: "1:14"}
 """Where each value goes: best-effort 1:10 (0, and 4, which no service lists), premium 1:11, assured 1:12, lbe 1:13,
 network-control 1:14 (the classes in policy order)."""

@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from qosc.model import Domain, Interface, Role, Service
+from qosc.targets.imposition import uplink_imposition
 from qosc.targets.junos.plan import Plan, carried, jname
 
 FAMILY = {Domain.EXP: "exp", Domain.PCP: "ieee-802.1"}
@@ -254,27 +255,10 @@ def _imposition(plan: Plan) -> None:
     edges = [i for i in device.interfaces if i.role is Role.EDGE and not i.mpls]
     if not mpls or not edges:
         return
-    imposing = [e for e in edges if e.impose]
-    leaving = [e for e in edges if not e.impose]
-    rewriting = [i for i in mpls if Domain.EXP in i.rewrite]
-    why = ("JUNOS writes the EXP of the labels a PE imposes with the EXP rewrite rule of the unit the packet leaves "
-           "by, for the traffic of every edge alike")
-    if imposing and leaving:
-        plan.error("QOS114", f"{leaving[0].name} leaves EXP to the box (impose: false) but {imposing[0].name} of "
-                   f"{device.name} imposes each service's EXP: {why}", leaving[0].where.at("impose"),
-                   "give the edge interfaces of one JUNOS device the same impose")
-    elif leaving and rewriting:
-        plan.error("QOS114", f"{leaving[0].name} leaves EXP to the box (impose: false), but {rewriting[0].name} "
-                   f"rewrites EXP: {why}, so its traffic gets each service's EXP anyway",
-                   leaving[0].where.at("impose"), "remove impose: false, or a rewrite without exp on the MPLS "
-                   "interfaces")
-    if imposing:
-        for i in mpls:
-            if Domain.EXP not in i.rewrite:
-                plan.error("QOS114", f"{imposing[0].name} of {device.name} imposes each service's EXP, but "
-                           f"{i.name} does not rewrite EXP: {why}, so labels pushed on traffic leaving by {i.name} "
-                           "get the box's EXP", i.where.at("rewrite", "role"),
-                           "rewrite exp on every MPLS interface of a PE (the default of a core), or impose: false")
+    uplink_imposition(device.name, "JUNOS", mpls, edges,
+                      "JUNOS writes the EXP of the labels a PE imposes with the EXP rewrite rule of the unit the "
+                      "packet leaves by, for the traffic of every edge alike", "the box's EXP",
+                      lambda message, loc, hint: plan.error("QOS114", message, loc, hint))
 
 
 def _tunnel_model(plan: Plan) -> None:

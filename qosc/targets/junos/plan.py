@@ -19,6 +19,7 @@ from qosc.model import Device, Interface, Kind, Policy, Role, Service
 from qosc.names import Names
 from qosc.sizing import Burst
 from qosc.targets.junos.platform import JunosPlatform
+from qosc.targets.problems import Problem, Reports
 
 _BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
 NC_QUEUE = 3
@@ -40,15 +41,6 @@ def jname(text: str) -> str:
 def num(value: float) -> str:
     """A percentage as JUNOS wants it (an integer)."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-@dataclass(frozen=True)
-class Problem:
-    code: str
-    severity: str  # "error" | "warning" | "info"
-    message: str
-    location: Location | None
-    hint: str | None = None
 
 
 @dataclass
@@ -78,7 +70,7 @@ class SchedulerSpec:
 
 
 @dataclass
-class Plan:
+class Plan(Reports):
     policy: Policy
     device: Device
     platform: JunosPlatform
@@ -103,16 +95,6 @@ class Plan:
     problems: list[Problem] = field(default_factory=list)
     names: Names = field(default_factory=lambda: Names("junos", MAX_NAME))
     """Every derived name (with a suffix or prefix) goes through this allocator, so it stays within MAX_NAME."""
-
-    def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        self.problems.append(Problem(code, "error", message, loc, hint))
-
-    def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        self.problems.append(Problem(code, "warning", message, loc, hint))
-
-    def note(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
-        self.problems.append(Problem(code, "info", message, loc, hint))
 
     @property
     def default_fc(self) -> str | None:

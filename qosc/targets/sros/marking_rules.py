@@ -11,6 +11,7 @@ sources are in marking.py.
 from __future__ import annotations
 
 from qosc.model import Domain, Interface, Service
+from qosc.targets.imposition import uplink_imposition
 from qosc.targets.sros.plan import Plan
 from qosc.targets.sros.ports import binding
 
@@ -56,30 +57,13 @@ def dei_said(plan: Plan, routed: list[Interface], edges: list[Interface]) -> Non
 
 def imposition(plan: Plan, pe: bool, routed: list[Interface], edges: list[Interface]) -> None:
     """QOS238: what the uplinks' network egress EXP cannot do for the device's edges (module doc)."""
-    mpls = [i for i in routed if i.mpls]
     if not pe:
         return
-    imposing = [e for e in edges if e.impose]
-    leaving = [e for e in edges if not e.impose]
-    rewriting = [i for i in mpls if Domain.EXP in i.rewrite]
-    why = ("SR OS writes the EXP of the labels a PE pushes with the network egress lsp-exp values of the router "
-           "interface the packet leaves by, for the traffic of every SAP alike")
-    if imposing and leaving:
-        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false) but {imposing[0].name} of "
-                   f"{plan.device.name} imposes each service's EXP: {why}", leaving[0].where.at("impose"),
-                   "give the edge interfaces of one SR OS device the same impose")
-    elif leaving and rewriting:
-        plan.error("QOS238", f"{leaving[0].name} leaves EXP to the box (impose: false), but {rewriting[0].name} "
-                   f"rewrites EXP: {why}, so its traffic gets each service's EXP anyway",
-                   leaving[0].where.at("impose"), "remove impose: false, or a rewrite without exp on the MPLS "
-                   "interfaces")
-    if imposing:
-        for i in mpls:
-            if Domain.EXP not in i.rewrite:
-                plan.error("QOS238", f"{imposing[0].name} of {plan.device.name} imposes each service's EXP, but "
-                           f"{i.name} does not rewrite EXP: {why}, so labels pushed on traffic leaving by {i.name} "
-                           "get the default network policy's EXP", i.where.at("rewrite", "role"),
-                           "rewrite exp on every MPLS interface of a PE (the default of a core), or impose: false")
+    uplink_imposition(plan.device.name, "SR OS", [i for i in routed if i.mpls], edges,
+                      "SR OS writes the EXP of the labels a PE pushes with the network egress lsp-exp values of the "
+                      "router interface the packet leaves by, for the traffic of every SAP alike",
+                      "the default network policy's EXP",
+                      lambda message, loc, hint: plan.error("QOS238", message, loc, hint))
 
 
 def swapped(plan: Plan, routed: list[Interface]) -> None:

@@ -13,9 +13,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from qosc.diagnostics import Location
 from qosc.model import Device, Interface, Kind, Policy, Service
 from qosc.names import Names
+from qosc.targets.problems import Problem, Reports
 from qosc.targets.sros.platform import SrosPlatform
 from qosc.targets.sros.ports import Binding, binding, form, sap_marks
 
@@ -30,15 +30,6 @@ RANK = {Kind.NETWORK_CONTROL: 0, Kind.PREMIUM: 1, Kind.ASSURED: 2, Kind.OTHER: 3
 def sname(text: str) -> str:
     """An SR OS object name from a policy name (the policy's names are already [A-Za-z0-9_.-])."""
     return re.sub(r"[^A-Za-z0-9_.-]", "-", text)
-
-
-@dataclass(frozen=True)
-class Problem:
-    code: str
-    severity: str
-    message: str
-    location: Location | None
-    hint: str | None = None
 
 
 @dataclass
@@ -81,7 +72,7 @@ class PortSpec:
 
 
 @dataclass
-class Plan:
+class Plan(Reports):
     policy: Policy
     device: Device
     platform: SrosPlatform
@@ -102,16 +93,6 @@ class Plan:
     """The MPLS EXP and 802.1p decisions and the network policies (marking.py)."""
     problems: list[Problem] = field(default_factory=list)
     names: Names = field(default_factory=lambda: Names("sros", MAX_NAME))
-
-    def error(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        self.problems.append(Problem(code, "error", message, loc, hint))
-
-    def warn(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        self.problems.append(Problem(code, "warning", message, loc, hint))
-
-    def note(self, code: str, message: str, loc: Location | None, hint: str | None = None) -> None:
-        """A platform fact the policy cannot change (qosc.diagnostics.info)."""
-        self.problems.append(Problem(code, "info", message, loc, hint))
 
     @property
     def default_fc(self) -> Fc | None:

@@ -59,3 +59,21 @@ def number(pattern: str, text: str) -> int:
     found = re.search(pattern, text)
     assert found is not None, (pattern, text)
     return int(found[1])
+
+
+def marking_services(exp_high: int = 3) -> str:
+    """The `services:` block of the marking tests: the five services of the MPLS backbone with EXP and PCP
+    values (assured's AF21-23 as EXP 2 / 3 / exp_high and PCP 2 / 3 / 3; network control on 6 and 7)."""
+    return f"""\
+services:
+  best-effort: {{kind: best-effort, default: true, exp: [0], pcp: [0], queue: {{share: 40%, priority: high}}}}
+  premium: {{kind: premium, dscp: [ef], exp: [5], pcp: [5], queue: {{share: 10%, priority: high}}}}
+  assured:
+    kind: assured
+    dscp: [af21, af22, af23]
+    exp: {{low: [2], medium: [3], high: [{exp_high}]}}
+    pcp: {{low: [2], medium: [3], high: [3]}}
+    queue: {{share: 40%, priority: high}}
+  lbe: {{kind: lbe, dscp: [cs1], exp: [1], pcp: [1], queue: {{share: 1%, priority: low}}}}
+  network-control: {{kind: network-control, exp: [6, 7], pcp: [6, 7], queue: {{share: 5%, priority: high}}}}
+"""

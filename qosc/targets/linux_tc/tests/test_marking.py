@@ -13,23 +13,13 @@ import yaml
 
 from qosc import api
 from qosc.targets.linux_tc.read.cbpf import run
-from qosc.targets.linux_tc.tests.support import ROOT, compile_device, write_policy
+from qosc.targets.linux_tc.tests.support import ROOT, compile_device, marking_services, write_policy
 
 EXAMPLE = ROOT / "examples" / "mpls-backbone.yaml"
 POLICY = """\
 qosc: 1
 name: marks
-services:
-  best-effort: {kind: best-effort, default: true, exp: [0], pcp: [0], queue: {share: 40%, priority: high}}
-  premium: {kind: premium, dscp: [ef], exp: [5], pcp: [5], queue: {share: 10%, priority: high}}
-  assured:
-    kind: assured
-    dscp: [af21, af22, af23]
-    exp: {low: [2], medium: [3], high: [4]}
-    pcp: {low: [2], medium: [3], high: [3]}
-    queue: {share: 40%, priority: high}
-  lbe: {kind: lbe, dscp: [cs1], exp: [1], pcp: [1], queue: {share: 1%, priority: low}}
-  network-control: {kind: network-control, exp: [6, 7], pcp: [6, 7], queue: {share: 5%, priority: high}}
+""" + marking_services(exp_high=4) + """\
 devices:
   lx:
     platform: linux

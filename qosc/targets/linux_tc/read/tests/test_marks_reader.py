@@ -26,7 +26,7 @@ from qosc.behaviour.readback import read as readback
 from qosc.behaviour.roundtrip import round_trip
 from qosc.model import Policy
 from qosc.targets.linux_tc.read import kernel
-from qosc.targets.linux_tc.tests.support import need_netns, valid, write_policy
+from qosc.targets.linux_tc.tests.support import marking_services, need_netns, valid, write_policy
 
 DATA = Path(__file__).parent / "data"
 POLICY = DATA / "marks.yaml"
@@ -148,17 +148,7 @@ def test_the_stored_dump_is_what_this_kernel_shows() -> None:
 LOADABLE = """\
 qosc: 1
 name: marks-live
-services:
-  best-effort: {kind: best-effort, default: true, exp: [0], pcp: [0], queue: {share: 40%, priority: high}}
-  premium: {kind: premium, dscp: [ef], exp: [5], pcp: [5], queue: {share: 10%, priority: high}}
-  assured:
-    kind: assured
-    dscp: [af21, af22, af23]
-    exp: {low: [2], medium: [3], high: [3]}
-    pcp: {low: [2], medium: [3], high: [3]}
-    queue: {share: 40%, priority: high}
-  lbe: {kind: lbe, dscp: [cs1], exp: [1], pcp: [1], queue: {share: 1%, priority: low}}
-  network-control: {kind: network-control, exp: [6, 7], pcp: [6, 7], queue: {share: 5%, priority: high}}
+""" + marking_services() + """\
 devices:
   lx:
     platform: linux

@@ -24,18 +24,15 @@ without the sleeps, so a 100-device benchmark measures qosc, not the sleeps.
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 import time
 from typing import ClassVar
 
-import paramiko
-from fakenos import FakeNOS
-from fakenos.plugins.servers import ssh_server_paramiko as fakessh
 from fakenos.plugins.shell.cmd_shell import CMDShell
 
 from push import fakenos_fast  # noqa: F401  (installs the simulator speed-ups)
+from push.clilab import CliLab
 
 MODES = {  # mode -> (prompt suffix, first words allowed)
     "exec": (">", set()),
@@ -289,39 +286,13 @@ class IosShell(CMDShell):
         return ""
 
 
-class IosLab:
+class IosLab(CliLab):
     """N FakeNOS cisco_ios hosts on 127.0.0.1, ports base..base+N-1, driven by IosShell."""
 
     def __init__(self, names: list[str], base_port: int, username: str, password: str, secret: str = "",
                  initial: str = "", reject: str | None = None):
-        self.names = names
-        self.ports = {name: base_port + i for i, name in enumerate(names)}
-        self.devices = {name: Device(name, initial, secret, reject) for name in names}
-        IosShell.devices.update(self.devices)
-        inventory = {
-            "default": {"username": username, "password": password,
-                        "server": {"plugin": "ParamikoSshServer",
-                                   "configuration": {"address": "127.0.0.1", "timeout": 1,
-                                                     "watchdog_interval": 1}},
-                        "nos": {"plugin": "cisco_ios"}},
-            "hosts": {name: {"port": port} for name, port in self.ports.items()},
-        }
-        self.net = FakeNOS(inventory=inventory)
-        self.net.shell_plugins["CMDShell"] = IosShell  # the stock shell, extended (see module doc)
-
-    def start(self) -> IosLab:
-        self.net.start()
-        return self
-
-    def stop(self) -> None:
-        self.net.stop()
-        for name in self.names:
-            IosShell.devices.pop(name, None)
-
-    @staticmethod
-    def host_key_line(host: str, port: int) -> str:
-        key = paramiko.RSAKey(file_obj=io.StringIO(fakessh.DEFAULT_SSH_KEY))
-        return f"[{host}]:{port} {key.get_name()} {key.get_base64()}\n"
+        super().__init__(names, base_port, username, password, IosShell, "cisco_ios",
+                         {name: Device(name, initial, secret, reject) for name in names})
 
 
 def wait_until(predicate, timeout: float = 5.0) -> bool:

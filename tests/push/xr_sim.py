@@ -25,17 +25,14 @@ lines of code (never qosc's):
 from __future__ import annotations
 
 import copy
-import io
 import re
 import threading
 from typing import Any, ClassVar
 
-import paramiko
-from fakenos import FakeNOS
-from fakenos.plugins.servers import ssh_server_paramiko as fakessh
 from fakenos.plugins.shell.cmd_shell import CMDShell
 
 from push import fakenos_fast  # noqa: F401  (installs the simulator speed-ups)
+from push.clilab import CliLab
 
 PROMPT = "RP/0/RP0/CPU0:{name}{mode}#"
 MODES = {  # mode -> (prompt part, first words allowed)
@@ -303,36 +300,10 @@ class XrShell(CMDShell):
         return ""
 
 
-class XrLab:
+class XrLab(CliLab):
     """N FakeNOS hosts on 127.0.0.1, ports base..base+N-1, driven by XrShell."""
 
     def __init__(self, names: list[str], base_port: int, username: str, password: str, initial: str = "",
                  reject: str | None = None, second: float = 0.05) -> None:
-        self.names = names
-        self.ports = {name: base_port + i for i, name in enumerate(names)}
-        self.devices = {name: Device(name, initial, reject, second) for name in names}
-        XrShell.devices.update(self.devices)
-        inventory = {
-            "default": {"username": username, "password": password,
-                        "server": {"plugin": "ParamikoSshServer",
-                                   "configuration": {"address": "127.0.0.1", "timeout": 1,
-                                                     "watchdog_interval": 1}},
-                        "nos": {"plugin": "cisco_xr"}},
-            "hosts": {name: {"port": port} for name, port in self.ports.items()},
-        }
-        self.net = FakeNOS(inventory=inventory)
-        self.net.shell_plugins["CMDShell"] = XrShell
-
-    def start(self) -> XrLab:
-        self.net.start()
-        return self
-
-    def stop(self) -> None:
-        self.net.stop()
-        for name in self.names:
-            XrShell.devices.pop(name, None)
-
-    @staticmethod
-    def host_key_line(host: str, port: int) -> str:
-        key = paramiko.RSAKey(file_obj=io.StringIO(fakessh.DEFAULT_SSH_KEY))
-        return f"[{host}]:{port} {key.get_name()} {key.get_base64()}\n"
+        super().__init__(names, base_port, username, password, XrShell, "cisco_xr",
+                         {name: Device(name, initial, reject, second) for name in names})

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError
+from qosc.push.cli import open_cli
 from qosc.push.credentials import redact
 
 ERROR = r"% ?Invalid input|% ?Incomplete command|% ?Ambiguous command|% ?Failed to commit|%\s*Error"
@@ -140,21 +141,7 @@ class IosxrDriver(Driver):
         return out
 
     def open(self) -> None:
-        from netmiko import ConnectHandler
-        c = self.credentials
-        if c.verify_host_key and c.known_host_key() is None:
-            raise PushError("open", c.unknown_host_message())
-        try:
-            self.conn = ConnectHandler(
-                device_type="cisco_xr", host=c.host, port=c.port, username=c.username,
-                password=c.password.reveal() or None, key_file=c.key_file, use_keys=c.key_file is not None,
-                allow_agent=True, ssh_strict=c.verify_host_key, system_host_keys=False,
-                alt_host_keys=c.verify_host_key, alt_key_file=c.known_hosts or "",
-                conn_timeout=self.options.connect_timeout, auth_timeout=self.options.connect_timeout,
-                banner_timeout=self.options.connect_timeout, fast_cli=True)
-        except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
-            raise PushError("open", f"cannot open SSH CLI session to {c.host}:{c.port}: "
-                            f"{redact(str(exc) or type(exc).__name__)}") from None
+        self.conn = open_cli(self.credentials, self.options.connect_timeout, "cisco_xr")
 
     def _running(self, stage: str) -> str:
         return self._send(stage, "show running-config", r"#\s*$")

@@ -55,7 +55,8 @@ from __future__ import annotations
 from qosc.cache.policy import Cached, PolicyCache, read_policy
 from qosc.cache.records import decode_diags, decode_part, encode_diags, encode_part
 from qosc.cache.segments import Seg, _agrees, count_nodes, segment, tree_fingerprint
-from qosc.cache.store import FORMAT, KEEP_STORES, Store, _files_fingerprint, code_fingerprint, default_dir
+from qosc.cache.store import FORMAT, KEEP_STORES, Store, _files_fingerprint, code_fingerprint
+from qosc.cachedir import default_dir
 
 __all__ = [
     "FORMAT",

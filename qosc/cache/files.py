@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterable
 
 
 def identity(path: str) -> str | None:
@@ -41,11 +42,13 @@ def owner_of(payload: str) -> str:
     return str(json.loads(payload.split("\t", 5)[5]))
 
 
-def stale(outdir: str, files: dict[str, str]) -> tuple[set[str], set[str]]:
-    """(the recorded files missing or not as written, those whose ctime alone moved with their content intact)."""
+def stale(outdir: str, files: dict[str, str], names: Iterable[str] | None = None) -> tuple[set[str], set[str]]:
+    """(the recorded files missing or not as written, those whose ctime alone moved with their content intact);
+    `names`: only these of the recorded files."""
     join = os.path.join
     gone, moved = set(), set()
-    for rel, payload in files.items():
+    for rel in files if names is None else names:
+        payload = files[rel]
         now = identity(join(outdir, rel))
         if now is not None and payload.startswith(now) and payload[len(now)] == "\t":
             continue

@@ -19,16 +19,17 @@ from qosc.cache.files import digest_of, owner_of, stale
 from qosc.cache.files import record as file_record
 from qosc.cache.records import (
     DeviceRecord,
-    decode_diags,
     decode_part,
     device_payload,
+    device_record,
+    diags_of,
     encode_diags,
     encode_part,
-    entry_fields,
     entry_payload,
+    read_entry,
 )
-from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, hashes, segment, tree_fingerprint
-from qosc.cache.store import Store
+from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, cut, hashes, tree_fingerprint
+from qosc.cache.store import Store, keeping
 from qosc.checks import Checked, check, needs_whole
 from qosc.checks.references import named
 from qosc.diagnostics import Diagnostic, Location
@@ -96,11 +97,12 @@ class PolicyCache:
             result, _, ok = validate_stages(self.policy, jobs=self.jobs)
             return result, ok
         text = read_policy(self.policy)
-        segs = segment(text) if text is not None else None
+        found = cut(self.policy, text, keeping()) if text is not None else None
+        segs = found.segs if found is not None else None
         old = self.store.meta.get("model")
-        if not self.verify and text is not None and segs and old and old.get("global") == _global_hash(text, segs):
+        if not self.verify and found is not None and segs and old and old.get("global") == found.glob:
             try:
-                done = self._fast(text, segs, old)
+                done = self._fast(text, segs, old, found.digests)  # type: ignore[arg-type]
             except Exception:  # noqa: BLE001 - a store this code did not write: validate from scratch
                 done = None
             if done is not None:
@@ -120,18 +122,22 @@ class PolicyCache:
         into.append(found)
         return found.diagnostics
 
-    def _fast(self, text: str, segs: list[Seg], old: dict[str, Any]) -> tuple[Any, bool] | None:
+    def _fast(self, text: str, segs: list[Seg], old: dict[str, Any], digests: dict[str, str],
+              known: set[str] | None = None) -> tuple[Any, bool] | None:
+        """The incremental validation; `known`: devices whose files are not intact, if known yet.
+
+        The check of the files (`watch`, on another CPU) is waited for only at the end: if it found a device
+        reused here, the validation is done again with it built (rare: someone changed the output)."""
         devsegs = [s for s in segs if s.sid.startswith("d:")]
         stored = self.store.devices
         if not all(s.sid[2:] in stored for s in devsegs[:1]):
             return None
-        stale = self._stale_devices()
-        digests = hashes(text, devsegs)
+        stale, keep = known or set(), keeping()
         cached: dict[str, DeviceRecord] = {}
         held: set[str] = set()
         for s in devsegs:
             name, raw = s.sid[2:], stored.get(s.sid[2:])
-            rec = DeviceRecord(raw) if raw is not None else None
+            rec = device_record(raw, keep) if raw is not None else None
             if rec is None or rec.text != digests[s.sid] or not rec.done or name in stale:
                 held.add(name)
             elif rec is not None:
@@ -159,7 +165,7 @@ class PolicyCache:
             part = decoded.get(rec.part)
             if part is None:
                 part = decoded[rec.part] = decode_part(old["parts"][rec.part], self.policy, lines)
-            found = decode_diags(json.loads(rec.findings), self.policy, lines) if rec.findings != "[]" else []
+            found = diags_of(rec.findings, self.policy, lines, keep)
             if part is None or found is None:
                 return None
             parts[name] = part
@@ -174,6 +180,9 @@ class PolicyCache:
         if result.policy is None or not ok or any(d.is_error for d in result.diagnostics) or \
                 _h(checked[0].network.context) != old.get("context"):
             return None  # errors are reported by a full validation, exactly; a new context: every device again
+        now_stale = self._stale_devices()
+        if now_stale.intersection(reused):
+            return self._fast(text, segs, old, digests, stale | now_stale)
         self._order = [(name, None if rec is None else Cached(name, rec.platform, Where(where[name])))
                        for name, rec in ((s.sid[2:], reused.get(s.sid[2:])) for s in devsegs)]
         self._keys(result.policy, text, segs, tree, checked[0], reused, old)
@@ -267,10 +276,10 @@ class PolicyCache:
         if raw is None:
             return None
         try:
-            files, notes, diags = self._looked[key] = entry_fields(raw)  # type: ignore[index]
-            found = decode_diags(json.loads(diags), self.policy, self.lines) if diags != "[]" else []
+            found, files, notes, diags = read_entry(raw, self.policy, self.lines, keeping())
         except (TypeError, ValueError, IndexError, KeyError):  # not what this code writes
             return None
+        self._looked[key] = (files, notes, diags)  # type: ignore[index]
         return None if found is None else (found, None if files is None else list(files), notes)
 
     def _stale_devices(self) -> set[str]:
@@ -280,11 +289,18 @@ class PolicyCache:
         return {owner_of(self.store.files[rel]) for rel in self._stale.result()[0]}
 
     def watch(self, background: bool) -> None:
-        """Start checking that the files of every cached unit are intact (in a forked child if `background`)."""
+        """Start checking that the files of every cached unit are intact (in forked children if `background`:
+        two, each with half of the files, so that the check takes one CPU's time on either side of this one)."""
         from qosc.parallel import Background
 
         files = self.store.files
-        self._stale = Background(lambda: stale(self.outdir, files), background and len(files) > 4096)
+        if not background or len(files) <= 4096:
+            self._stale = Background(lambda: stale(self.outdir, files), False)
+            return
+        names = list(files)
+        halves = [Background(lambda part=part: stale(self.outdir, files, part))  # type: ignore[misc]
+                  for part in (names[:len(names) // 2], names[len(names) // 2:])]
+        self._stale = _Joined(halves)
 
     def intact(self, files: list[str] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
@@ -293,7 +309,7 @@ class PolicyCache:
         if self._stale is None:
             self.watch(False)
         stale = self._stale.result()[0]
-        return not any(rel in stale for rel in files)
+        return not stale or stale.isdisjoint(files)
 
     def close(self) -> None:
         """Reap the background check, if one was started and not waited for."""
@@ -364,3 +380,17 @@ class PolicyCache:
                     rec = device_payload(*rec)
                 devices[name] = rec
         self.store.save(meta, devices, entries, files)
+
+
+class _Joined:
+    """The file checks of several Background children as one: (files not intact, files whose ctime alone moved)."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+        self.value: tuple[set[str], set[str]] | None = None
+
+    def result(self) -> tuple[set[str], set[str]]:
+        if self.value is None:
+            found = [p.result() for p in self.parts]
+            self.value = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
+        return self.value

@@ -111,3 +111,56 @@ def entry_fields(raw: str) -> tuple[list[str] | None, list[str], str]:
         raise ValueError("not an entry")
     found = [f if f[:1] != '"' else unquote(f) for f in files] if rendered == "1" else None
     return found, [] if notes == "[]" else [str(n) for n in json.loads(notes)], diags
+
+
+KEEP = 1 << 18
+"""Records a process that compiles again and again (the compile server) keeps decoded, per table (`keeping`)."""
+_ENTRIES: dict[str, tuple[list[str] | None, list[str], str]] = {}
+_DEVICES: dict[str, DeviceRecord] = {}
+_DIAGS: dict[str, tuple[str, tuple[tuple[str, int | None], ...], list[Diagnostic] | None]] = {}
+"""Diagnostics in JSON -> (policy file, the lines of the segments they point into, decoded): valid while those
+segments did not move."""
+
+
+def _kept(table: dict[str, Any], key: str, value: Any) -> Any:
+    if len(table) >= KEEP:
+        table.clear()
+    table[key] = value
+    return value
+
+
+def device_record(raw: str, keep: bool) -> DeviceRecord:
+    """DeviceRecord(raw); `keep`: remembered for the next compile in this process."""
+    if not keep:
+        return DeviceRecord(raw)
+    found = _DEVICES.get(raw)
+    return found if found is not None else _kept(_DEVICES, raw, DeviceRecord(raw))
+
+
+def diags_of(text: str, filename: str, lines: dict[str, int], keep: bool) -> list[Diagnostic] | None:
+    """decode_diags of diagnostics in JSON; `keep`: remembered for the next compile in this process (the list is
+    shared: never change it)."""
+    if text == "[]":
+        return []
+    hit = _DIAGS.get(text) if keep else None
+    if hit is not None and hit[0] == filename and all(lines.get(sid) == at for sid, at in hit[1]):
+        return hit[2]
+    enc = json.loads(text)
+    found = decode_diags(enc, filename, lines)
+    if keep:
+        sids = sorted({d[3][0] for d in enc if d[3] is not None and d[3][0]})
+        _kept(_DIAGS, text, (filename, tuple((sid, lines.get(sid)) for sid in sids), found))
+    return found
+
+
+def read_entry(raw: str, filename: str, lines: dict[str, int], keep: bool) -> \
+        tuple[list[Diagnostic] | None, list[str] | None, list[str], str]:
+    """(its diagnostics located in the file as it is now or None, files, notes, diagnostics in JSON) of an entry
+    (`entry_fields`, `diags_of`); `keep`: remembered for the next compile in this process."""
+    fields = _ENTRIES.get(raw) if keep else None
+    if fields is None:
+        fields = entry_fields(raw)
+        if keep:
+            _kept(_ENTRIES, raw, fields)
+    files, notes, diags = fields
+    return diags_of(diags, filename, lines, keep), files, notes, diags

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +98,98 @@ def hashes(text: str, segs: list[Seg]) -> dict[str, str]:
     view = memoryview(text.encode("ascii"))
     blake = hashlib.blake2b
     return {s.sid: blake(view[s.start:s.end], digest_size=16).hexdigest() for s in segs}
+
+
+@dataclass
+class Cut:
+    """A policy text cut (`segment`), with the hash of every device segment and of the rest (`_global_hash`)."""
+
+    segs: list[Seg] | None
+    digests: dict[str, str]
+    glob: str
+
+
+_LAST: dict[str, tuple[str, Cut]] = {}
+"""Policy file -> its last text and cut, kept by a process that compiles again and again (the compile server)."""
+_PLAIN = "\r\x85\u2028\u2029\ufeff\t<&*!"
+"""Characters an edit must not bring near it to be cut from the last cut: those `segment` looks for everywhere."""
+
+
+def cut(path: str, text: str, keep: bool) -> Cut:
+    """`segment(text)` with its hashes; `keep`: from the last cut of `path` when the edit since is within one
+    line of a device's body (`_edited`: the same cut, later segments moved), and remember this one."""
+    last = _LAST.get(path) if keep else None
+    found = _edited(*last, text) if last is not None else None
+    if found is None:
+        segs = segment(text)
+        found = Cut(segs, hashes(text, [s for s in segs if s.sid.startswith("d:")]) if segs else {},
+                    _global_hash(text, segs) if segs else "")
+    if keep:
+        _LAST[path] = (text, found)
+    return found
+
+
+def _edited(old: str, last: Cut, new: str) -> Cut | None:
+    """The cut of `new` from that of `old`, if they differ only inside one line of a device's body (not its
+    key line, not the indentation): what `segment` finds is then the same but for the offsets after the edit;
+    None when the edit is anything else (tests/test_cache_cut.py compares with `segment` on random edits)."""
+    if last.segs is None:
+        return None
+    if new == old:
+        return last
+    p = _common_prefix(old, new)
+    q = _common_suffix(old, new, min(len(old), len(new)) - p)
+    gone, added = old[p:len(old) - q], new[p:len(new) - q]
+    near = new[max(0, p - 2):p + len(added) + 2]
+    if "\n" in gone or "\n" in added or any(c in near for c in _PLAIN):
+        return None
+    if not new[new.rfind("\n", 0, p) + 1:p].strip():
+        return None  # the edit reaches the indentation or the first character of its line
+    starts = [s.start for s in last.segs]
+    at = bisect_right(starts, p) - 1
+    seg = last.segs[at] if at >= 0 else None
+    if seg is None or not seg.sid.startswith("d:") or p <= old.find("\n", seg.start) or p + len(gone) > seg.end:
+        return None  # not in the body of one device (its key line could name another one)
+    delta = len(added) - len(gone)
+    segs = last.segs[:at] + [Seg(seg.sid, seg.line, seg.start, seg.end + delta)] + \
+        [Seg(s.sid, s.line, s.start + delta, s.end + delta) for s in last.segs[at + 1:]]
+    digests = dict(last.digests)
+    digests[seg.sid] = hashes(new, [segs[at]])[seg.sid]
+    return Cut(segs, digests, last.glob)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix (compared a block at a time, in C)."""
+    n, lo, step = min(len(a), len(b)), 0, 1 << 16
+    while lo < n:
+        hi = min(n, lo + step)
+        if a[lo:hi] != b[lo:hi]:
+            while hi - lo > 1:  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        lo = hi
+    return n
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common suffix, at most `limit`."""
+    la, lb, lo, step = len(a), len(b), 0, 1 << 16
+    while lo < limit:
+        hi = min(limit, lo + step)
+        if a[la - hi:la - lo] != b[lb - hi:lb - lo]:
+            while hi - lo > 1:  # the last lo characters agree, the last hi do not
+                mid = (lo + hi) // 2
+                if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        lo = hi
+    return limit
 
 
 def _agrees(tree: Any, segs: list[Seg], devices: set[str] | None = None) -> bool:

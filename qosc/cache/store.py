@@ -23,6 +23,7 @@ from typing import Any
 
 import qosc
 from qosc.cache.segments import _h
+from qosc.cachedir import Untrusted, _private_dir
 
 FORMAT = 5  # 2: entries carry the render notes of their files; 3: JSON with a sha256; 4: files by identity;
 # 5: devices by their findings and parts, not their model
@@ -31,13 +32,6 @@ KEEP_STORES = 32
 MAGIC = b"qosc-cache"
 SUFFIX = ".qosc-cache.json"
 STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(SUFFIX))
-
-
-def default_dir() -> Path:
-    """$QOSC_CACHE_DIR, else $XDG_CACHE_HOME/qosc, else ~/.cache/qosc."""
-    if os.environ.get("QOSC_CACHE_DIR"):
-        return Path(os.environ["QOSC_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qosc"
 
 
 def code_fingerprint(roots: tuple[Path, ...] | None = None) -> str:
@@ -70,41 +64,24 @@ def _files_fingerprint(roots: tuple[Path, ...]) -> str:
     return h.hexdigest()[:32]
 
 
-class Untrusted(Exception):
-    """The cache directory or a cache file is not this user's private data (QOS106)."""
-
-
-def _private_dir(path: Path) -> int:
-    """An fd of the cache directory, created 0700 if missing; raises Untrusted unless it is this user's own.
-
-    A directory of this user that nobody else could write (no group or other write bit, e.g. 0755 from an
-    older qosc) is tightened to 0700; one that others can write, or that another user owns, is refused.
-    """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(path, 0o700)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as exc:
-        if os.path.islink(path):
-            raise Untrusted(f"{path} is a symbolic link") from None
-        raise Untrusted(f"{path}: {exc.strerror or exc}") from None
-    st = os.fstat(fd)
-    why = None
-    if st.st_uid != os.geteuid():
-        why = f"{path} is owned by uid {st.st_uid}, not {os.geteuid()}"
-    elif st.st_mode & 0o022:
-        why = f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):04o})"
-    elif st.st_mode & 0o077:
-        os.fchmod(fd, 0o700)
-    if why is not None:
-        os.close(fd)
-        raise Untrusted(why)
-    return fd
-
-
 Records = tuple[dict[str, Any], dict[str, str], dict[str, str], dict[str, str]]
 """(meta, devices, entries, files): see `Store`."""
+
+_KEPT: dict[str, tuple[tuple[int, int, int, int], Records]] = {}
+"""Store path -> (the identity of the file this process last wrote there, its records): a process that
+compiles again and again (the compile server, qosc.server) keeps what it wrote instead of reading it back."""
+keep_written = False
+"""Set by the compile server: remember every store this process writes (`_KEPT`)."""
+
+
+def keeping() -> bool:
+    """Whether this process compiles again and again (the compile server): what it decodes is worth keeping."""
+    return keep_written
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What says a file is still the one written (any write changes its ctime, which no one can set back)."""
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _read_store(dir_fd: int, name: str, shown: Path) -> Records | None:
@@ -124,6 +101,9 @@ def _read_store(dir_fd: int, name: str, shown: Path) -> Records | None:
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             raise Untrusted(f"{shown / name} is owned by uid {st.st_uid} with mode {stat.S_IMODE(st.st_mode):04o}, "
                             f"not uid {os.geteuid()} with 0600")
+        kept = _KEPT.get(str(shown / name))
+        if kept is not None and kept[0] == _identity(st):
+            return kept[1]
         with os.fdopen(fd, "rb", closefd=False) as fh:
             blob = fh.read()
     finally:
@@ -250,6 +230,9 @@ class Store:
             os.close(fd)
             fd = -1
             os.replace(tmp, self.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            if keep_written:
+                st = os.stat(self.name, dir_fd=dir_fd, follow_symlinks=False)
+                _KEPT[str(self.path)] = (_identity(st), ({**json.loads(head)}, devices, entries, files))
             stores = [n for n in os.listdir(dir_fd) if _is_store(dir_fd, n)]
             stores.sort(key=lambda n: os.stat(n, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns, reverse=True)
             for old in stores[KEEP_STORES:]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from qosc import cache, pipeline
+from qosc import cache, pipeline, server
 from qosc.commands._common import add_report_options, report, status
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.emit import Transaction, UntrustedState
@@ -41,6 +42,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
     cmd.add_argument("--verify", action="store_true",
                      help="also run the targets' checks that depend on this machine (e.g. load every tc batch into "
                      "a network namespace) and report what they found (QOS104); the files do not change")
+    cmd.add_argument("--no-server", action="store_true",
+                     help="compile in this process even if a compile server (qosc serve) listens for the cache "
+                     "directory")
     cmd.add_argument("-q", "--quiet", action="store_true", help="do not list written files")
     add_report_options(cmd)
     return cmd
@@ -112,7 +116,8 @@ def _compile(args: argparse.Namespace, stores: list[cache.PolicyCache], tx: Tran
         print(f"qosc: cannot write to {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     for store in stores:
-        store.save(tx.touched)
+        save = partial(store.save, tx.touched)
+        server.after_answer(save) if server.serving else save()  # a server answers first (qosc.server)
     if not args.quiet:
         print(f"qosc: {done.files} files for {done.pairs} device/target pairs, {done.changed} changed"
               f"{f' ({done.reused} pairs unchanged, from the cache)' if done.reused else ''}, in {args.output}",

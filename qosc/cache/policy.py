@@ -218,7 +218,7 @@ class PolicyCache:
             self._global = _h(self.policy, rest, list(prof))
             nodes = tree.get("devices") or {}
             dev_text = {d.name: tree_fingerprint(nodes.get(d.name)) for d in policy.devices}
-        whole = _h(text if text is not None else tree_fingerprint(tree))
+        whole = _h(text if text is not None else tree_fingerprint(tree)) if policy.hosts else ""  # (hosts' key)
         for name, rec in reused.items():
             self._units["d:" + name] = rec.fp
         for dev in policy.devices:

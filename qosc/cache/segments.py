@@ -93,7 +93,7 @@ def segment(text: str) -> list[Seg] | None:
 
 def hashes(text: str, segs: list[Seg]) -> dict[str, str]:
     """_ht of every segment's text, by sid (of its bytes where the text is ASCII: no copy, no encoding)."""
-    if not text.isascii():
+    if len(segs) < 64 or not text.isascii():  # (a few: not worth encoding the whole text)
         return {s.sid: _ht(text[s.start:s.end]) for s in segs}
     view = memoryview(text.encode("ascii"))
     blake = hashlib.blake2b

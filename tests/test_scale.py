@@ -487,7 +487,8 @@ def test_a_profile_change_rerenders_only_the_devices_using_it(capsys: pytest.Cap
 @pytest.mark.parametrize("script, args, pattern", [
     ("compile_scale.py", ["-n", "60", "--no-aerleon", "--incremental"],
      r"^compile_scale: 60 devices x 16 interfaces, \d+ files, [\d.]+ MB of configuration \([\d.]+ MB in all\) in "
-     r"[\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB, jobs auto, verify (on|off) \| one device changed: [\d.]+ s, peak "
+     r"[\d.]+ s = [\d.]+ MB/s, peak RSS \d+ MiB, jobs auto, verify (on|off) \| one device changed: [\d.-]+ s with "
+     r"the compile server \(qosc serve; its first compile [\d.]+ s\), [\d.]+ s in a process of its own, peak "
      r"RSS \d+ MiB \(\d+ files for \d+ device/target pairs, 1 changed \(\d+ pairs unchanged, from the cache\)\)$"),
     ("validate_scale.py", ["-n", "60"], r"^validate_scale: .*60 devices"),
     ("read_scale.py", ["--mb", "0.4", "--filters", "500"],

@@ -43,14 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from qosc import server  # (first: a compile the server runs imports nothing more here)
 
-    code = server.delegate(argv)
-    if code is not None:
-        return code
-    args = parser().parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser().print_help(sys.stderr)
-        return 2
     try:
+        code = server.delegate(argv)
+        if code is not None:
+            return code
+        args = parser().parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser().print_help(sys.stderr)
+            return 2
         return int(args._run(args))
     except KeyboardInterrupt:
         print("qosc: interrupted", file=sys.stderr)

@@ -37,6 +37,7 @@ import contextlib
 import io
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -56,6 +57,21 @@ _SO_PEERCRED = struct.Struct("3i")
 serving = False
 """True in the server process: its own compiles never delegate (qosc.cli.main runs them here)."""
 _later: list[Callable[[], object]] = []
+
+
+_client: socket.socket | None = None
+"""The connection of the compile being run (see `abandoned`)."""
+
+
+def abandoned() -> bool:
+    """Whether the client of the compile being run has gone (interrupted: Ctrl-C, killed): the compile then
+    publishes nothing, as it would have in the client's own process."""
+    if _client is None:
+        return False
+    gone = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
+    poll = select.poll()
+    poll.register(_client.fileno(), select.POLLIN | gone)
+    return any(events & gone for _, events in poll.poll(0))
 
 
 def after_answer(work: Callable[[], object]) -> None:
@@ -250,6 +266,7 @@ class Server:
 
     def _answer(self, conn: socket.socket) -> bool:
         """Answer one connection; False: stop serving."""
+        global _client
         if peer_uid(conn) != os.geteuid():
             return True  # another user's process: no answer at all
         conn.settimeout(10.0)
@@ -278,7 +295,11 @@ class Server:
             answer, keep = {"stale": "qosc's files changed since this server started"}, False
         else:
             self.requests += 1
-            answer = _compile(request)
+            _client = conn
+            try:
+                answer = _compile(request)
+            finally:
+                _client = None
         with contextlib.suppress(OSError):
             conn.settimeout(None)
             conn.sendall(json.dumps(answer).encode() + b"\n")

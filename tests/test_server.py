@@ -135,6 +135,30 @@ def test_a_server_killed_during_a_compile_leaves_the_client_to_compile(tmp_path:
     assert again.returncode == 0 and "server" not in again.stderr
 
 
+def test_an_interrupted_client_publishes_nothing(tmp_path: Path) -> None:
+    """Ctrl-C on `qosc compile` stops it before it publishes, in its own process; through the server too."""
+    (tmp_path / "net.yaml").write_text(generate(1500))
+    env = _env(tmp_path / "cache")
+    proc = _serve(tmp_path / "cache", env)
+    try:
+        client = subprocess.Popen([sys.executable, "-m", "qosc", "compile", "-q", "-j", "1", "-o", "out", "net.yaml"],
+                                  cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob(".qosc-work-*/*.stage")):
+            assert client.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+        client.send_signal(signal.SIGINT)
+        _, err = client.communicate(timeout=60)
+        assert client.returncode == 130 and "qosc: interrupted" in err
+        status = None
+        while status is None and time.monotonic() < deadline:  # (answered once the server is done with it)
+            status = server.status(tmp_path / "cache")
+        assert status is not None and status["requests"] == 1
+        assert not (tmp_path / "out").exists()  # nothing published
+    finally:
+        _stop(proc)
+
+
 def test_a_server_whose_qosc_changed_stops_and_the_client_compiles(tmp_path: Path) -> None:
     src = _copy_qosc(tmp_path / "src")
     env = _env(tmp_path / "cache", PYTHONPATH=str(src))

@@ -110,6 +110,9 @@ def _compile(args: argparse.Namespace, stores: list[cache.PolicyCache], tx: Tran
     code = status(diagnostics, args.strict)
     if code:
         return code
+    if server.abandoned():  # a compile server's client was interrupted: nothing is published, as in its process
+        print("qosc: interrupted", file=sys.stderr)
+        return 130
     try:
         tx.commit()
     except OSError as exc:

@@ -40,12 +40,6 @@ LICENCES = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "C
 
 LLQ = ("its strict-high FC-LLQ has no rate (QOS042: named, not lifted), so equiv finds that queue missing; the rest of "
        "its EXP and DSCP classes lift")
-SHARELESS = ("its transmit rates overbook the port beside the strict-high FC-LLQ shaped at 40% (read as what Junos "
-             "guarantees: each queue its rate's part of what FC-LLQ leaves, QOS206), and its high and medium-high "
-             "schedulers (FC-CONTROL, FC-SIGNALING, FC-REALTIME) give a shaping rate and no transmit rate: the policy "
-             "says that as no share, which qosc's Junos compile writes `transmit-rate remainder` (for FC-LLQ too), "
-             "so the compiled map guarantees those queues 10% each where the original guarantees them nothing, and "
-             "every share on the port differs")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
 QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): ports whose speed the "
@@ -81,17 +75,14 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-ag2-1-mx204.conf": SHARELESS,
     "junos/jvd-llq-ag3-1-mx480.set":
-        SHARELESS + "; and its ae9, ae13 and ae14 units queue by Junos's default map (95/0/0/5/0/0/0/0%), where the "
-        "other units queue by the 5G map: a service has one queue plan in the policy (QOS173 names each), so those "
-        "units are compiled with the 5G map's",
-    "junos/jvd-llq-cr1-ptx10001.conf": SHARELESS,
+        "its ae9, ae13 and ae14 units queue by Junos's default map (95/0/0/5/0/0/0/0%), where the other units queue "
+        "by the 5G map: a service has one queue plan in the policy (QOS173 names each), so those units are compiled "
+        "with the 5G map's",
     "junos/jvd-ewan-fin-ap1-mx304.conf": LLQ,
     "junos/jvd-ewan-fin-wanedge1-mx304.conf": LLQ + "; its IRB units classify by a filter into FC-LLQ alone (named)",
     "junos/jvd-ewan-fin-p1-ptx10003.conf":
-        LLQ + "; its other schedulers give no transmit rate (no share in the policy), which qosc's Junos compile "
-        "writes `transmit-rate remainder`: each queue an equal share where the original guarantees none",
+        LLQ + "; its other schedulers give no transmit rate either (no share in the policy, compiled as none)",
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,

@@ -181,6 +181,45 @@ def test_transmit_rates_beside_a_strict_high_queue_are_guaranteed_what_it_leaves
     assert "FC-HIGH [no code point]: share 24% expected, 18% found" in capsys.readouterr().err
 
 
+# jvd-llq-ag2-1-mx204.conf: high and medium-high schedulers with a shaping rate and no transmit rate beside the
+# strict-high FC-LLQ (which has none either)
+NO_TRANSMIT_RATE = OVERBOOKED + """\
+set class-of-service forwarding-classes class FC-CONTROL queue-num 3
+set class-of-service forwarding-classes class FC-REALTIME queue-num 5
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-CONTROL loss-priority low code-points 111
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-REALTIME loss-priority low code-points 101
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-CONTROL loss-priority low code-point 111
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-REALTIME loss-priority low code-point 101
+set class-of-service schedulers SC-CONTROL shaping-rate percent 5
+set class-of-service schedulers SC-CONTROL buffer-size percent 5
+set class-of-service schedulers SC-CONTROL priority high
+set class-of-service schedulers SC-REALTIME shaping-rate percent 30
+set class-of-service schedulers SC-REALTIME priority medium-high
+set class-of-service scheduler-maps SM forwarding-class FC-CONTROL scheduler SC-CONTROL
+set class-of-service scheduler-maps SM forwarding-class FC-REALTIME scheduler SC-REALTIME
+"""
+
+
+def test_a_scheduler_without_a_transmit_rate_guarantees_nothing_and_is_compiled_without_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Junos scheduler without `transmit-rate` reserves nothing for its queue: the rates are the guaranteed
+    minimum, `remainder` is what the others' rates leave, and without the statement only the default scheduler map
+    gives queues rates (95, 0, 0, 5, 0, 0, 0, 0 %: "transmit-rate (Schedulers)", Junos OS CoS User Guide); excess
+    bandwidth is what strict-high queues and the transmit rates leave ("excess-rate").  The policy says that as a
+    service without a share (0 guaranteed, a strict one its cap: qosc.sls), and the JUNOS compile writes it as a
+    scheduler without a transmit rate.  Before, it wrote `transmit-rate remainder` for every service without a
+    share, so the compiled map guaranteed FC-CONTROL, FC-REALTIME and FC-LLQ a third each of what the other rates
+    left, where the original guarantees them nothing (and FC-LLQ its cap): equiv found every share different."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag2.set", NO_TRANSMIT_RATE)
+    assert policy is not None, named(diagnostics)
+    for name in ("FC-CONTROL", "FC-REALTIME", "FC-LLQ"):
+        assert "share" not in policy["services"][name]["queue"], policy["services"][name]
+    compiled = (next(p for p in (tmp_path / "out").rglob("*.set") if ".qosc" not in p.parts)).read_text()
+    assert "transmit-rate remainder" not in compiled
+    assert "schedulers FC-CONTROL shaping-rate percent 5" in compiled
+    assert status == 0, out
+
+
 # jvd-mebs-ag1-1-acx7100.conf: a unit whose only filter (input and output) counts and accepts, beside MPLS units
 OUTPUT_ACL = """\
 set interfaces et-0/0/16 unit 0 family inet6 filter input foo

@@ -283,3 +283,33 @@ def test_nothing_written_is_nothing_lifted(tmp_path: Path, capsys: pytest.Captur
     tally = next(d["message"] for d in diagnostics if d["code"] == "QOS202")
     assert "5 QoS object(s) seen = 0 lifted + 5 named" in tally, tally
     assert any(m.startswith("interface xe-0/0/0 unit 0 not lifted") for m in named(diagnostics)), named(diagnostics)
+
+
+# batfish-ignored-class-of-service.set: the only unit bound names a traffic-control profile nobody defines
+UNDEFINED_PROFILE = """\
+set class-of-service classifiers dscp match-dscp forwarding-class ef loss-priority low code-points ef
+set class-of-service interfaces ge-0/0/7 unit 512 output-traffic-control-profile bfin-cos-8q-2
+"""
+
+
+def test_a_unit_bound_to_an_undefined_traffic_control_profile_binds_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A traffic-control profile that is not defined gives the unit that names it no scheduler map and no shaping
+    rate: the unit has nothing bound, so with nothing else applied the configuration applies no QoS (exit 3,
+    QOS201), and the dangling name is said at its line (QOS174).  Before, the unit was counted as an applied QoS
+    object that could not be lifted ("it has no queues of its own"), and import ended in QOS203."""
+    source = tmp_path / "ignored.set"
+    source.write_text(UNDEFINED_PROFILE, encoding="utf-8")
+    status = main(["import", f"junos-mx:{source}", "-o", str(tmp_path / "p.yaml"), "--format", "json"])
+    diagnostics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    codes = [d["code"] for d in diagnostics]
+    assert status == 3 and "QOS201" in codes and "QOS203" not in codes, diagnostics
+    dangling = next(d for d in diagnostics if d["code"] == "QOS174")
+    assert "bfin-cos-8q-2" in dangling["message"] and dangling["line"] == 2, dangling
+    assert not (tmp_path / "p.yaml").exists()
+    # a defined profile still binds its unit (its scheduler map is the unit's queues)
+    source.write_text(UNDEFINED_PROFILE + "set class-of-service traffic-control-profiles bfin-cos-8q-2 "
+                      "shaping-rate 100m\n", encoding="utf-8")
+    main(["import", f"junos-mx:{source}", "-o", str(tmp_path / "p.yaml"), "--format", "json"])
+    out = capsys.readouterr().out
+    assert "interface ge-0/0/7 unit 512 not lifted" in out, out

@@ -38,8 +38,9 @@ FILES = [e["file"] for e in ENTRIES]
 LICENCES = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "CC0-1.0", "public domain"}
 
 
-LLQ = ("its strict-high FC-LLQ has no rate (QOS042: named, not lifted), so equiv finds that queue missing; the rest of "
-       "its EXP and DSCP classes lift")
+LLQ = ("its strict-high FC-LLQ has no cap (no shaping rate; a transmit rate does not limit a strict-high queue on "
+       "Junos): the policy language caps every strict queue (QOS042), so it is named, not lifted, and equiv finds that "
+       "queue missing; the rest of its EXP and DSCP classes lift")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
 QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): ports whose speed the "

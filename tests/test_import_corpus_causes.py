@@ -313,3 +313,35 @@ def test_a_unit_bound_to_an_undefined_traffic_control_profile_binds_nothing(
     main(["import", f"junos-mx:{source}", "-o", str(tmp_path / "p.yaml"), "--format", "json"])
     out = capsys.readouterr().out
     assert "interface ge-0/0/7 unit 512 not lifted" in out, out
+
+
+# jvd-ewan-fin-ap1-mx304.conf: the strict-high FC-LLQ has a transmit rate and no shaping rate
+UNCAPPED_STRICT = """\
+set class-of-service forwarding-classes class BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-LLQ queue-num 2
+set class-of-service classifiers exp EXP forwarding-class BEST-EFFORT loss-priority low code-points 000
+set class-of-service classifiers exp EXP forwarding-class FC-LLQ loss-priority low code-points 010
+set class-of-service schedulers s0 transmit-rate remainder
+set class-of-service schedulers s0 priority low
+set class-of-service schedulers s2 transmit-rate percent 40
+set class-of-service schedulers s2 priority strict-high
+set class-of-service scheduler-maps m forwarding-class BEST-EFFORT scheduler s0
+set class-of-service scheduler-maps m forwarding-class FC-LLQ scheduler s2
+set class-of-service interfaces et-0/0/3 scheduler-map m
+set class-of-service interfaces et-0/0/3 unit 0 classifiers exp EXP
+"""
+
+
+def test_a_strict_high_queue_with_only_a_transmit_rate_is_uncapped_and_named_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Junos serves a strict-high queue before the others whatever its transmit rate: the rate does not limit it
+    (Junos OS CoS User Guide, "Configuring Strict-High Priority": the transmission rate of a strict-high queue "is
+    not limited by the WRR configuration ... only serves as a placeholder"; on MPCs only guaranteed-high and -medium
+    traffic is demoted above its rate, "Excess Bandwidth Distribution on MIC and MPC Interfaces"); a shaping rate
+    caps it.  The policy language caps every strict queue (QOS042), so the class is named, and the name says that
+    its 40% is no cap (before, only that the configuration has none, which reads wrong beside `transmit-rate percent
+    40`)."""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "ap1.set", UNCAPPED_STRICT)
+    assert policy is not None and "FC-LLQ" not in policy["services"], policy
+    told = [m for m in named(diagnostics) if m.startswith("strict-priority class FC-LLQ")]
+    assert len(told) == 1 and "its rate of 40% does not limit" in told[0], named(diagnostics)

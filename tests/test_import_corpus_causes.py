@@ -181,6 +181,45 @@ def test_transmit_rates_beside_a_strict_high_queue_are_guaranteed_what_it_leaves
     assert "FC-HIGH [no code point]: share 24% expected, 18% found" in capsys.readouterr().err
 
 
+# jvd-llq-ag2-1-mx204.conf: high and medium-high schedulers with a shaping rate and no transmit rate beside the
+# strict-high FC-LLQ (which has none either)
+NO_TRANSMIT_RATE = OVERBOOKED + """\
+set class-of-service forwarding-classes class FC-CONTROL queue-num 3
+set class-of-service forwarding-classes class FC-REALTIME queue-num 5
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-CONTROL loss-priority low code-points 111
+set class-of-service classifiers exp CL-MPLS forwarding-class FC-REALTIME loss-priority low code-points 101
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-CONTROL loss-priority low code-point 111
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class FC-REALTIME loss-priority low code-point 101
+set class-of-service schedulers SC-CONTROL shaping-rate percent 5
+set class-of-service schedulers SC-CONTROL buffer-size percent 5
+set class-of-service schedulers SC-CONTROL priority high
+set class-of-service schedulers SC-REALTIME shaping-rate percent 30
+set class-of-service schedulers SC-REALTIME priority medium-high
+set class-of-service scheduler-maps SM forwarding-class FC-CONTROL scheduler SC-CONTROL
+set class-of-service scheduler-maps SM forwarding-class FC-REALTIME scheduler SC-REALTIME
+"""
+
+
+def test_a_scheduler_without_a_transmit_rate_guarantees_nothing_and_is_compiled_without_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Junos scheduler without `transmit-rate` reserves nothing for its queue: the rates are the guaranteed
+    minimum, `remainder` is what the others' rates leave, and without the statement only the default scheduler map
+    gives queues rates (95, 0, 0, 5, 0, 0, 0, 0 %: "transmit-rate (Schedulers)", Junos OS CoS User Guide); excess
+    bandwidth is what strict-high queues and the transmit rates leave ("excess-rate").  The policy says that as a
+    service without a share (0 guaranteed, a strict one its cap: qosc.sls), and the JUNOS compile writes it as a
+    scheduler without a transmit rate.  Before, it wrote `transmit-rate remainder` for every service without a
+    share, so the compiled map guaranteed FC-CONTROL, FC-REALTIME and FC-LLQ a third each of what the other rates
+    left, where the original guarantees them nothing (and FC-LLQ its cap): equiv found every share different."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag2.set", NO_TRANSMIT_RATE)
+    assert policy is not None, named(diagnostics)
+    for name in ("FC-CONTROL", "FC-REALTIME", "FC-LLQ"):
+        assert "share" not in policy["services"][name]["queue"], policy["services"][name]
+    compiled = (next(p for p in (tmp_path / "out").rglob("*.set") if ".qosc" not in p.parts)).read_text()
+    assert "transmit-rate remainder" not in compiled
+    assert "schedulers FC-CONTROL shaping-rate percent 5" in compiled
+    assert status == 0, out
+
+
 # jvd-mebs-ag1-1-acx7100.conf: a unit whose only filter (input and output) counts and accepts, beside MPLS units
 OUTPUT_ACL = """\
 set interfaces et-0/0/16 unit 0 family inet6 filter input foo
@@ -244,3 +283,65 @@ def test_nothing_written_is_nothing_lifted(tmp_path: Path, capsys: pytest.Captur
     tally = next(d["message"] for d in diagnostics if d["code"] == "QOS202")
     assert "5 QoS object(s) seen = 0 lifted + 5 named" in tally, tally
     assert any(m.startswith("interface xe-0/0/0 unit 0 not lifted") for m in named(diagnostics)), named(diagnostics)
+
+
+# batfish-ignored-class-of-service.set: the only unit bound names a traffic-control profile nobody defines
+UNDEFINED_PROFILE = """\
+set class-of-service classifiers dscp match-dscp forwarding-class ef loss-priority low code-points ef
+set class-of-service interfaces ge-0/0/7 unit 512 output-traffic-control-profile bfin-cos-8q-2
+"""
+
+
+def test_a_unit_bound_to_an_undefined_traffic_control_profile_binds_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A traffic-control profile that is not defined gives the unit that names it no scheduler map and no shaping
+    rate: the unit has nothing bound, so with nothing else applied the configuration applies no QoS (exit 3,
+    QOS201), and the dangling name is said at its line (QOS174).  Before, the unit was counted as an applied QoS
+    object that could not be lifted ("it has no queues of its own"), and import ended in QOS203."""
+    source = tmp_path / "ignored.set"
+    source.write_text(UNDEFINED_PROFILE, encoding="utf-8")
+    status = main(["import", f"junos-mx:{source}", "-o", str(tmp_path / "p.yaml"), "--format", "json"])
+    diagnostics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    codes = [d["code"] for d in diagnostics]
+    assert status == 3 and "QOS201" in codes and "QOS203" not in codes, diagnostics
+    dangling = next(d for d in diagnostics if d["code"] == "QOS174")
+    assert "bfin-cos-8q-2" in dangling["message"] and dangling["line"] == 2, dangling
+    assert not (tmp_path / "p.yaml").exists()
+    # a defined profile still binds its unit (its scheduler map is the unit's queues)
+    source.write_text(UNDEFINED_PROFILE + "set class-of-service traffic-control-profiles bfin-cos-8q-2 "
+                      "shaping-rate 100m\n", encoding="utf-8")
+    main(["import", f"junos-mx:{source}", "-o", str(tmp_path / "p.yaml"), "--format", "json"])
+    out = capsys.readouterr().out
+    assert "interface ge-0/0/7 unit 512 not lifted" in out, out
+
+
+# jvd-ewan-fin-ap1-mx304.conf: the strict-high FC-LLQ has a transmit rate and no shaping rate
+UNCAPPED_STRICT = """\
+set class-of-service forwarding-classes class BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-LLQ queue-num 2
+set class-of-service classifiers exp EXP forwarding-class BEST-EFFORT loss-priority low code-points 000
+set class-of-service classifiers exp EXP forwarding-class FC-LLQ loss-priority low code-points 010
+set class-of-service schedulers s0 transmit-rate remainder
+set class-of-service schedulers s0 priority low
+set class-of-service schedulers s2 transmit-rate percent 40
+set class-of-service schedulers s2 priority strict-high
+set class-of-service scheduler-maps m forwarding-class BEST-EFFORT scheduler s0
+set class-of-service scheduler-maps m forwarding-class FC-LLQ scheduler s2
+set class-of-service interfaces et-0/0/3 scheduler-map m
+set class-of-service interfaces et-0/0/3 unit 0 classifiers exp EXP
+"""
+
+
+def test_a_strict_high_queue_with_only_a_transmit_rate_is_uncapped_and_named_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Junos serves a strict-high queue before the others whatever its transmit rate: the rate does not limit it
+    (Junos OS CoS User Guide, "Configuring Strict-High Priority": the transmission rate of a strict-high queue "is
+    not limited by the WRR configuration ... only serves as a placeholder"; on MPCs only guaranteed-high and -medium
+    traffic is demoted above its rate, "Excess Bandwidth Distribution on MIC and MPC Interfaces"); a shaping rate
+    caps it.  The policy language caps every strict queue (QOS042), so the class is named, and the name says that
+    its 40% is no cap (before, only that the configuration has none, which reads wrong beside `transmit-rate percent
+    40`)."""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "ap1.set", UNCAPPED_STRICT)
+    assert policy is not None and "FC-LLQ" not in policy["services"], policy
+    told = [m for m in named(diagnostics) if m.startswith("strict-priority class FC-LLQ")]
+    assert len(told) == 1 and "its rate of 40% does not limit" in told[0], named(diagnostics)

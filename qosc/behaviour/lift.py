@@ -247,8 +247,11 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
     if len(used) == 1 and not trusted_edge:
         body["policer"] = used.pop()
         return
+    # a guaranteed rate is no cap: a strict queue is served first whatever it (JUNOS: a strict-high queue's
+    # transmit rate "only serves as a placeholder", "Configuring Strict-High Priority", Junos OS CoS User Guide)
+    rate = f" (its rate of {cls.share:g}% does not limit a strict-priority queue)" if cls.share else ""
     lifter.diagnostics.append(warning(
-        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration and "
+        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and "
         f"{'no edge policer marks into it' if not used else 'its edge rules use different policers'}: the policy "
         "language needs one (QOS042)", cls.origin, "give the service a queue.rate-cap or a policer by hand"))
 

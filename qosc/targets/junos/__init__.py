@@ -67,8 +67,9 @@ models: short-pipe rendered; pipe and uniform need explicit-null outside
 class-of-service, QOS192.
 
 Queue shares.  Schedulers per forwarding class: `transmit-rate percent N`
-for percentages, the rate in bit/s for absolute shares, `remainder` when no
-share is given; `exact` when the queue may not borrow (ceiling or rate cap
+for percentages, the rate in bit/s for absolute shares, no transmit-rate
+when no share is given (nothing reserved, as the policy says: Junos's
+"transmit-rate (Schedulers)" and "excess-rate" pages); `exact` when the queue may not borrow (ceiling or rate cap
 equal to the share); other caps become `shaping-rate` (MX only), with a
 `burst-size` from qosc.sizing (sizing.py: max(10 MTU, 1 ms at the cap, the
 service policer's CBS), the same numbers the SLS bound of the hop uses),

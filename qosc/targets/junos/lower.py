@@ -72,8 +72,8 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
             shared = [m.name for m in fc.members if m is not fc.owner] if i == 0 else []
             which = f" (scheduler {sched} on {', '.join(spec.serves)})" if len(own) > 1 else ""
             excess = f", excess-priority {spec.excess}" if spec.excess else ""
-            text = (f"queue {fc.queue} {fc.name}{which}: transmit-rate {' '.join(spec.transmit)}, "
-                    f"priority {spec.priority}" + excess
+            rate = f"transmit-rate {' '.join(spec.transmit)}" if spec.transmit else "no transmit-rate"
+            text = (f"queue {fc.queue} {fc.name}{which}: {rate}, priority {spec.priority}" + excess
                     + (f"; burst-size {spec.burst.formula}" if spec.burst is not None else "")
                     + (f"; carries {', '.join(shared)}" if shared else ""))
             described = fc.owner.description if i == 0 else None
@@ -170,7 +170,9 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     owners = {fc.name: fc.owner for fc in plan.classes}
     for sched, spec in plan.schedulers.items():
         owner = owners[spec.fc]
-        body = [stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(owner.where, "queue.share"))]
+        body = []  # no transmit-rate: the service has no share, nothing reserved (schedulers.py)
+        if spec.transmit:
+            body.append(stmt("transmit-rate", *_rate_words(spec.transmit), origin=At(owner.where, "queue.share")))
         if spec.shaping:
             burst = [kw("burst-size"), size(spec.burst.bytes)] if spec.burst is not None else []
             body.append(stmt("shaping-rate", *_rate_words(spec.shaping), *burst,

@@ -38,7 +38,11 @@ def plan_schedulers(plan: Plan) -> None:
         plan.names.name("scheduler", fc.name, f"class {fc.name}")
     for fc in plan.classes:
         s, q = fc.owner, fc.owner.queue
-        transmit = ("remainder",) if q.share is None else _rate(plan, s, "share", q.share)
+        # No share is no guarantee (qosc.sls: 0 bit/s, a strict queue its cap): a scheduler without transmit-rate,
+        # which reserves nothing (Junos OS CoS User Guide, "transmit-rate (Schedulers)": the rates are the guaranteed
+        # minimum, only the default scheduler map gives queues rates without it; "excess-rate": excess bandwidth is
+        # what strict-high queues and the transmit rates leave). `remainder` would guarantee what the rates leave.
+        transmit = () if q.share is None else _rate(plan, s, "share", q.share)
         caps = [(k, v) for k, v in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling))
                 if v is not None and v != Percent(100.0)]
         shaping = None

@@ -41,13 +41,14 @@ def _shape(c: Config, port: str, words: tuple[str, ...]) -> int | None:
     return number(words[0]) if words else None
 
 
-def _profile(c: Config, b: Bindings, port: str, key: str, name: str) -> None:
-    """The scheduler map and shaping rate of a traffic-control profile, bound to `key` (a port or a unit)."""
+def _profile(c: Config, b: Bindings, port: str, key: str, name: str) -> bool:
+    """The scheduler map and shaping rate of a traffic-control profile, bound to `key` (a port or a unit); False
+    where the profile is not defined (QOS174): a name that stands for nothing binds nothing."""
     lines = c.tcps.get(name)
     if lines is None:
         c.diagnostics.append(warning("QOS174", f"interface {port} names traffic-control profile {name}, which is "
-                                     "not defined", c.where.get(("interface", port))))
-        return
+                                     "not defined: nothing bound by it", c.where.get(("interface", port))))
+        return False
     for p in lines:
         if p[0] == "scheduler-map" and len(p) >= 2:
             b.smaps[key] = p[1]
@@ -58,6 +59,7 @@ def _profile(c: Config, b: Bindings, port: str, key: str, name: str) -> None:
         else:
             c.diagnostics.append(warning("QOS172", f"traffic-control profile {name}: `{' '.join(p)}` not read",
                                          c.where.get(("traffic-control-profile", name))))
+    return True
 
 
 def bindings(c: Config) -> Bindings:
@@ -102,8 +104,8 @@ def bindings(c: Config) -> Bindings:
                     if rate:
                         b.shapes[f"{port} unit {p[3]}"] = rate
                 elif key.startswith("unit") and len(p) >= 6 and p[4] == "output-traffic-control-profile":
-                    _profile(c, b, port, f"{port} unit {p[3]}", p[5])
-                    b.units.setdefault((port, p[3]), {})
+                    if _profile(c, b, port, f"{port} unit {p[3]}", p[5]):
+                        b.units.setdefault((port, p[3]), {})
                 else:
                     c.diagnostics.append(warning("QOS172", f"class-of-service interfaces {' '.join(p[1:])}: not "
                                                  "read", loc))

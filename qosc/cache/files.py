@@ -13,6 +13,7 @@ import json
 import os
 import stat
 from collections.abc import Iterable
+from typing import Any
 
 
 def identity(path: str) -> str | None:
@@ -74,3 +75,30 @@ def file_digest(path: str) -> str | None:
         return None
     finally:
         os.close(fd)
+
+
+def check(outdir: str, files: dict[str, str], background: bool) -> Any:
+    """`stale(outdir, files)` started now, its `result()` waited for when needed: in forked children when
+    `background` and the files are many (two, each with half of the files, so that the check takes one CPU's
+    time on either side of the compile), else in this process when asked."""
+    from qosc.parallel import Background
+
+    if not background or len(files) <= 4096:
+        return Background(lambda: stale(outdir, files), False)
+    names = list(files)
+    return _Joined([Background(lambda part=part: stale(outdir, files, part))  # type: ignore[misc]
+                    for part in (names[:len(names) // 2], names[len(names) // 2:])])
+
+
+class _Joined:
+    """The file checks of several Background children as one: (files not intact, files whose ctime alone moved)."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+        self.value: tuple[set[str], set[str]] | None = None
+
+    def result(self) -> tuple[set[str], set[str]]:
+        if self.value is None:
+            found = [p.result() for p in self.parts]
+            self.value = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
+        return self.value

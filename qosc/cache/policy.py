@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from qosc import load
-from qosc.cache.files import digest_of, owner_of, stale
+from qosc.cache.files import check as check_files
+from qosc.cache.files import digest_of, owner_of
 from qosc.cache.files import record as file_record
 from qosc.cache.records import (
     DeviceRecord,
@@ -29,12 +30,13 @@ from qosc.cache.records import (
     read_entry,
 )
 from qosc.cache.segments import Seg, _agrees, _global_hash, _h, _ht, count_nodes, cut, hashes, tree_fingerprint
+from qosc.cache.standins import Cached, _stand_in, _stand_ins
 from qosc.cache.store import Store, keeping
 from qosc.checks import Checked, check, needs_whole
 from qosc.checks.references import named
-from qosc.diagnostics import Diagnostic, Location
+from qosc.diagnostics import Diagnostic
 from qosc.errors import InputError
-from qosc.model import Device, Policy, Where
+from qosc.model import Device, Policy
 from qosc.pipeline.units import all_units
 from qosc.pipeline.validation import validate_stages
 
@@ -45,16 +47,6 @@ def read_policy(path: str) -> str | None:
         return load.read_text(path)
     except (OSError, ValueError, InputError):
         return None
-
-
-class Cached:
-    """A device the memo did not build again: all the orchestrator asks of a unit whose work the memo has."""
-
-    __slots__ = ("name", "platform", "where")
-    stand_in = True
-
-    def __init__(self, name: str, platform: str, where: Where) -> None:
-        self.name, self.platform, self.where = name, platform, where
 
 
 class PolicyCache:
@@ -146,11 +138,18 @@ class PolicyCache:
             return None  # so much changed that a full validation is as fast
         held = held or {s.sid[2:] for s in devsegs[:1]}
         reused = {name: rec for name, rec in cached.items() if name not in held}
-        pieces, pos = [], 0
+        pieces, pos, run = [], 0, -1  # the reused devices blanked out, a run of them at a time (lines kept)
         for s in devsegs:
             if s.sid[2:] in reused:
-                pieces += [text[pos:s.start], "\n" * text.count("\n", s.start, s.end)]
-                pos = s.end
+                run = s.start if run < 0 else run
+                continue
+            if run >= 0:
+                pieces += [text[pos:run], "\n" * text.count("\n", run, s.start)]
+                pos, run = s.start, -1
+        if run >= 0:
+            end = devsegs[-1].end
+            pieces += [text[pos:run], "\n" * text.count("\n", run, end)]
+            pos = end
         try:
             tree = load.load_text("".join(pieces) + text[pos:], self.policy)
         except InputError:
@@ -172,8 +171,10 @@ class PolicyCache:
             if found:
                 findings[name] = found
         keys = getattr(tree.get("devices"), "key_locs", {})
-        where = {s.sid[2:]: keys.get(s.sid[2:]) if s.sid[2:] in held else
-                 Location(self.policy, s.line, reused[s.sid[2:]].column) for s in devsegs}
+        stand_in = _stand_ins if keep else _stand_in
+        ins = {s.sid[2:]: stand_in(s.sid[2:], reused[s.sid[2:]].platform, self.policy, s.line, reused[s.sid[2:]].column)
+               for s in devsegs if s.sid[2:] not in held}
+        where = {s.sid[2:]: keys.get(s.sid[2:]) if s.sid[2:] in held else ins[s.sid[2:]].where.loc for s in devsegs}
         checked: list[Checked] = []
         result, _, ok = validate_stages(self.policy, tree=tree, jobs=self.jobs,
                                         checks=lambda p: self._check(p, checked, list(where.items()), parts, findings))
@@ -183,8 +184,7 @@ class PolicyCache:
         now_stale = self._stale_devices()
         if now_stale.intersection(reused):
             return self._fast(text, segs, old, digests, stale | now_stale)
-        self._order = [(name, None if rec is None else Cached(name, rec.platform, Where(where[name])))
-                       for name, rec in ((s.sid[2:], reused.get(s.sid[2:])) for s in devsegs)]
+        self._order = [(s.sid[2:], ins.get(s.sid[2:])) for s in devsegs]
         self._keys(result.policy, text, segs, tree, checked[0], reused, old)
         return result, ok
 
@@ -289,18 +289,8 @@ class PolicyCache:
         return {owner_of(self.store.files[rel]) for rel in self._stale.result()[0]}
 
     def watch(self, background: bool) -> None:
-        """Start checking that the files of every cached unit are intact (in forked children if `background`:
-        two, each with half of the files, so that the check takes one CPU's time on either side of this one)."""
-        from qosc.parallel import Background
-
-        files = self.store.files
-        if not background or len(files) <= 4096:
-            self._stale = Background(lambda: stale(self.outdir, files), False)
-            return
-        names = list(files)
-        halves = [Background(lambda part=part: stale(self.outdir, files, part))  # type: ignore[misc]
-                  for part in (names[:len(names) // 2], names[len(names) // 2:])]
-        self._stale = _Joined(halves)
+        """Start checking that the files of every cached unit are intact (qosc.cache.files.check)."""
+        self._stale = check_files(self.outdir, self.store.files, background)
 
     def intact(self, files: list[str] | None) -> bool:
         """Every file of a cached unit is still on disk exactly as it was written."""
@@ -380,17 +370,3 @@ class PolicyCache:
                     rec = device_payload(*rec)
                 devices[name] = rec
         self.store.save(meta, devices, entries, files)
-
-
-class _Joined:
-    """The file checks of several Background children as one: (files not intact, files whose ctime alone moved)."""
-
-    def __init__(self, parts: list[Any]) -> None:
-        self.parts = parts
-        self.value: tuple[set[str], set[str]] | None = None
-
-    def result(self) -> tuple[set[str], set[str]]:
-        if self.value is None:
-            found = [p.result() for p in self.parts]
-            self.value = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
-        return self.value

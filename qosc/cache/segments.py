@@ -194,12 +194,17 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 def _agrees(tree: Any, segs: list[Seg], devices: set[str] | None = None) -> bool:
     """The parsed tree has exactly the cut's keys, each on the line the cut says (devices: those given)."""
-    lines = {s.sid: s.line for s in segs}
+    lines: dict[str, dict[str, int]] = {"g:": {}, "d:": {}, "p:": {}}
+    for seg in segs:
+        if seg.sid != "g:" and (devices is None or seg.sid[0] != "d"):
+            lines[seg.sid[:2]][seg.sid[2:]] = seg.line
+    if devices is not None:
+        every = {seg.sid[2:]: seg.line for seg in segs if seg.sid[0] == "d" and seg.sid[2:] in devices}
+        lines["d:"] = every
     for sid, section in (("g:", tree), ("d:", tree.get("devices")), ("p:", tree.get("profiles"))):
-        want = {k for k in lines if k.startswith(sid) and k != "g:" and (sid != "d:" or devices is None
-                                                                       or k[2:] in devices)}
+        want = lines[sid]
         got = getattr(section, "key_locs", {}) if isinstance(section, dict) else {}
-        if {sid + k for k in got} != want or any(got[k[2:]].line != lines[k] for k in want):
+        if got.keys() != want.keys() or any(got[k].line != line for k, line in want.items()):
             return False
     return True
 

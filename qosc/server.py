@@ -51,6 +51,8 @@ from typing import Any
 SOCKET = "server.sock"
 IDLE = 900.0
 """Seconds without a request after which the server exits (qosc serve --idle)."""
+QUIET = 0.25
+"""Seconds without a request after a compile before the server writes the cache's store and collects garbage."""
 MAX_REQUEST = 1 << 22
 """Bytes of one request (a command line, a working directory and an environment)."""
 _SO_PEERCRED = struct.Struct("3i")
@@ -236,20 +238,24 @@ class Server:
         signal.signal(signal.SIGTERM, _terminate)  # (a compile in progress is abandoned as on Ctrl-C: all or nothing)
         qosc.cli.parser()
         store.keep_written = serving = True
-        self.sock.settimeout(min(5.0, self.idle))
         last = time.monotonic()
+        later: list[Callable[[], object]] = []  # done once no compile came for QUIET seconds
         try:
             while time.monotonic() - last < self.idle and self._ours():
+                self.sock.settimeout(QUIET if later else min(5.0, self.idle))
                 try:
                     conn, _ = self.sock.accept()
                 except TimeoutError:
+                    if later:
+                        later.pop(0)()
                     continue
                 last = time.monotonic()
                 with conn:
                     if not self._answer(conn):
                         return
-                gc.collect()  # (after answering: not in the client's time)
+                later = [store.flush, gc.collect]  # (the store written, garbage collected: not in a compile's time)
         finally:
+            store.flush()
             self.close()
 
     def _ours(self) -> bool:

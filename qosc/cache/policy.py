@@ -49,6 +49,10 @@ def read_policy(path: str) -> str | None:
         return None
 
 
+_KEYS: dict[tuple[str, str, str, str], str] = {}
+"""(code, target, the policy's shared part, a unit's inputs) -> its key, kept by the compile server."""
+
+
 class PolicyCache:
     """Validate one policy (only what changed, when the store allows) and key its (target, unit) work."""
 
@@ -120,34 +124,34 @@ class PolicyCache:
 
         The check of the files (`watch`, on another CPU) is waited for only at the end: if it found a device
         reused here, the validation is done again with it built (rare: someone changed the output)."""
-        devsegs = [s for s in segs if s.sid.startswith("d:")]
+        devsegs = [(s.sid[2:], s) for s in segs if s.sid.startswith("d:")]  # (name, segment)
         stored = self.store.devices
-        if not all(s.sid[2:] in stored for s in devsegs[:1]):
+        if not all(name in stored for name, _ in devsegs[:1]):
             return None
         stale, keep = known or set(), keeping()
         cached: dict[str, DeviceRecord] = {}
         held: set[str] = set()
-        for s in devsegs:
-            name, raw = s.sid[2:], stored.get(s.sid[2:])
+        for name, s in devsegs:
+            raw = stored.get(name)
             rec = device_record(raw, keep) if raw is not None else None
             if rec is None or rec.text != digests[s.sid] or not rec.done or name in stale:
                 held.add(name)
-            elif rec is not None:
+            else:
                 cached[name] = rec
         if len(held) > max(64, len(devsegs) // 4):
             return None  # so much changed that a full validation is as fast
-        held = held or {s.sid[2:] for s in devsegs[:1]}
+        held = held or {name for name, _ in devsegs[:1]}
         reused = {name: rec for name, rec in cached.items() if name not in held}
         pieces, pos, run = [], 0, -1  # the reused devices blanked out, a run of them at a time (lines kept)
-        for s in devsegs:
-            if s.sid[2:] in reused:
+        for name, s in devsegs:
+            if name in reused:
                 run = s.start if run < 0 else run
                 continue
             if run >= 0:
                 pieces += [text[pos:run], "\n" * text.count("\n", run, s.start)]
                 pos, run = s.start, -1
         if run >= 0:
-            end = devsegs[-1].end
+            end = devsegs[-1][1].end
             pieces += [text[pos:run], "\n" * text.count("\n", run, end)]
             pos = end
         try:
@@ -172,9 +176,9 @@ class PolicyCache:
                 findings[name] = found
         keys = getattr(tree.get("devices"), "key_locs", {})
         stand_in = _stand_ins if keep else _stand_in
-        ins = {s.sid[2:]: stand_in(s.sid[2:], reused[s.sid[2:]].platform, self.policy, s.line, reused[s.sid[2:]].column)
-               for s in devsegs if s.sid[2:] not in held}
-        where = {s.sid[2:]: keys.get(s.sid[2:]) if s.sid[2:] in held else ins[s.sid[2:]].where.loc for s in devsegs}
+        ins = {name: stand_in(name, rec.platform, self.policy, s.line, rec.column)
+               for name, s, rec in ((name, s, reused.get(name)) for name, s in devsegs) if rec is not None}
+        where = {name: ins[name].where.loc if name in ins else keys.get(name) for name, _ in devsegs}
         checked: list[Checked] = []
         result, _, ok = validate_stages(self.policy, tree=tree, jobs=self.jobs,
                                         checks=lambda p: self._check(p, checked, list(where.items()), parts, findings))
@@ -184,7 +188,7 @@ class PolicyCache:
         now_stale = self._stale_devices()
         if now_stale.intersection(reused):
             return self._fast(text, segs, old, digests, stale | now_stale)
-        self._order = [(s.sid[2:], ins.get(s.sid[2:])) for s in devsegs]
+        self._order = [(name, ins.get(name)) for name, _ in devsegs]
         self._keys(result.policy, text, segs, tree, checked[0], reused, old)
         return result, ok
 
@@ -265,7 +269,14 @@ class PolicyCache:
         fp = self._units.get(("d:" if device else "h:") + unit.name)
         if not fp:
             return None
-        key = _ht(f"{self.store.code}\0{target}\0{self._global}\0{fp}")
+        ident = (self.store.code, target, self._global, fp)
+        key = _KEYS.get(ident)
+        if key is None:
+            key = _ht("\0".join(ident))
+            if keeping():  # (the compile server: the same units are keyed again next time)
+                if len(_KEYS) >= 1 << 18:
+                    _KEYS.clear()
+                _KEYS[ident] = key
         if device:
             self._keys_of.setdefault(unit.name, []).append(key)
         return key

@@ -67,11 +67,22 @@ def _files_fingerprint(roots: tuple[Path, ...]) -> str:
 Records = tuple[dict[str, Any], dict[str, str], dict[str, str], dict[str, str]]
 """(meta, devices, entries, files): see `Store`."""
 
-_KEPT: dict[str, tuple[tuple[int, int, int, int], Records]] = {}
-"""Store path -> (the identity of the file this process last wrote there, its records): a process that
-compiles again and again (the compile server, qosc.server) keeps what it wrote instead of reading it back."""
+_KEPT: dict[str, tuple[tuple[int, int, int, int] | None, Records]] = {}
+"""Store path -> (the identity of the file this process last wrote there, or None while it is still to be
+written, and its records): a process that compiles again and again (the compile server, qosc.server) keeps what
+it wrote instead of reading it back."""
+_PENDING: dict[str, Any] = {}
+"""Store path -> the write of it this process has still to do (`flush`)."""
 keep_written = False
-"""Set by the compile server: remember every store this process writes (`_KEPT`)."""
+"""Set by the compile server: remember every store this process writes (`_KEPT`), and write it when idle."""
+
+
+def flush() -> None:
+    """Write the stores this process kept for later (the compile server does when no compile waits, and
+    before it exits; one it never writes, killed, leaves the previous store, out of date where files changed:
+    the next compile renders those again)."""
+    while _PENDING:
+        _PENDING.pop(next(iter(_PENDING)))()
 
 
 def keeping() -> bool:
@@ -192,7 +203,8 @@ class Store:
         try:
             fd = _private_dir(cache_dir)
             try:
-                data = _read_store(fd, self.name, cache_dir)
+                kept = _KEPT.get(str(self.path))
+                data = kept[1] if kept is not None and kept[0] is None else _read_store(fd, self.name, cache_dir)
             finally:
                 os.close(fd)
         except Untrusted as exc:
@@ -209,6 +221,14 @@ class Store:
             return
         head = json.dumps({**meta, "format": FORMAT, "code": self.code}, separators=(",", ":"), ensure_ascii=False,
                           allow_nan=False)
+        if keep_written:  # the next compile of this process takes these; the file is written when idle
+            _KEPT[str(self.path)] = (None, (json.loads(head), devices, entries, files))
+            _PENDING[str(self.path)] = lambda: self._write(head, devices, entries, files)
+            return
+        self._write(head, devices, entries, files)
+
+    def _write(self, head: str, devices: dict[str, str], entries: dict[str, str], files: dict[str, str]) -> None:
+        assert self.path is not None and self.dir is not None
         lines = [head, *(f"D\t{k}\t{v}" for k, v in devices.items()), *(f"E\t{k}\t{v}" for k, v in entries.items()),
                  *(f"F\t{quote(k)}\t{v}" for k, v in files.items())]
         body = "\n".join(lines).encode("utf-8", "surrogatepass")
@@ -232,7 +252,7 @@ class Store:
             os.replace(tmp, self.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             if keep_written:
                 st = os.stat(self.name, dir_fd=dir_fd, follow_symlinks=False)
-                _KEPT[str(self.path)] = (_identity(st), ({**json.loads(head)}, devices, entries, files))
+                _KEPT[str(self.path)] = (_identity(st), (json.loads(head), devices, entries, files))
             stores = [n for n in os.listdir(dir_fd) if _is_store(dir_fd, n)]
             stores.sort(key=lambda n: os.stat(n, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns, reverse=True)
             for old in stores[KEEP_STORES:]:

@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
             return 1
         if args.stop:
             server.stop(cache_dir)
+            deadline = time.monotonic() + 60
+            while where.exists() and time.monotonic() < deadline:  # it writes what it kept, then removes the socket
+                time.sleep(0.02)
             print(f"qosc: stopped the compile server (pid {found.get('pid')}) on {where}", file=sys.stderr)
         else:
             print(f"qosc: compile server pid {found.get('pid')} on {where}, since "

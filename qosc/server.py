@@ -33,6 +33,7 @@ the cache directory.  Request {"op": "compile", "argv", "cwd", "env",
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -44,9 +45,9 @@ import struct
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 SOCKET = "server.sock"
 IDLE = 900.0
@@ -201,6 +202,14 @@ def _code_state() -> tuple[tuple[str, int, int], ...]:
     return tuple(found)
 
 
+class Command(Protocol):
+    """The command line the server runs (the qosc.cli module; passed in, as qosc.cli imports this module)."""
+
+    def parser(self) -> argparse.ArgumentParser: ...
+
+    def main(self, argv: Sequence[str] | None = None) -> int: ...
+
+
 def _terminate(_signum: int, _frame: Any) -> None:
     raise SystemExit(0)
 
@@ -227,16 +236,17 @@ class Server:
         self.idle, self.requests, self.since = idle, 0, time.time()
         self.code = _code_state()
 
-    def serve(self) -> None:
-        """Answer requests until stopped, idle for `idle` seconds, or the socket is no longer ours."""
+    def serve(self, command: Command) -> None:
+        """Answer requests until stopped, idle for `idle` seconds, or the socket is no longer ours; `command` is
+        the command line's (qosc.cli: its parser and main), which the server runs for its clients."""
         import gc
 
-        import qosc.cli  # everything a compile imports, once
         from qosc.cache import store
 
         global serving
         signal.signal(signal.SIGTERM, _terminate)  # (a compile in progress is abandoned as on Ctrl-C: all or nothing)
-        qosc.cli.parser()
+        self.command = command
+        command.parser()  # (everything a compile imports, once)
         store.keep_written = serving = True
         last = time.monotonic()
         later: list[Callable[[], object]] = []  # done once no compile came for QUIET seconds
@@ -303,7 +313,7 @@ class Server:
             self.requests += 1
             _client = conn
             try:
-                answer = _compile(request)
+                answer = _compile(request, self.command)
             finally:
                 _client = None
         with contextlib.suppress(OSError):
@@ -316,16 +326,14 @@ class Server:
         return keep
 
 
-def _compile(request: dict[str, Any]) -> dict[str, Any]:
+def _compile(request: dict[str, Any], command: Command) -> dict[str, Any]:
     """Run `qosc` with the request's command line, directory, environment and umask; restore them after."""
-    import qosc.cli
-
     argv, cwd, env, mask = request.get("argv"), request.get("cwd"), request.get("env"), request.get("umask")
     if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and isinstance(cwd, str)
             and isinstance(env, dict) and isinstance(mask, int)):
         return {"refused": "malformed request"}
     try:
-        args = qosc.cli.parser().parse_args(argv)
+        args = command.parser().parse_args(argv)
     except SystemExit:
         args = None
     if args is None or getattr(args, "command", None) != "compile" or args.verify or args.no_cache:
@@ -339,7 +347,7 @@ def _compile(request: dict[str, Any]) -> dict[str, Any]:
         os.environ.update({str(k): str(v) for k, v in env.items()})
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = qosc.cli.main(argv)
+                code = command.main(argv)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             except Exception:  # noqa: BLE001 - what the command would have printed, then exit 1, as in-process

@@ -211,6 +211,8 @@ def test_another_users_process_gets_no_answer() -> None:
                 conn.connect(str(sock))
                 conn.sendall(b'{"op": "status"}\n')
                 answer = b"answered:" + conn.recv(4096)
+            except (BrokenPipeError, ConnectionResetError):
+                answer = b"closed"  # (it closed without reading what was sent)
             except OSError as exc:
                 answer = f"error:{exc}".encode()
             finally:
@@ -220,8 +222,7 @@ def test_another_users_process_gets_no_answer() -> None:
         os.waitpid(pid, 0)
         with os.fdopen(read, "rb") as fh:
             seen = fh.read()
-        # connected, and the server closed without a word (a reset: it did not read what was sent)
-        assert seen in (b"answered:", b"error:[Errno 104] Connection reset by peer"), seen
+        assert seen in (b"answered:", b"closed"), seen  # connected, and the server closed without a word
         assert server.status(cache) is not None  # and it serves its own user still
     finally:
         _stop(proc)

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import qosc.cli
 from qosc import server
 from qosc.cachedir import Untrusted, default_dir
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.detach:
         print(f"qosc: compile server pid {os.getpid()} on {where}", file=sys.stderr)
-        srv.serve()
+        srv.serve(qosc.cli)
         return 0
     pid = os.fork()
     if pid == 0:  # the server: its own session, no terminal
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            srv.serve()
+            srv.serve(qosc.cli)
         finally:
             os._exit(0)
     srv.sock.close()  # (the child listens)

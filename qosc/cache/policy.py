@@ -176,7 +176,7 @@ class PolicyCache:
                 findings[name] = found
         keys = getattr(tree.get("devices"), "key_locs", {})
         stand_in = _stand_ins if keep else _stand_in
-        ins = {name: stand_in(name, rec.platform, self.policy, s.line, rec.column)
+        ins = {name: stand_in(name, rec.platform, self.policy, s.line, rec.column, rec.fp)
                for name, s, rec in ((name, s, reused.get(name)) for name, s in devsegs) if rec is not None}
         where = {name: ins[name].where.loc if name in ins else keys.get(name) for name, _ in devsegs}
         checked: list[Checked] = []
@@ -266,7 +266,7 @@ class PolicyCache:
 
     def key(self, target: str, unit: Any) -> str | None:
         device = isinstance(unit, (Device, Cached))
-        fp = self._units.get(("d:" if device else "h:") + unit.name)
+        fp = unit.fp if isinstance(unit, Cached) else self._units.get(("d:" if device else "h:") + unit.name)
         if not fp:
             return None
         ident = (self.store.code, target, self._global, fp)

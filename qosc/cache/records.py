@@ -117,7 +117,7 @@ KEEP = 1 << 18
 """Records a process that compiles again and again (the compile server) keeps decoded, per table (`keeping`)."""
 _ENTRIES: dict[str, tuple[list[str] | None, list[str], str]] = {}
 _DEVICES: dict[str, DeviceRecord] = {}
-_DIAGS: dict[str, tuple[str, tuple[tuple[str, int | None], ...], list[Diagnostic] | None]] = {}
+_DIAGS: dict[str, tuple[str, tuple[str, ...], tuple[int | None, ...], list[Diagnostic] | None]] = {}
 """Diagnostics in JSON -> (policy file, the lines of the segments they point into, decoded): valid while those
 segments did not move."""
 
@@ -143,13 +143,13 @@ def diags_of(text: str, filename: str, lines: dict[str, int], keep: bool) -> lis
     if text == "[]":
         return []
     hit = _DIAGS.get(text) if keep else None
-    if hit is not None and hit[0] == filename and all(lines.get(sid) == at for sid, at in hit[1]):
-        return hit[2]
+    if hit is not None and hit[0] == filename and tuple(map(lines.get, hit[1])) == hit[2]:
+        return hit[3]
     enc = json.loads(text)
     found = decode_diags(enc, filename, lines)
     if keep:
-        sids = sorted({d[3][0] for d in enc if d[3] is not None and d[3][0]})
-        _kept(_DIAGS, text, (filename, tuple((sid, lines.get(sid)) for sid in sids), found))
+        sids = tuple(sorted({d[3][0] for d in enc if d[3] is not None and d[3][0]}))
+        _kept(_DIAGS, text, (filename, sids, tuple(map(lines.get, sids)), found))
     return found
 
 

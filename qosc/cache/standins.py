@@ -13,28 +13,30 @@ from qosc.where import Where
 
 
 class Cached:
-    """A device the memo did not build again: all the orchestrator asks of a unit whose work the memo has."""
+    """A device the memo did not build again: all the orchestrator asks of a unit whose work the memo has, and
+    the fingerprint of its inputs (`fp`, what its units' keys are made of)."""
 
-    __slots__ = ("name", "platform", "where")
+    __slots__ = ("fp", "name", "platform", "where")
     stand_in = True
 
-    def __init__(self, name: str, platform: str, where: Where) -> None:
-        self.name, self.platform, self.where = name, platform, where
+    def __init__(self, name: str, platform: str, where: Where, fp: str = "") -> None:
+        self.name, self.platform, self.where, self.fp = name, platform, where, fp
 
 
-def _stand_in(name: str, platform: str, policy: str, line: int, column: int) -> Cached:
-    return Cached(name, platform, Where(Location(policy, line, column)))
+def _stand_in(name: str, platform: str, policy: str, line: int, column: int, fp: str) -> Cached:
+    return Cached(name, platform, Where(Location(policy, line, column)), fp)
 
 
-_KEPT_INS: dict[tuple[str, str, str, int, int], Cached] = {}
+_KEPT_INS: dict[str, Cached] = {}
 
 
-def _stand_ins(name: str, platform: str, policy: str, line: int, column: int) -> Cached:
+def _stand_ins(name: str, platform: str, policy: str, line: int, column: int, fp: str) -> Cached:
     """_stand_in, kept for the next compile in this process (the compile server): a stand-in is read-only."""
-    key = (name, platform, policy, line, column)
-    found = _KEPT_INS.get(key)
-    if found is None:
+    found = _KEPT_INS.get(name)
+    loc = found.where.loc if found is not None else None
+    if found is None or loc is None or (found.platform, found.fp, loc.line, loc.column, loc.file) != (
+            platform, fp, line, column, policy):
         if len(_KEPT_INS) >= 1 << 18:
             _KEPT_INS.clear()
-        found = _KEPT_INS[key] = _stand_in(*key)
+        found = _KEPT_INS[name] = _stand_in(name, platform, policy, line, column, fp)
     return found

@@ -141,7 +141,7 @@ def _cache_dir_of(argv: list[str]) -> Path | None:
 
 def delegate(argv: list[str]) -> int | None:
     """Run `qosc compile` on the server of its cache directory: its exit status, None to compile here."""
-    if serving or not argv or argv[0] != "compile" or \
+    if serving or not argv or argv[0] != "compile" or not hasattr(socket, "SO_PEERCRED") or \
             any(a in ("--no-server", "--no-cache", "--verify") for a in argv[1:]):
         return None
     cache_dir = _cache_dir_of(argv[1:])
@@ -220,6 +220,8 @@ class Server:
     def __init__(self, cache_dir: Path, idle: float = IDLE) -> None:
         from qosc.cachedir import _private_dir
 
+        if not hasattr(socket, "SO_PEERCRED"):
+            raise OSError("a compile server needs SO_PEERCRED (Linux) to tell who connects")
         os.close(_private_dir(cache_dir))  # Untrusted: not this user's private directory
         self.path = socket_path(cache_dir)
         if len(os.fsencode(self.path)) > 100:

@@ -7,7 +7,8 @@ classes of the scheduler map as classes (transmit-rate percent or remainder,
 shaping-rate, buffer-size percent or temporal, priority, drop-profile-map by
 loss priority; protocol non-tcp maps are not TCP traffic's and are left
 out), the 64 code points through the bound classifier (with `import
-default`: the rest through dscp-default), the rewrite per code point, and
+default`: the rest through dscp-default; a unit's fixed `forwarding-class`:
+all of them in that class, read.ports), the rewrite per code point, and
 the input filter's terms as edge rules.  Dangling references are QOS174,
 code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
@@ -127,6 +128,8 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
     if cname is None and fam == 0 and f"classifiers-{PRECEDENCE}" in bound:
         cname, kind = bound[f"classifiers-{PRECEDENCE}"], PRECEDENCE
     table = _table(c, kind, cname, loc) if cname is not None else None
+    if table is None and cname is None and "forwarding-class" in bound:  # fixed: every code point is the class's
+        table = dict.fromkeys(range(64), (bound["forwarding-class"], "low"))
     if table is None:
         # no classifier: a code point belongs to the class whose rewrite writes it (what the unit's own marks
         # mean), the rest is unknown; with neither a rewrite nor an input filter, IPv4 goes through the implicit
@@ -154,7 +157,7 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     rate = shape or port_rate(c, port)
     klasses = classes(c, smap, rate) if smap else ()
-    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound):
         klasses = default_classes(c, loc)  # the unit classifies or rewrites: its port queues by Junos's default map
     known = {k.name for k in klasses}
     for key, name in bound.items():

@@ -7,7 +7,9 @@ Levels" (a classifier or rewrite rule on the port applies to its logical interfa
 QFX and EX switches bind them on the port: Junos OS Class of Service User Guide for Switches), "Oversubscribing
 Interface Bandwidth" and "Configuring Traffic Control Profiles" (`shaping-rate` of a port or unit, in percent of
 the port or absolute; `output-traffic-control-profile` gives the port or unit the profile's scheduler map and
-shaping rate).  A binding this reader does not read is named (QOS172) at its line.
+shaping rate), "Applying Forwarding Classes to Interfaces" (`unit N forwarding-class FC`, fixed classification:
+every packet the unit receives is in FC, whatever its code points).  A binding this reader does not read is
+named (QOS172) at its line.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from qosc.targets.junos.read.schedulers import port_rate
 @dataclass
 class Bindings:
     units: dict[tuple[str, str], dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
-    """(port, unit) -> what is bound: 'classifiers-<family>', 'rewrite-rules-<family>', 'filter-input-<family>'."""
+    """(port, unit) -> what is bound: 'classifiers-<family>', 'rewrite-rules-<family>', 'filter-input-<family>',
+    'forwarding-class' (fixed classification)."""
     smaps: dict[str, str] = field(default_factory=dict)
     """Port (or 'port unit N' for a unit's own) -> scheduler map."""
     shapes: dict[str, int] = field(default_factory=dict)
@@ -103,6 +106,8 @@ def bindings(c: Config) -> Bindings:
                     rate = _shape(c, port, p[5:])
                     if rate:
                         b.shapes[f"{port} unit {p[3]}"] = rate
+                elif key.startswith("unit") and len(p) >= 6 and p[4] == "forwarding-class":
+                    b.units[(port, p[3])]["forwarding-class"] = p[5]  # fixed classification: the unit's every packet
                 elif key.startswith("unit") and len(p) >= 6 and p[4] == "output-traffic-control-profile":
                     if _profile(c, b, port, f"{port} unit {p[3]}", p[5]):
                         b.units.setdefault((port, p[3]), {})

@@ -1,0 +1,76 @@
+"""Causes that kept the ACX nodes of Juniper's Low Latency Queueing JVD (Juniper/jvd, service_provider/
+low_latency_queueing: ag1_1_acx7509, ag1_2_acx7100-32c, an1/an3_acx7100-48l, an4_acx7024) from being imported
+(issue 22), each as a reproducer cut down from an4_acx7024.conf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qosc.cli import main
+from tests.test_import_corpus_causes import named, round_trip
+
+# an4_acx7024.conf: fronthaul units of et-0/0/4 fix their forwarding class (`unit 3748 forwarding-class FC-LLQ`,
+# an 802.1p rewrite beside it) next to units that classify DSCP through CL-DSCP
+FIXED_CLASS = """\
+set class-of-service forwarding-classes class FC-BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-CONTROL queue-num 3
+set class-of-service forwarding-classes class FC-LLQ queue-num 6
+set class-of-service forwarding-classes class FC-SIGNALING queue-num 7
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-BEST-EFFORT loss-priority low code-points be
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-CONTROL loss-priority low code-points cs7
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-LLQ loss-priority low code-points af41
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-SIGNALING loss-priority low code-points cs6
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-BEST-EFFORT loss-priority low code-point 000
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-CONTROL loss-priority low code-point 111
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-LLQ loss-priority low code-point 100
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-SIGNALING loss-priority low code-point 110
+set class-of-service scheduler-maps SM forwarding-class FC-BEST-EFFORT scheduler SC-BEST-EFFORT
+set class-of-service scheduler-maps SM forwarding-class FC-CONTROL scheduler SC-CONTROL
+set class-of-service scheduler-maps SM forwarding-class FC-LLQ scheduler SC-LLQ
+set class-of-service scheduler-maps SM forwarding-class FC-SIGNALING scheduler SC-SIGNALING
+set class-of-service schedulers SC-BEST-EFFORT transmit-rate percent 60
+set class-of-service schedulers SC-BEST-EFFORT priority low
+set class-of-service schedulers SC-CONTROL transmit-rate percent 20
+set class-of-service schedulers SC-CONTROL priority high
+set class-of-service schedulers SC-LLQ transmit-rate percent 20
+set class-of-service schedulers SC-LLQ priority low
+set class-of-service schedulers SC-SIGNALING shaping-rate percent 10
+set class-of-service schedulers SC-SIGNALING priority strict-high
+set class-of-service interfaces xe-0/0/4 scheduler-map SM
+set class-of-service interfaces xe-0/0/4 unit 1 classifiers dscp CL-DSCP
+set class-of-service interfaces xe-0/0/4 unit 2 forwarding-class FC-LLQ
+set class-of-service interfaces xe-0/0/4 unit 2 rewrite-rules ieee-802.1 RR-8021P
+"""
+
+
+def test_fixed_forwarding_class_of_a_unit_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`unit N forwarding-class FC` puts every packet the unit receives in FC ("Applying Forwarding Classes to
+    Interfaces", Junos OS Class of Service User Guide).  Before, the statement was named as not read and the unit
+    was read through Junos's implicit ipprec-compatibility classifier (cs6 and cs7 in the class of queue 3), so
+    equiv saw no difference when the fixed class changed."""
+    original, changed = tmp_path / "fixed.set", tmp_path / "changed.set"
+    original.write_text(FIXED_CLASS, encoding="utf-8")
+    changed.write_text(FIXED_CLASS.replace("unit 2 forwarding-class FC-LLQ", "unit 2 forwarding-class FC-CONTROL"),
+                       encoding="utf-8")
+    assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{changed}"]) == 1
+    err = capsys.readouterr().err
+    assert "FC-LLQ" in err and "FC-CONTROL" in err, err
+    assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{original}"]) == 0
+
+
+def test_fixed_unit_does_not_join_classes_of_other_units(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """Read through the implicit classifier, the fixed unit's queue-3 class held cs6, which the classifying unit
+    gives FC-SIGNALING: import joined FC-SIGNALING (strict-high) to FC-CONTROL's service (QOS173, on an4 a
+    thousand times, one per fronthaul unit) and wrote it on unit 1 as FC-CONTROL twice."""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", FIXED_CLASS)
+    assert policy is not None, named(diagnostics)
+    assert not [d for d in diagnostics if d["code"] == "QOS173" and "FC-SIGNALING" in d["message"]], diagnostics
+    assert not [m for m in named(diagnostics) if "forwarding-class FC-LLQ: not read" in m], named(diagnostics)
+    signaling = policy["services"]["FC-SIGNALING"]
+    assert signaling["dscp"] == ["cs6"] and signaling["queue"]["strict"] is True, signaling
+    unit1 = policy["devices"]["fixed"]["interfaces"]["xe-0/0/4.1"]
+    assert sorted(unit1.get("services", policy["services"])) == sorted(set(unit1.get("services",
+                                                                                     policy["services"])))

@@ -161,6 +161,8 @@ CORE: tuple[Code, ...] = (
        "someone else's, not stale"),
     _c("QOS206", _READ, "info", "read back: queue guarantees that overbook the link beside strict-priority caps, read "
        "as what the device can guarantee (the share of what the strict queues leave)"),
+    _c("QOS207", _READ, "warning", "import: a share the policy's checks refuse as it is (a fraction a target writes "
+       "in whole percent) lifted as the whole percentage below it, the difference said at the configuration"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

@@ -43,10 +43,10 @@ LLQ = ("its strict-high FC-LLQ has no cap (no shaping rate; a transmit rate does
        "queue missing; the rest of its EXP and DSCP classes lift")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
-QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): ports whose speed the "
-       "configuration does not say (QOS041), ECN (the JUNOS target writes none, QOS090), shares that are no whole "
-       "percentage once read as what the strict-high queue leaves (QOS113, JUNOS needs one), no class for unclassified "
-       "traffic (QOS032), two strict-high queues (QOS093): every interface left out and named, nothing written")
+QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): shares that are no whole "
+       "percentage once read as what the strict-high queue leaves are lifted as the whole percentage below (QOS207; "
+       "fc1's 1.52 % as 1 %, beyond equiv's rounding), the DSCP rewrite rules differ after the round trip, shared "
+       "and dedicated buffers are not read (named)")
 AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")

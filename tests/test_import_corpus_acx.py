@@ -74,3 +74,63 @@ def test_fixed_unit_does_not_join_classes_of_other_units(tmp_path: Path, capsys:
     unit1 = policy["devices"]["fixed"]["interfaces"]["xe-0/0/4.1"]
     assert sorted(unit1.get("services", policy["services"])) == sorted(set(unit1.get("services",
                                                                                      policy["services"])))
+
+
+# ag1_1_acx7509, ag1_2_acx7100-32c, an1/an3_acx7100-48l, an4_acx7024: SM-5G-SCHEDULER gives transmit rates of 40, 30
+# and 20 % and the remainder (10 %) beside the strict-high FC-SIGNALING shaped at 5 %
+ACX_MAP = """\
+set class-of-service forwarding-classes class FC-BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-LOW queue-num 1
+set class-of-service forwarding-classes class FC-MEDIUM queue-num 2
+set class-of-service forwarding-classes class FC-HIGH queue-num 4
+set class-of-service forwarding-classes class FC-SIGNALING queue-num 7
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-BEST-EFFORT loss-priority low code-points be
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-LOW loss-priority low code-points af11
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-MEDIUM loss-priority low code-points af21
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-HIGH loss-priority low code-points af31
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-SIGNALING loss-priority low code-points cs6
+set class-of-service scheduler-maps SM-5G-SCHEDULER forwarding-class FC-BEST-EFFORT scheduler SC-BEST-EFFORT
+set class-of-service scheduler-maps SM-5G-SCHEDULER forwarding-class FC-HIGH scheduler SC-HIGH
+set class-of-service scheduler-maps SM-5G-SCHEDULER forwarding-class FC-LOW scheduler SC-LOW
+set class-of-service scheduler-maps SM-5G-SCHEDULER forwarding-class FC-MEDIUM scheduler SC-MEDIUM
+set class-of-service scheduler-maps SM-5G-SCHEDULER forwarding-class FC-SIGNALING scheduler SC-SIGNALING
+set class-of-service schedulers SC-BEST-EFFORT transmit-rate remainder
+set class-of-service schedulers SC-BEST-EFFORT priority low
+set class-of-service schedulers SC-HIGH transmit-rate percent 40
+set class-of-service schedulers SC-HIGH priority low
+set class-of-service schedulers SC-LOW transmit-rate percent 20
+set class-of-service schedulers SC-LOW priority low
+set class-of-service schedulers SC-MEDIUM transmit-rate percent 30
+set class-of-service schedulers SC-MEDIUM priority low
+set class-of-service schedulers SC-SIGNALING shaping-rate percent 5
+set class-of-service schedulers SC-SIGNALING priority strict-high
+set class-of-service interfaces et-0/0/4 scheduler-map SM-5G-SCHEDULER
+set class-of-service interfaces et-0/0/4 unit 1 classifiers dscp CL-DSCP
+"""
+
+
+def _line(text: str, fragment: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if line.endswith(fragment))
+
+
+def test_a_share_junos_cannot_write_is_lifted_rounded_down_not_dropped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Beside a strict-high cap of 5 % the transmit rates (100 %) guarantee each queue 95 % of its rate (QOS206):
+    best effort 9.5 %, FC-MEDIUM 28.5 %.  The policy language takes those, JUNOS's `transmit-rate percent` only
+    whole percentages (QOS113).  Before, import left out the best-effort service for it, then every other service
+    because none was the default (QOS032): nothing was written.  Now each such share is lifted as the whole
+    percentage below it (the policy promises no more than the router guarantees), and the difference is said at
+    the scheduler-map entry (QOS207); everything is lifted, and equiv finds the round trip within rounding."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "acx.set", ACX_MAP)
+    assert policy is not None, named(diagnostics)
+    assert not named(diagnostics), named(diagnostics)
+    shares = {name: body["queue"].get("share") for name, body in policy["services"].items()}
+    assert shares == {"FC-BEST-EFFORT": "9%", "FC-LOW": "19%", "FC-MEDIUM": "28%", "FC-HIGH": "38%",
+                      "FC-SIGNALING": None}, shares
+    rounded = {d["line"]: d["message"] for d in diagnostics if d["code"] == "QOS207"}
+    assert sorted(rounded) == [_line(ACX_MAP, "FC-BEST-EFFORT scheduler SC-BEST-EFFORT"),
+                               _line(ACX_MAP, "FC-MEDIUM scheduler SC-MEDIUM")], diagnostics
+    assert all("9.5%" in m or "28.5%" in m for m in rounded.values()), rounded
+    (count,) = [d["message"] for d in diagnostics if d["code"] == "QOS202"]
+    assert "0 named as not lifted" in count, count
+    assert status == 0, out

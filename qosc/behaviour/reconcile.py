@@ -6,7 +6,12 @@ and named at its configuration line, and the reconciliation of the configuration
   innermost service, interface, classifier rule, policer or drop profile around its line), that object is left
   out with every reference to it, and the classes, rules or interfaces it was lifted from are named (QOS172, at
   the configuration line, with the error); again until the policy validates.  An error no object can be left
-  out for, or a policy with no service or interface left, writes nothing.
+  out for, or a policy with no service or interface left, writes nothing.  Before anything is left out for an
+  error at a service's share, a share that is not a whole percentage (the policy takes it, a target may not:
+  JUNOS's `transmit-rate percent`, IOS's `bandwidth percent`) is lifted as the whole percentage below it, the
+  nearest value that promises no more than the configuration guarantees, and the difference is said at the
+  class's configuration line (QOS207): one share a target cannot write exactly never costs the service, and
+  with the default service every other one (QOS032).
 - `reconcile(devices, lifted)`: every QoS object a reader saw (Device.seen) is lifted (an element the policy holds
   is made of it: Device.uses) or named as not lifted: where no diagnostic named it at its line yet, a QOS172
   there says whether it is applied to no interface (it does nothing) or applied and not lifted; and one QOS202
@@ -16,6 +21,7 @@ and named at its configuration line, and the reconciliation of the configuration
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -113,6 +119,7 @@ def _target(path: tuple[str, ...]) -> tuple[str, ...] | None:
 def settle(lifted: Lifted, path: str, header: str) -> Settled:
     """The lifted policy as a text `qosc validate` accepts (see the module doc)."""
     named: list[Diagnostic] = []
+    rounded: dict[str, Diagnostic] = {}
     for _ in range(MAX_ROUNDS):
         if not _something(lifted.policy):
             return _nothing(lifted, named, [])
@@ -120,12 +127,15 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
         checked = check(text, path)
         errors = [d for d in checked if d.is_error]
         if not errors:
-            return Settled(text, named, checked)
+            kept = [d for name, d in rounded.items() if name in lifted.policy["services"]]
+            return Settled(text, kept + named, checked)
         spans = yaml_spans(text)
+        blamed = [(d, [p for p, lo, hi in spans if d.location is not None and d.location.file == path
+                       and lo <= d.location.line <= hi]) for d in errors]
+        if _round_down(lifted, blamed, rounded):
+            continue
         doomed: dict[tuple[str, ...], Diagnostic] = {}
-        for d in errors:
-            where = d.location.line if d.location is not None and d.location.file == path else None
-            inner = [p for p, lo, hi in spans if where is not None and lo <= where <= hi]
+        for d, inner in blamed:
             target = next((t for t in (_target(p) for p in inner) if t is not None), None)
             if target is not None:  # one about the whole device (too many queues) may settle with the rest
                 doomed.setdefault(target, d)
@@ -138,6 +148,35 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
             if _rank(target) == least:
                 named += _leave_out(lifted, target, why)
     return _nothing(lifted, named, [])
+
+
+def _round_down(lifted: Lifted, blamed: list[tuple[Diagnostic, list[tuple[str, ...]]]],
+                rounded: dict[str, Diagnostic]) -> bool:
+    """Each service share an error is about that is not a whole percentage, as the whole percentage below it (at
+    least 1 %; a share already whole is left to the rest of settle); QOS207 for each in `rounded`.  True when one
+    was changed (the policy is checked again before anything is left out)."""
+    changed = False
+    for why, inner in blamed:
+        for target in inner:
+            if len(target) != 4 or target[0] != "services" or target[2:] != ("queue", "share"):
+                continue
+            name, queue = target[1], lifted.policy["services"][target[1]].get("queue", {})
+            share = str(queue.get("share", ""))
+            try:
+                value = float(share.removesuffix("%"))
+            except ValueError:
+                continue
+            whole = math.floor(value + 1e-9)
+            if not share.endswith("%") or whole == value or whole < 1:
+                continue
+            queue["share"] = f"{whole}%"
+            changed = True
+            rounded[name] = warning(  # once: a whole share is not rounded again
+                "QOS207", f"service {name}: share {share} is lifted as {whole}%, the whole percentage below it: "
+                f"{why.code} {why.message}", lifted.origins.get(("services", name)),
+                "the policy promises no more than the configuration guarantees; write the share by hand if a "
+                "target that takes fractions (Linux) should keep it")
+    return changed
 
 
 def _nothing(lifted: Lifted, named: list[Diagnostic], checked: list[Diagnostic]) -> Settled:

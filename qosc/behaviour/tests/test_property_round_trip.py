@@ -182,8 +182,14 @@ def check(name: str, raw: dict[str, Any]) -> None:
                 assert unwarned == [], (unwarned, text, output.text)
 
 
-SETTINGS = settings(max_examples=40, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+def _examples(budget: int) -> int:
+    """`budget` examples in the derandomized ci profile, times the loaded profile's size (deep: 10x, new random
+    examples each run; conftest.py), as tests/helpers.fuzz_examples."""
+    return max(1, budget * settings.default.max_examples // 100)
+
+
+SETTINGS = settings(max_examples=_examples(40), derandomize=settings.default.derandomize, deadline=None,
+                    database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("name", ["junos-mx", "junos-m-series", "ios-xe", "ios-gsr"])
@@ -220,7 +226,7 @@ def test_generated_policies_load_in_a_kernel_and_read_back_as_their_intent() -> 
         pytest.skip(why)
     curves = _kernel_curves()
 
-    @settings(SETTINGS, max_examples=20)
+    @settings(SETTINGS, max_examples=_examples(20))
     @given(policies("linux", curves))
     def run(raw: dict[str, Any]) -> None:
         check("linux", raw)

@@ -185,10 +185,10 @@ def check(name: str, raw: dict[str, Any]) -> None:
 def _examples(budget: int) -> int:
     """`budget` examples in the derandomized ci profile, times the loaded profile's size (deep: 10x, new random
     examples each run; conftest.py), as tests/helpers.fuzz_examples."""
-    return max(1, budget * settings.default.max_examples // 100)
+    return max(1, budget * settings().max_examples // 100)
 
 
-SETTINGS = settings(max_examples=_examples(40), derandomize=settings.default.derandomize, deadline=None,
+SETTINGS = settings(max_examples=_examples(40), derandomize=settings().derandomize, deadline=None,
                     database=None, suppress_health_check=[HealthCheck.too_slow])
 
 

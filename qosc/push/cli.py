@@ -5,6 +5,7 @@ whose text has no secret in it."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from qosc.push.base import PushError
@@ -31,3 +32,24 @@ def open_cli(c: Credentials, connect_timeout: float, device_type: str, enable: b
     except Exception as exc:  # noqa: BLE001 - any connection failure becomes PushError
         raise PushError("open", f"cannot open SSH CLI session to {c.host}:{c.port}: "
                         f"{redact(str(exc) or type(exc).__name__)}") from None
+
+
+class CliSession:
+    """What the drivers that type configuration over an SSH CLI session share (IOS, IOS XR): telling, after a
+    failed request, whether the session is gone (Driver.settle reconnects where `lost` says)."""
+
+    conn: Any
+    lost: str
+
+    def _dead(self, stage: str) -> bool:
+        """After a failed request: is the session gone?  Then remember where (`lost`) and drop it."""
+        try:
+            alive = self.conn is not None and self.conn.is_alive()
+        except Exception:  # noqa: BLE001 - a session that cannot say it is alive is not
+            alive = False
+        if not alive:
+            self.lost = self.lost or stage
+            with contextlib.suppress(Exception):  # the transport may be half gone already
+                self.conn.disconnect()
+            self.conn = None
+        return not alive

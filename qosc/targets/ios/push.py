@@ -30,11 +30,10 @@ reported unknown.
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError, RolledBack
-from qosc.push.cli import open_cli
+from qosc.push.cli import CliSession, open_cli
 from qosc.push.credentials import redact
 
 ROLLBACK_FILE = "flash:qosc-rollback.cfg"
@@ -130,7 +129,7 @@ def as_diff(cmds: list[str]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-class IosDriver(Driver):
+class IosDriver(CliSession, Driver):
     method = "ios-cli"
     reads_back = True
 
@@ -165,19 +164,6 @@ class IosDriver(Driver):
         except Exception as exc:  # noqa: BLE001 - netmiko and paramiko raise many types: all become PushError
             self._dead(stage)
             raise PushError(stage, f"{stage} failed: {redact(str(exc) or type(exc).__name__)}") from None
-
-    def _dead(self, stage: str) -> bool:
-        """After a failed request: is the session gone?  Then remember where (`lost`) and drop it."""
-        try:
-            alive = self.conn is not None and self.conn.is_alive()
-        except Exception:  # noqa: BLE001 - a session that cannot say it is alive is not
-            alive = False
-        if not alive:
-            self.lost = self.lost or stage
-            with contextlib.suppress(Exception):  # the transport may be half gone already
-                self.conn.disconnect()
-            self.conn = None
-        return not alive
 
     def open(self) -> None:
         self.conn = open_cli(self.credentials, self.options.connect_timeout, "cisco_ios", enable=True,

@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from qosc.push.base import COMMITTED, NOT_COMMITTED, ROLLED_BACK, UNKNOWN, Driver, PushError
-from qosc.push.cli import open_cli
+from qosc.push.cli import CliSession, open_cli
 from qosc.push.credentials import redact
 
 ERROR = r"% ?Invalid input|% ?Incomplete command|% ?Ambiguous command|% ?Failed to commit|%\s*Error"
@@ -103,7 +103,7 @@ def plan(running_text: str, compiled_text: str) -> list[str]:
     return out
 
 
-class IosxrDriver(Driver):
+class IosxrDriver(CliSession, Driver):
     method = "iosxr-cli"
     reads_back = True
 
@@ -114,18 +114,6 @@ class IosxrDriver(Driver):
         self.running = ""
         self.cmds: list[str] = []
         self.committed = False
-
-    def _dead(self, stage: str) -> bool:
-        try:
-            alive = self.conn is not None and self.conn.is_alive()
-        except Exception:  # noqa: BLE001 - a session that cannot say it is alive is not
-            alive = False
-        if not alive:
-            self.lost = self.lost or stage
-            with contextlib.suppress(Exception):
-                self.conn.disconnect()
-            self.conn = None
-        return not alive
 
     def _send(self, stage: str, command: str, expect: str | None = None) -> str:
         try:

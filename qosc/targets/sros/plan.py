@@ -329,6 +329,7 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
                    "CIR = PIR = 100% of the port")
     elif q.strict:
         why.append(f"{s.name} is strict: expedited, served first within its CIR, capped at PIR {pir:g}%")
+    if q.strict:
         cir = pir
     qtype = "expedited" if q.strict else plan.platform.queue_types.get(q.priority.label, "best-effort")
     if pir < (1 if whole else 0.01):

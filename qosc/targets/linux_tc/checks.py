@@ -2,7 +2,8 @@
 
 QOS149 is the marking domains (marks.py): an edge that imposes EXP, and the RFC 3270 tunnel models pipe and
 uniform, are errors (Linux imposes and pops labels by routing, not in a qdisc); a drop precedence carried in the
-802.1p DEI, and an interface that both classifies and writes PCP, are warnings (what Linux does instead)."""
+802.1p DEI, and an interface that both classifies and writes PCP, are warnings (what Linux does instead).  QOS048 (a
+core code): a strict service uncapped on purpose (rate-cap: none), which HTB cannot serve so."""
 
 from __future__ import annotations
 

@@ -104,11 +104,12 @@ def test_each_target_writes_an_uncapped_strict_queue_or_refuses_it_at_its_line(
     assert re.search(r"rate cap (\(bit/s\) )?none expected, (10%|100000000) found", found.out + found.err), found
 
 
-def test_a_rate_cap_the_catalyst_priority_queue_cannot_hold_is_refused_not_dropped(tmp_path: Path) -> None:
+def test_a_rate_cap_the_catalyst_priority_queue_cannot_hold_is_said_not_dropped_silently(tmp_path: Path) -> None:
     """The PFC's egress queues have weights, not rates: a strict service's own rate-cap was dropped without a word
-    (the priority queue ran uncapped); now it is refused at the field, and `rate-cap: none` says what the port
-    does."""
+    (the priority queue ran uncapped); now the field is told so (QOS195, a warning like QOS127's WRR-served strict
+    service: the port does what it can), and `rate-cap: none` says what the port does."""
     path = policy_for(tmp_path, "catalyst6500", "GigabitEthernet1/1", "10%")
-    [refused] = [d for d in api.validate(path).diagnostics if d.code == "QOS195"]
-    assert (refused.location.line, refused.severity.value) == (RATE_CAP[0], "error")
-    assert refused.hint == "police the service at the edge (policer:) instead, or say rate-cap: none"
+    [told] = [d for d in api.validate(path).diagnostics if d.code == "QOS195"]
+    assert (told.location.line, told.severity.value) == (RATE_CAP[0], "warning")
+    assert "the cap is not written" in told.message
+    assert told.hint == "police the service at the edge (policer:), or say rate-cap: none"

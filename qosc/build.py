@@ -18,6 +18,7 @@ from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
 from qosc.marking import ENCAPSULATIONS, default_rewrite, default_trust, domains, listed
 from qosc.model import (
+    UNCAPPED,
     Action,
     Buffer,
     Classifier,
@@ -108,6 +109,7 @@ class Builder:
         else:
             codes = DEFAULT_DSCP.get(kind, ())
         q = raw.get("queue") or {}
+        cap = q.get("rate-cap")
         buffer = None
         if "buffer" in q:
             text = q["buffer"]
@@ -131,7 +133,8 @@ class Builder:
             buffer=buffer,
             priority=_PRIORITY.get(q.get("priority", "low"), Priority.LOW),
             strict=bool(q.get("strict", False)),
-            rate_cap=self.rate(q.get("rate-cap"), where.at("queue.rate-cap")),
+            rate_cap=None if cap == UNCAPPED else self.rate(cap, where.at("queue.rate-cap")),
+            uncapped=cap == UNCAPPED,
             ceiling=self.rate(q.get("ceiling"), where.at("queue.ceiling")),
             shared_with=q.get("shared-with"),
             aqm=q.get("aqm") or ("red" if drops else "none"),

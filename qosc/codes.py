@@ -69,6 +69,11 @@ CORE: tuple[Code, ...] = (
     _c("QOS043", _CAP, "error", "ceiling below share"),
     _c("QOS044", _CAP, "error", "rate cap below share"),
     _c("QOS045", _CAP, "error", "rate cap or ceiling of 0: a queue that never drains"),
+    _c("QOS046", _CAP, "warning", "strict priority left uncapped on purpose (rate-cap: none): it can starve every "
+       "other service"),
+    _c("QOS047", _CAP, "error", "rate-cap: none on a queue that is not strict"),
+    _c("QOS048", _COMPILE, "error", "strict queue left uncapped (rate-cap: none) on a target that cannot serve it "
+       "so (Linux HTB, IOS XR): refused"),
     _c("QOS050", _LBE, "error", "LBE priority not strictly below best effort"),
     _c("QOS051", _LBE, "error", "LBE share above best effort's"),
     _c("QOS052", _LBE, "error", "LBE in a shared queue"),

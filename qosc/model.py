@@ -27,6 +27,7 @@ __all__ = ["DOMAINS", "NOWHERE", "Domain", "Marking", "Where"]  # re-exported: m
 
 Rate = int | Percent
 """A rate in bit/s, or a percentage of the interface speed."""
+UNCAPPED = "none"  # the policy's `rate-cap: none` (Queue.uncapped)
 
 
 class Kind(str, Enum):
@@ -99,6 +100,7 @@ class Queue:
     priority: Priority = Priority.LOW
     strict: bool = False
     rate_cap: Rate | None = None
+    uncapped: bool = False  # `rate-cap: none`: a strict queue left uncapped on purpose (rate_cap None; QOS046)
     ceiling: Rate | None = None
     shared_with: str | None = None
     aqm: str = "none"
@@ -307,11 +309,9 @@ class Interface:
         return self.shape if self.shape is not None else self.speed
 
     def settings(self) -> tuple[Any, ...]:
-        """Every field but the interface's identity (name, description, source position).
-
-        Interfaces with equal settings get the same queues, so a target may lower the first and reuse the result
-        for the others (most interfaces of a network share a handful of profiles).
-        """
+        """Every field but the interface's identity (name, description, source position): interfaces with equal
+        settings get the same queues, so a target may lower the first and reuse the result for the others (most
+        interfaces of a network share a handful of profiles)."""
         return tuple(map(self.__dict__.__getitem__, _SETTINGS))
 
 

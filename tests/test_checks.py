@@ -112,6 +112,33 @@ def test_qos042_strict_without_cap_or_policer(tmp_path: Path) -> None:
         "so it can starve every other queue\n  hint: add queue.rate-cap (e.g. 10%) and/or an edge policer"]
 
 
+def test_qos046_rate_cap_none_is_a_warning_at_the_policy_line_not_qos042(tmp_path: Path) -> None:
+    """`rate-cap: none` says on purpose that a strict queue is uncapped (a vendor design runs it so): a warning at
+    the field that says what it risks and how to cap it, never QOS042; omitting rate-cap stays QOS042."""
+    diags = validate_text(tmp_path, BASE.replace("rate-cap: 10%", "rate-cap: none"))
+    assert codes(diags) == ["QOS046", "QOS048"]  # QOS048: BASE's device is Linux, whose HTB refuses it (targets)
+    assert texts(only(diags, "QOS046"), tmp_path) == [
+        "T/p.yaml:10:65: warning[QOS046]: strict-priority service 'ip-premium' is uncapped on purpose (rate-cap: "
+        "none): nothing limits its queue, so its traffic can starve every other service on each interface that "
+        "carries it\n  hint: cap it with queue.rate-cap (e.g. 10%) or an edge policer (policer:) once the traffic it "
+        "carries is known"]
+    assert codes(validate_text(tmp_path, BASE.replace(", rate-cap: 10%", ""))) == ["QOS042"]
+
+
+def test_qos046_not_said_where_a_policer_caps_the_uncapped_queue(tmp_path: Path) -> None:
+    text = BASE.replace("rate-cap: 10%}", "rate-cap: none}\n    policer: p").replace(
+        "devices:", "policers:\n  p: {cir: 100M, cbs: 64KB}\ndevices:")
+    assert "QOS046" not in codes(validate_text(tmp_path, text))
+
+
+def test_qos047_rate_cap_none_on_a_queue_that_is_not_strict(tmp_path: Path) -> None:
+    text = BASE.replace("{share: 40%, priority: high}", "{share: 40%, priority: high, rate-cap: none}")
+    [d] = only(validate_text(tmp_path, text), "QOS047")
+    assert (d.location.line, d.location.column) == (7, 51) and d.severity.value == "error"
+    assert d.message.startswith("service 'best-effort' has rate-cap: none, which only a strict-priority queue")
+    assert d.hint == "remove rate-cap (or give it a rate), or set queue.strict: true"
+
+
 def test_qos043_ceiling_below_share(tmp_path: Path) -> None:
     text = BASE.replace("{share: 40%, priority: high}", "{share: 40%, ceiling: 30%, priority: high}")
     assert only(validate_text(tmp_path, text), "QOS043")[0].location.line == 7

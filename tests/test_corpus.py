@@ -38,9 +38,6 @@ FILES = [e["file"] for e in ENTRIES]
 LICENCES = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "CC0-1.0", "public domain"}
 
 
-LLQ = ("its strict-high FC-LLQ has no cap (no shaping rate; a transmit rate does not limit a strict-high queue on "
-       "Junos): the policy language caps every strict queue (QOS042), so it is named, not lifted, and equiv finds that "
-       "queue missing; the rest of its EXP and DSCP classes lift")
 EMULATION = ("a link emulator's HTB (root classes without a parent, netem leaves this kernel cannot load): no speed to "
              "put the classes against, QOS141; named, nothing written (exit 1)")
 QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platform): shares that are no whole "
@@ -78,10 +75,10 @@ UNCLEAN = {
         "its ae9, ae13 and ae14 units queue by Junos's default map (95/0/0/5/0/0/0/0%), where the other units queue "
         "by the 5G map: a service has one queue plan in the policy (QOS173 names each), so those units are compiled "
         "with the 5G map's",
-    "junos/jvd-ewan-fin-ap1-mx304.conf": LLQ,
-    "junos/jvd-ewan-fin-wanedge1-mx304.conf": LLQ + "; its IRB units classify by a filter into FC-LLQ alone (named)",
-    "junos/jvd-ewan-fin-p1-ptx10003.conf":
-        LLQ + "; its other schedulers give no transmit rate either (no share in the policy, compiled as none)",
+    "junos/jvd-ewan-fin-wanedge1-mx304.conf":
+        "its IRB units classify multicast (225.0.0.0/16) by a filter into FC-LLQ without marking a code point, where "
+        "a qosc classifier rule marks its service's: named, not lifted, so equiv finds those units without a "
+        "partner (QOS171); its uncapped strict-high FC-LLQ lifts as rate-cap: none (QOS046), as on ap1 and p1",
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
@@ -142,10 +139,10 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="41 of the 52 files on qosc's platforms round-trip clean (12 of the 23 that "
-                   "apply QoS); issue 22 asks for 90%: the ewan-fin JVD designs have a strict-high queue without a cap "
-                   "(QOS042: the policy language caps every strict queue), ag3 two queue plans for one service, the "
-                   "Linux dumps are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="43 of the 52 files on qosc's platforms round-trip clean (14 of the 23 that "
+                   "apply QoS); issue 22 asks for 90%: ewan-fin wanedge1's IRB units classify by a filter without a "
+                   "mark, ag3 has two queue plans for one service, the Linux dumps are link emulators, and Batfish's "
+                   "grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

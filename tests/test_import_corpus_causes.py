@@ -264,10 +264,14 @@ def test_an_output_filter_that_only_counts_is_an_acl_not_qos(tmp_path: Path, cap
 
 
 # jvd-dc5-compute-leaf1-qfx5120.conf: every service left out (each would make the policy invalid), interfaces left
+# out; here the one service's shaping rate is below its transmit rate (QOS044: a strict-high queue with neither, as
+# the file has, lifts uncapped since rate-cap: none)
 STRICT_ONLY = """\
 set class-of-service forwarding-classes class be queue-num 0
 set class-of-service classifiers dscp C forwarding-class be loss-priority low code-points 000000
 set class-of-service schedulers s priority strict-high
+set class-of-service schedulers s transmit-rate percent 50
+set class-of-service schedulers s shaping-rate percent 10
 set class-of-service scheduler-maps m forwarding-class be scheduler s
 set class-of-service interfaces xe-0/0/0 scheduler-map m
 set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp C
@@ -332,16 +336,21 @@ set class-of-service interfaces et-0/0/3 unit 0 classifiers exp EXP
 """
 
 
-def test_a_strict_high_queue_with_only_a_transmit_rate_is_uncapped_and_named_so(
+def test_a_strict_high_queue_with_only_a_transmit_rate_is_lifted_uncapped_on_purpose(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Junos serves a strict-high queue before the others whatever its transmit rate: the rate does not limit it
     (Junos OS CoS User Guide, "Configuring Strict-High Priority": the transmission rate of a strict-high queue "is
     not limited by the WRR configuration ... only serves as a placeholder"; on MPCs only guaranteed-high and -medium
     traffic is demoted above its rate, "Excess Bandwidth Distribution on MIC and MPC Interfaces"); a shaping rate
-    caps it.  The policy language caps every strict queue (QOS042), so the class is named, and the name says that
-    its 40% is no cap (before, only that the configuration has none, which reads wrong beside `transmit-rate percent
-    40`)."""
-    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "ap1.set", UNCAPPED_STRICT)
-    assert policy is not None and "FC-LLQ" not in policy["services"], policy
-    told = [m for m in named(diagnostics) if m.startswith("strict-priority class FC-LLQ")]
-    assert len(told) == 1 and "its rate of 40% does not limit" in told[0], named(diagnostics)
+    caps it.  With no shaping rate and no edge policer marking into it, the validated design runs it uncapped, so
+    the policy says so on purpose: `rate-cap: none`, with QOS046 at the scheduler's line (before: the class was
+    named QOS172 and left out, so equiv found the queue missing), and the round trip is clean per class."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ap1.set", UNCAPPED_STRICT)
+    assert policy is not None and policy["services"]["FC-LLQ"]["queue"] == {
+        "share": "40%", "strict": True, "rate-cap": "none"}, policy
+    told = [(d["line"], d["message"]) for d in diagnostics if d["code"] == "QOS046" and d["file"].endswith(".set")]
+    assert len(told) == 1 and told[0][0] == 10 and "its rate of 40% does not limit" in told[0][1], told
+    assert "rate-cap: none" in told[0][1] and not [m for m in named(diagnostics) if "FC-LLQ" in m], diagnostics
+    assert status == 0, out  # equiv: the compiled strict-high queue is uncapped too
+    assert "7 QoS object(s) seen = 7 lifted + 0 named as not lifted" in \
+        next(d["message"] for d in diagnostics if d["code"] == "QOS202")

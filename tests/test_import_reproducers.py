@@ -136,9 +136,12 @@ def test_a_trust_only_port_channel_beside_a_wrr_port(tmp_path: Path, capsys: pyt
     assert set(ports) == {"GigabitEthernet1/7"}  # the Port-channel has no queues of its own: named, not `[]`
     named = at(diagnostics, "QOS172")
     assert any(line == 4 and "Port-channel51" in m and "mls qos trust cos" in m for line, m in named), named
-    # the priority queue has no rate on a Catalyst: the policy language needs one, so it is left out and named
-    assert any(line == 5 and "priority-queue" in m and "QOS042" in m for line, m in named), named
-    assert {"queue-1", "queue-2"} == set(policy["services"])
+    # the priority queue has no rate on a Catalyst and no edge policer marks into it: it runs uncapped, and the
+    # policy says so on purpose (rate-cap: none, QOS046 at its line; before, QOS172 left it out)
+    assert not any("priority-queue" in m for _, m in named), named
+    assert [d["line"] for d in diagnostics if d["code"] == "QOS046" and d["file"].endswith(".ios")] == [5]
+    uncapped = [s for s in policy["services"].values() if s["queue"].get("strict")]
+    assert len(policy["services"]) == 3 and [s["queue"] for s in uncapped] == [{"strict": True, "rate-cap": "none"}]
     assert "3 QoS object(s) seen" in tally(diagnostics)
 
 

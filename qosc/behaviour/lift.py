@@ -40,6 +40,7 @@ from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.model import UNCAPPED
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
@@ -233,7 +234,8 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
     """A strict-priority class must be capped (QOS042): by its own rate where the device shows one (a rate of
     an interface whose speed the configuration does not say is the service's policer: IOS `priority` with
     `police` on a POS port), else by the policer the edge rules that mark into it share (Catalyst priority
-    queues have no rate)."""
+    queues have no rate); with neither, the device runs it uncapped, and so does the policy: `rate-cap: none`
+    with QOS046 at the configuration line."""
     queue = body.get("queue", {})
     if not queue.get("strict") or "rate-cap" in queue or "policer" in body:
         return
@@ -250,10 +252,18 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
     # a guaranteed rate is no cap: a strict queue is served first whatever it (JUNOS: a strict-high queue's
     # transmit rate "only serves as a placeholder", "Configuring Strict-High Priority", Junos OS CoS User Guide)
     rate = f" (its rate of {cls.share:g}% does not limit a strict-priority queue)" if cls.share else ""
+    if not used:  # the device runs it uncapped: the policy says so on purpose (QOS046 there too)
+        queue["rate-cap"] = UNCAPPED
+        lifter.diagnostics.append(warning(
+            "QOS046", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and no edge "
+            "policer marks into it: imported as rate-cap: none (uncapped on purpose), so its traffic can starve "
+            "every other service", cls.origin, "cap it in the policy (queue.rate-cap or a policer) once the "
+            "traffic it carries is known"))
+        return
     lifter.diagnostics.append(warning(
-        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and "
-        f"{'no edge policer marks into it' if not used else 'its edge rules use different policers'}: the policy "
-        "language needs one (QOS042)", cls.origin, "give the service a queue.rate-cap or a policer by hand"))
+        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and its edge rules "
+        "use different policers: the policy language needs one cap (QOS042)", cls.origin,
+        "give the service a queue.rate-cap or a policer by hand"))
 
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:

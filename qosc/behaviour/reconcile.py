@@ -60,14 +60,16 @@ def check(text: str, path: str) -> list[Diagnostic]:
 def relocate(lifted: Lifted, diagnostics: Sequence[Diagnostic], policy_text: str, policy_path: str
              ) -> list[Diagnostic]:
     """The diagnostics of the written policy that have a configuration origin, again at that origin: a flaw of
-    the configuration (shares above 100%, LBE above best effort) is reported at its own line."""
+    the configuration (shares above 100%, LBE above best effort) is reported at its own line, unless the lift
+    already said it there (a strict class lifted uncapped: QOS046, with why the configuration has no cap)."""
     spans = yaml_spans(policy_text)
+    said = {(d.code, d.location) for d in lifted.diagnostics}
     out = []
     for d in diagnostics:
         if d.location is None or d.location.file != policy_path:
             continue
         path = next((p for p, lo, hi in spans if lo <= d.location.line <= hi and p in lifted.origins), None)
-        if path is not None:
+        if path is not None and (d.code, lifted.origins[path]) not in said:
             out.append(replace(d, location=lifted.origins[path],
                                message=f"{d.message} (imported as {'.'.join(path)}, {d.location})"))
     return out

@@ -1,11 +1,11 @@
-"""QOS040-QOS045: what an interface guarantees must fit in the link, and every queue can drain."""
+"""QOS040-QOS047: what an interface guarantees must fit in the link, and every queue can drain."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from qosc.checks.network import Network, Scratch
-from qosc.diagnostics import Diagnostic, error
+from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Device, Interface, Policy, Service, rate_percent, resolve_rate
 from qosc.units import Percent, format_rate
 
@@ -65,7 +65,18 @@ def check_queue_rates(policy: Policy, network: Network) -> Iterator[Diagnostic]:
     speeds = sorted(network.rates) or (None,)
     for s in policy.services:
         q = s.queue
-        if q.strict and q.rate_cap is None and not s.policer:
+        if q.uncapped and not q.strict:
+            yield error("QOS047", f"service '{s.name}' has rate-cap: none, which only a strict-priority queue can "
+                        "have (it says the strict queue is uncapped on purpose); a queue that is not strict is "
+                        "bounded by its share and ceiling", s.where.at("queue.rate-cap"),
+                        "remove rate-cap (or give it a rate), or set queue.strict: true")
+        elif q.uncapped and not s.policer:
+            yield warning("QOS046", f"strict-priority service '{s.name}' is uncapped on purpose (rate-cap: none): "
+                          "nothing limits its queue, so its traffic can starve every other service on each "
+                          "interface that carries it", s.where.at("queue.rate-cap"),
+                          "cap it with queue.rate-cap (e.g. 10%) or an edge policer (policer:) once the traffic "
+                          "it carries is known")
+        elif q.strict and q.rate_cap is None and not s.policer:
             yield error("QOS042", f"strict-priority service '{s.name}' has neither a rate cap nor a policer, "
                         "so it can starve every other queue", s.where.at("queue.strict", "queue"),
                         "add queue.rate-cap (e.g. 10%) and/or an edge policer")

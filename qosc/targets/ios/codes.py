@@ -56,4 +56,6 @@ CATALYST_CODES: tuple[Code, ...] = (
     Code("QOS135", "ios", "warning", "PFC policer bucket below rate/4000 bytes", _C),
     Code("QOS136", "ios", "warning", "a queue's owner and sharer on one CoS, so on one drop threshold", _C),
     Code("QOS137", "ios", "info", "IPv6 classifier rule on a PFC generation without IPv6 QoS", _C),
+    Code("QOS195", "ios", "warning", "strict-priority rate cap the PFC cannot write (its priority queue has no "
+         "rate: only an edge policer caps it), so not written", _C),
 )

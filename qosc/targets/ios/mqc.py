@@ -60,6 +60,12 @@ from qosc.targets.ios.sizing import police_burst, strict_cap
 from qosc.tree import At
 from qosc.units import format_rate
 
+# `priority` alone is unconditional strict priority: "When used by itself (not followed by the police policy-map
+# command), the priority command assigns traffic to a low-latency path ... packets in the priority queue are
+# scheduled and sent until the queue is empty" (Cisco ME 3400 Ethernet Access Switch Command Reference,
+# OL-9640-07, priority); the grammar's bare `priority` (platforms/ios-gsr.json, source gsr-wred).
+UNCAPPED_PRIORITY = "strict priority, uncapped (rate-cap: none): priority without police, served until empty"
+
 
 class MqcLowering(Queueing, Shares, IosLowering, Marks):
     def __init__(self, policy: Policy, device: Device, platform: MqcPlatform):
@@ -214,7 +220,10 @@ class MqcLowering(Queueing, Shares, IosLowering, Marks):
             cmds, notes = self.egress_marks(s, iface)
             if s.queue.strict:
                 cap = self.strict_cap(s, iface)
-                if cap is not None:
+                if cap is None and s.queue.uncapped and s.policer not in self.policy.policer_map:
+                    cmds.append(at(["priority"], s.where, "queue.rate-cap"))
+                    notes.append(UNCAPPED_PRIORITY)
+                elif cap is not None:
                     total += 100.0 * cap / iface.rate if iface.rate else 0.0
                     if self.d.priority == "kbps":
                         cmds.append(at(["priority", max(8, cap // 1000)], s.where, "queue.rate-cap"))

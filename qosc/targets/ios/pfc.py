@@ -80,6 +80,13 @@ class PortPlan:
         own = [s for s in policy.services_on(iface) if not s.queue.shared_with]
         self.pq: Service | None = None
         strict = [s for s in own if s.queue.strict]
+        for s in strict:  # the port's queues have weights, not rates: a cap of its own would be dropped
+            if s.queue.rate_cap is not None and s.policer not in policy.policer_map:
+                found.warning("QOS195", f"strict-priority service '{s.name}' has a rate-cap, but the PFC's "
+                              "egress queues have weights, not rates: the cap is not written, and its priority "
+                              "queue is served first, uncapped, unless an edge policer caps it",
+                              s.where.at("queue.rate-cap"), "police the service at the edge (policer:), or say "
+                              "rate-cap: none")
         if strict and spec["priority_queue"]:
             self.pq = strict[0]
         elif strict:

@@ -12,7 +12,8 @@ Rules, the same on both families unless platform data says otherwise:
 
 - a queue per service (shared-with services join their owner's class); the default service is class-default;
 - strict services are `priority level 1`, then 2, ..., always capped (queue.rate-cap, else the service's
-  policer CIR): `police rate` in the class on the ASR 9000, `shape average` on the Cisco 8000;
+  policer CIR): `police rate` in the class on the ASR 9000, `shape average` on the Cisco 8000; `rate-cap: none`
+  (uncapped on purpose) is refused (QOS048: no Cisco text read says the box serves a priority class without);
 - shares: `bandwidth percent` (whole percentages) or `bandwidth <rate>` on the ASR 9000, `bandwidth remaining
   ratio` on the Cisco 8000 (no minimum bandwidth there); every non-strict class gets a `queue-limit` with
   units; drop profiles are `random-detect` profiles in time units of that queue-limit, at most

@@ -70,6 +70,14 @@ class Queues:
 
     def strict(self, s: Service, iface: Interface, level: int) -> list[Statement]:
         out = [stmt("priority", "level", number(level), origin=At(s.where, "queue.strict"))]
+        if s.queue.uncapped and s.policer not in self.policy.policer_map:
+            self.say(error, "QOS048", f"strict-priority service '{s.name}' is uncapped (rate-cap: none), but "
+                     f"qosc writes every IOS XR priority class with its cap ({self.platform.name}: "
+                     f"{'shape average' if self.platform.strict_cap == 'shape' else 'police rate'} in the class, "
+                     "platform data strict_cap), and no Cisco text read says the box serves one without",
+                     s.where.at("queue.rate-cap"), "give the service a queue.rate-cap (or a policer) for IOS XR "
+                     "devices")
+            return out
         cap = resolve_rate(s.queue.rate_cap, iface.rate)
         if cap is None and s.queue.rate_cap is None and s.policer in self.policy.policer_map:
             cap = self.policy.policer_map[s.policer or ""].cir

@@ -81,7 +81,8 @@ the largest), each interface's scheduler map naming its own.
 M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `excess-priority` (low or high: sharing of excess), see the platforms'
 `priority_mapping` (domain.md 4.3), except where the queue has no excess
-region: strict -> strict-high (with its rate cap as shaping-rate), and an
+region: strict -> strict-high (with its rate cap as shaping-rate; `rate-cap: none`, no shaping-rate: a
+strict-high queue's transmit rate does not limit it), and an
 `exact` queue (Juniper's YANG refuses excess-priority with either).  Drop profiles: segmented `fill-level N
 drop-probability M` per point, or `interpolate` lists when the profile says
 interpolate or was written as RED min/max/probability (a linear ramp, which

@@ -2,7 +2,8 @@
 
 QOS149 is the marking domains (marks.py): an edge that imposes EXP, and the RFC 3270 tunnel models pipe and
 uniform, are errors (Linux imposes and pops labels by routing, not in a qdisc); a drop precedence carried in the
-802.1p DEI, and an interface that both classifies and writes PCP, are warnings (what Linux does instead)."""
+802.1p DEI, and an interface that both classifies and writes PCP, are warnings (what Linux does instead).  QOS048 (a
+core code): a strict service uncapped on purpose (rate-cap: none), which HTB cannot serve so."""
 
 from __future__ import annotations
 
@@ -75,6 +76,15 @@ def _queue_checks(policy: Policy, device: Device, iface: Interface,
                     f"linux-tc shapes links up to {top // 10**9} Gbit/s; check the speed: unit (T is Tbit/s)")
         return
     for s in policy.services_on(iface):
+        if s.queue.strict and s.queue.uncapped and not s.policer:
+            # a strict class is HTB prio 0 with rate = ceil = its cap (plan.py): HTB serves a class first only
+            # while it is under its rate (tc-htb(8)), so "uncapped" would be rate = the link, a second guarantee
+            # of the whole link beside every other class's rate: not what the policy means, so refused
+            yield error("QOS048", f"service '{s.name}' is strict and uncapped (rate-cap: none), but linux-tc "
+                        f"cannot serve it so on {device.name}:{iface.name}: HTB serves a class first only up to "
+                        "its rate, and linux-tc writes a strict class as rate = ceil = its cap",
+                        s.where.at("queue.rate-cap"), "give the service a queue.rate-cap (or a policer) for "
+                        "Linux devices")
         floor = local_floor(s, iface, platform)
         if floor is not None and s.queue.buffer is not None and not s.queue.shared_with:
             held = queue_bytes_wanted(policy, s, iface, platform)

@@ -11,7 +11,8 @@ The mapping, documented once here and repeated per class in the wrapper:
   class ``1:1`` at the interface rate with explicit burst/cburst;
 - one leaf class per service queue, ``1:10``, ``1:11``, ... (minor = 0x10 + the
   queue's index, printed in hex as tc reads it), leaf qdisc handle = the minor;
-- HTB prio: strict priority 0 (rate = ceil = its cap), then the policy's
+- HTB prio: strict priority 0 (rate = ceil = its cap; `rate-cap: none` is refused,
+  QOS048: HTB serves a class first only up to its rate), then the policy's
   priorities high 1, medium-high 2, medium-low 3, low 4, and LBE always 7, the
   highest number, so it only ever gets what every other class leaves;
 - rate = the share; ceil = queue.ceiling, default the link (borrow freely);

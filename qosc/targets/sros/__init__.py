@@ -32,7 +32,8 @@ scavenger is served only when the other queues are within their CIR or
 empty: strictly below best effort), `rate cir` the share and `pir` the cap
 (ceiling or rate cap, else 100), whole percent (QOS234 when rounded), `mbs`
 the buffer percentage (0% is not written: an MBS of 0 drops everything).
-A strict service is expedited with CIR = PIR = its cap.  The `network` QoS
+A strict service is expedited with CIR = PIR = its cap (100% for `rate-cap: none`: served first up to the
+whole port, which the reader reads back as strict and uncapped).  The `network` QoS
 policy (on router interface IF; one per distinct need of the interfaces)
 classifies every carried code point to its class and profile (`ingress dscp`
 where the interface trusts dscp, default-action the default service) and

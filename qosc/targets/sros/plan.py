@@ -324,8 +324,12 @@ def _queue(plan: Plan, fc: Fc, iface: Interface, whole: bool) -> QueueSpec:
     cap = q.rate_cap if q.rate_cap is not None else q.ceiling
     pir = _percent(plan, cap, iface, "cap", s, False, whole) if cap is not None else 100.0
     why = []
-    if q.strict:
+    if q.strict and q.uncapped and s.policer is None:  # CIR = PIR = 100%: served first up to the whole port
+        why.append(f"{s.name} is strict and uncapped (rate-cap: none): expedited, served first within its CIR, "
+                   "CIR = PIR = 100% of the port")
+    elif q.strict:
         why.append(f"{s.name} is strict: expedited, served first within its CIR, capped at PIR {pir:g}%")
+    if q.strict:
         cir = pir
     qtype = "expedited" if q.strict else plan.platform.queue_types.get(q.priority.label, "best-effort")
     if pir < (1 if whole else 0.01):

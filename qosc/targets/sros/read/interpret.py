@@ -102,7 +102,7 @@ class Reading:
             cir, pir = num(val(rate, "cir")) or 0.0, num(val(rate, "pir")) or 100.0
             qtype = val(q, "queue-type") or "auto-expedited"
             expedited = qtype in ("expedited", "auto-expedited")
-            strict = expedited and cir == pir and pir < 100
+            strict = expedited and cir == pir  # CIR = PIR = 100%: strict and uncapped (rate-cap: none)
             mbs = num(val(q, "mbs")) if not percent else None
             name = fcs[0]
             for fc in fcs:

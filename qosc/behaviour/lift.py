@@ -39,7 +39,7 @@ from qosc.behaviour.liftable import Element, element, families, not_lifted, unli
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
-from qosc.diagnostics import Diagnostic, Location, warning
+from qosc.diagnostics import Diagnostic, Location, info, warning
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
@@ -63,6 +63,8 @@ class _Lifter:
         self.name = name
         self.services: dict[Key, dict[str, Any]] = {}
         self.first: dict[Key, Class] = {}
+        self.queued: dict[Key, Class] = {}
+        """The class each service's queue settings come from: the first met on an interface the policy queues."""
         self.service_names: dict[Key, str] = {}
         self.groups = liftmarks.groups(devices)
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
@@ -94,6 +96,9 @@ class _Lifter:
 
     def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None,
                 node: tuple[int, int, str] = (0, 0, "")) -> str:
+        """The service of a class (made when first met); its queue from the first class met on an interface the
+        device queues by a policy of its configuration (a default queue, egress-queueing: device-default, says
+        nothing of the service's)."""
         key = self.key(node, default)
         codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
         self.members.setdefault(key, []).append((iface, cls.name))
@@ -107,13 +112,15 @@ class _Lifter:
             self.first[key] = cls
             if cls.origin is not None:
                 self.origins[("services", name)] = cls.origin
-            self.services[key] = self._service_body(iface, cls, codes, default, priority)
-        else:
+            self.services[key] = self._service_body(iface, cls, codes, default)
+        if not iface.default_queueing and key in self.queued:
             self._agree(key, cls)
+        elif not iface.default_queueing:
+            self.queued[key] = cls
+            self._queue(self.services[key], iface, cls, priority)
         return self.service_names[key]
 
-    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
-                      priority: str | None) -> dict[str, Any]:
+    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
         if default:
             body["default"] = True
@@ -125,6 +132,10 @@ class _Lifter:
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+        return body
+
+    def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:
+        """A service's queue and drop profile, from a class of an interface the policy queues."""
         queue, found = queue_body(iface, cls, priority)
         self.diagnostics += found
         if queue:
@@ -132,7 +143,6 @@ class _Lifter:
         drop = self._drop(cls)
         if drop is not None:
             body["drop-profile"] = drop
-        return body
 
     def _drop(self, cls: Class) -> str | dict[str, str] | None:
         if not cls.drop:
@@ -165,7 +175,7 @@ class _Lifter:
                     self.services[key][domain] = liftmarks.body(found)
 
     def _agree(self, key: Key, cls: Class) -> None:
-        first = self.first[key]
+        first = self.queued[key]
         for what, policy_key in CLASS_KEYS.items():
             here, there = getattr(cls, what), getattr(first, what)
             if here != there and None not in (here, there):
@@ -281,8 +291,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
-    for key, body in lifter.services.items():
-        _strict_cap(lifter, lifter.service_names[key], body, lifter.first[key], trusted_edge)
+    for key, cls in lifter.queued.items():
+        _strict_cap(lifter, lifter.service_names[key], lifter.services[key], cls, trusted_edge)
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():
@@ -364,6 +374,12 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     body.update(dict(iface.options))
+    if iface.default_queueing:
+        body["egress-queueing"] = "device-default"
+        lifter.diagnostics.append(info(
+            "QOS208", f"interface {iface.name} unit {iface.unit} classifies or rewrites but has no queueing of its "
+            "own (no scheduler map or output policy): lifted with egress-queueing: device-default, its egress "
+            "queued by the device's defaults", iface.origin))
     body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body

@@ -197,7 +197,7 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         # each class with the scheduler that serves it here (its own shaper burst: schedulers.py)
         pairs = tuple((fc, plan.scheduler_of.get((iface.name, fc), fc)) for fc in fcs)
         smap = None
-        if pairs:
+        if pairs and not iface.default_queueing:  # egress-queueing: device-default: Junos's default scheduler map
             wanted = jname(policy.name) if pairs == everything else f"{jname(policy.name)}-{jname(iface.name)}"
             holder = " ".join(fc if fc == sched else f"{fc}={sched}" for fc, sched in pairs)
             smap = maps.setdefault(pairs, plan.names.name("scheduler-map", wanted, holder))

@@ -92,7 +92,7 @@ def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
     """
     groups: dict[int | None, tuple[Burst | None, list[str]]] = {}
     for iface in plan.device.interfaces:
-        if not any(plan.fc_of.get(n) == fc.name for n in iface.services):
+        if iface.default_queueing or not any(plan.fc_of.get(n) == fc.name for n in iface.services):
             continue
         burst = interface_burst(plan.policy, iface, fc.owner, plan.platform) if spec.shaping else None
         groups.setdefault(None if burst is None else burst.bytes, (burst, []))[1].append(iface.name)

@@ -87,3 +87,50 @@ def test_equiv_reports_a_unit_queued_by_the_policy_against_one_left_at_the_defau
     err = capsys.readouterr().err
     assert "ae9: egress queueing: by the device's default expected, the policy's queues found" in err, err
     assert "ae8" not in err, err
+
+
+# IOS: a customer edge marks by an input policy and has no output policy of its own, beside a port an output
+# policy queues
+IOS_INPUT_ONLY = """\
+ip access-list extended VOICE
+ permit udp 198.18.1.0 0.0.0.255 any
+class-map match-any EF
+ match dscp ef
+class-map match-any AF2
+ match dscp af21
+class-map match-all VOICE-IN
+ match access-group name VOICE
+policy-map OUT
+ class EF
+  priority
+  police cir 100000000 bc 1250000 conform-action transmit exceed-action drop
+ class AF2
+  bandwidth percent 30
+ class class-default
+  bandwidth percent 40
+policy-map IN
+ class VOICE-IN
+  set dscp ef
+interface GigabitEthernet0/0
+ bandwidth 1000000
+ service-policy output OUT
+interface GigabitEthernet0/1
+ bandwidth 1000000
+ service-policy input IN
+"""
+
+
+def test_an_ios_interface_with_an_input_policy_and_no_output_policy_lifts_as_device_default(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GigabitEthernet0/1 marks voice EF on input and queues by IOS's defaults: it lifts with its classifier (into
+    the EF service GigabitEthernet0/0 queues) and `egress-queueing: device-default`, the compiled interface has
+    the input policy and no output policy, and equiv is clean.  Before, its rule was named as marking into no
+    imported service and the interface was not lifted."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "ios-xe", "r1.cfg", IOS_INPUT_ONLY)
+    assert policy is not None, diagnostics
+    edge = policy["devices"]["r1"]["interfaces"]["GigabitEthernet0/1"]
+    assert edge.get("egress-queueing") == "device-default" and edge["role"] == "edge", edge
+    assert policy["classifiers"][edge["classifier"]]["rules"][0]["service"] == "EF"
+    assert not [d["message"] for d in diagnostics if d["code"] == "QOS172"]
+    assert [d for d in diagnostics if d["code"] == "QOS208" and "GigabitEthernet0/1" in d["message"]]
+    assert status == 0, out

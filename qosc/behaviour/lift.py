@@ -64,6 +64,9 @@ class _Lifter:
         self.services: dict[Key, dict[str, Any]] = {}
         self.first: dict[Key, Class] = {}
         self.queued: dict[Key, Class] = {}
+        self.by_code: dict[int, str] = {}
+        """DSCP -> the service carrying it (the first met; not the default's): what an interface without queues of
+        its own (egress-queueing: device-default, no class) marks into."""
         """The class each service's queue settings come from: the first met on an interface the policy queues."""
         self.service_names: dict[Key, str] = {}
         self.groups = liftmarks.groups(devices)
@@ -113,6 +116,8 @@ class _Lifter:
             if cls.origin is not None:
                 self.origins[("services", name)] = cls.origin
             self.services[key] = self._service_body(iface, cls, codes, default)
+            for code in codes if not default else ():
+                self.by_code.setdefault(code, name)
         if not iface.default_queueing and key in self.queued:
             self._agree(key, cls)
         elif not iface.default_queueing:
@@ -273,19 +278,22 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}
     for d, device in enumerate(devices):
-        interfaces: dict[str, Any] = {}
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
         ports = Counter(i.name for i in device.interfaces)
-        for i, iface in enumerate(device.interfaces):
+        bodies: dict[int, tuple[str, dict[str, Any]]] = {}
+        # an interface without queues of its own marks into the services of the others: lifted after them
+        for i in sorted(range(len(device.interfaces)), key=lambda i: _unqueued(device.interfaces[i])):
+            iface = device.interfaces[i]
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
             called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
             body = _interface(lifter, device, (d, i), iface, elements, mpls_device, called == iface.name)
             if body is None:
                 continue
-            interfaces[called] = body
+            bodies[i] = (called, body)
             lifted_from[(device.name, called)] = element("interface", device.name, iface)
             if iface.origin is not None:
                 lifter.origins[("devices", device.name, "interfaces", called)] = iface.origin
+        interfaces = dict(bodies[i] for i in sorted(bodies))
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
@@ -296,7 +304,7 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():
-            if set(body["services"]) == every:
+            if "services" in body and set(body["services"]) == every:
                 del body["services"]
     policy: dict[str, Any] = {"qosc": 1, "name": name, "services": services}
     if lifter.curves:
@@ -308,6 +316,11 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     policy["devices"] = out_devices
     return Lifted(policy, lifter.diagnostics, lifter.origins, elements, lifter.carriers, lifter.rule_elements,
                   lifted_from)
+
+
+def _unqueued(iface: Interface) -> bool:
+    """Queued by the device's defaults, with no class the reader knows (IOS: an input policy, no output policy)."""
+    return iface.default_queueing and not iface.classes
 
 
 def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Interface, elements: set[Element],
@@ -324,7 +337,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         else:
             lifter.diagnostics.append(not_lifted(iface, cls, why))
     lifter.diagnostics += families(iface) + unscheduled(iface)
-    if not liftable and not iface.rules:
+    if not liftable and not iface.rules and not _unqueued(iface):
         why = "none of its classes can be a service" if iface.classes else \
             "it has no queues of its own (no scheduler map or output policy: the device's default scheduling)"
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
@@ -355,6 +368,8 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
     if unit and iface.unit:
         body["unit"] = iface.unit
+    if _unqueued(iface):  # its rules mark into the services of the device's other interfaces
+        service_of = lifter.by_code
     classifier = lifter.classifier(iface, service_of)
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
@@ -380,6 +395,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
             "QOS208", f"interface {iface.name} unit {iface.unit} classifies or rewrites but has no queueing of its "
             "own (no scheduler map or output policy): lifted with egress-queueing: device-default, its egress "
             "queued by the device's defaults", iface.origin))
-    body["services"] = carried
+    if carried or not _unqueued(iface):  # (no class: the interface carries every service)
+        body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body

@@ -6,9 +6,12 @@ Several devices import into one policy with shared services:
   imposes: qosc.behaviour.liftmarks), named after the first class met, with the DSCP code points of all of them
   (none for a class carried in EXP or PCP alone) and their EXP and PCP values; the class most unclassified
   code points fall into is the default service; kinds from the code points (liftkinds.kind_of);
-- queue settings from the first interface that carries the service; any other interface whose class differs
-  (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
-  value kept;
+- queue settings from the first interface that carries the service and queues it by a policy of its
+  configuration; any other such interface whose class differs (share, priority, strictness, cap, drop curve) is
+  reported (QOS173) at its configuration line, with the value kept; an interface queued by the device's defaults
+  (no scheduler map, no output policy) is lifted with `egress-queueing: device-default` (QOS208), its classes
+  making services but not their queues, and one with no class at all (IOS: an input policy alone) after the
+  others, its rules marking into their services (liftable.unqueued);
 - priorities keep the order the device serves classes in (liftkinds.priorities); a device that
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
@@ -33,13 +36,14 @@ from dataclasses import replace
 from typing import Any
 
 from qosc import dscp as dscp_mod
+from qosc.behaviour import liftable as lifting
 from qosc.behaviour import liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
-from qosc.diagnostics import Diagnostic, Location, info, warning
+from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
@@ -282,7 +286,7 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         ports = Counter(i.name for i in device.interfaces)
         bodies: dict[int, tuple[str, dict[str, Any]]] = {}
         # an interface without queues of its own marks into the services of the others: lifted after them
-        for i in sorted(range(len(device.interfaces)), key=lambda i: _unqueued(device.interfaces[i])):
+        for i in sorted(range(len(device.interfaces)), key=lambda i: lifting.unqueued(device.interfaces[i])):
             iface = device.interfaces[i]
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
             called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
@@ -318,11 +322,6 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                   lifted_from)
 
 
-def _unqueued(iface: Interface) -> bool:
-    """Queued by the device's defaults, with no class the reader knows (IOS: an input policy, no output policy)."""
-    return iface.default_queueing and not iface.classes
-
-
 def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Interface, elements: set[Element],
                mpls_device: bool, unit: bool) -> dict[str, Any] | None:
     """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
@@ -337,7 +336,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         else:
             lifter.diagnostics.append(not_lifted(iface, cls, why))
     lifter.diagnostics += families(iface) + unscheduled(iface)
-    if not liftable and not iface.rules and not _unqueued(iface):
+    if not liftable and not iface.rules and not lifting.unqueued(iface):
         why = "none of its classes can be a service" if iface.classes else \
             "it has no queues of its own (no scheduler map or output policy: the device's default scheduling)"
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
@@ -368,7 +367,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
     if unit and iface.unit:
         body["unit"] = iface.unit
-    if _unqueued(iface):  # its rules mark into the services of the device's other interfaces
+    if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
         service_of = lifter.by_code
     classifier = lifter.classifier(iface, service_of)
     if not carried and classifier is None:
@@ -391,11 +390,8 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     body.update(dict(iface.options))
     if iface.default_queueing:
         body["egress-queueing"] = "device-default"
-        lifter.diagnostics.append(info(
-            "QOS208", f"interface {iface.name} unit {iface.unit} classifies or rewrites but has no queueing of its "
-            "own (no scheduler map or output policy): lifted with egress-queueing: device-default, its egress "
-            "queued by the device's defaults", iface.origin))
-    if carried or not _unqueued(iface):  # (no class: the interface carries every service)
+        lifter.diagnostics.append(lifting.device_default(iface))
+    if carried or not lifting.unqueued(iface):  # (no class: the interface carries every service)
         body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body

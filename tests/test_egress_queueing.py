@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from qosc import pipeline
+from qosc.cli import main
 from tests.test_fields import compile_units
 
 SERVICES: dict[str, Any] = {
@@ -164,3 +166,36 @@ def test_an_sls_path_through_a_device_default_hop_guarantees_nothing_there(tmp_p
     derived = derive(result.policy, result.policy.service_map["assured"])
     assert [h.scheduled for h in derived.path] == [True, False]
     assert [h.interface for h in derived.interfaces] == ["xe-0/0/0"]  # the interfaces that schedule it
+
+
+def test_verify_reads_a_device_default_interface_back_as_the_policy_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The compiled configuration verifies clean against its policy (JUNOS: no scheduler map read as Junos's
+    default queues; IOS: no output policy), and the configuration compiled with the interface queued by the policy
+    is drift on that interface, said as such."""
+    devices = {
+        "mx1": {"platform": "junos-mx", "interfaces": {"xe-0/0/0": {"role": "core", "speed": "10G"},
+                                                        "xe-0/0/1": {"role": "core", "speed": "10G", **DEFAULT}}},
+        "xe1": {"platform": "ios-xe", "interfaces": {
+            "TenGigabitEthernet0/0/0": {"role": "core", "speed": "10G"},
+            "GigabitEthernet0/1/0": {"role": "edge", "speed": "1G", "classifier": "cust", **DEFAULT}}}}
+    scheduled = copy.deepcopy(devices)
+    del scheduled["mx1"]["interfaces"]["xe-0/0/1"]["egress-queueing"]
+    del scheduled["xe1"]["interfaces"]["GigabitEthernet0/1/0"]["egress-queueing"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _, files, path = compiled(tmp_path / "a", devices)
+    _, other, _ = compiled(tmp_path / "b", scheduled)
+    for (target, unit), suffix, port in ((("junos", "mx1"), ".conf", "xe-0/0/1"),
+                                         (("ios-mqc", "xe1"), ".cfg", "GigabitEthernet0/1/0")):
+        mine = next(t for f, t in files[(target, unit)].items() if f.endswith(suffix))
+        theirs = next(t for f, t in other[(target, unit)].items() if f.endswith(suffix))
+        config = tmp_path / f"{unit}{suffix}"
+        config.write_text(mine, encoding="utf-8")
+        assert main(["verify", str(path), "--config", f"{unit}={config}"]) == 0, capsys.readouterr()
+        capsys.readouterr()
+        config.write_text(theirs, encoding="utf-8")
+        assert main(["verify", str(path), "--config", f"{unit}={config}"]) == 1
+        out = capsys.readouterr()
+        assert f"{port}: egress queueing: by the device's default expected, the policy's queues found" in \
+            out.out + out.err, out

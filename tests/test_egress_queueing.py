@@ -74,6 +74,19 @@ def test_junos_writes_the_units_classifiers_and_rewrite_rules_but_no_scheduler_m
     assert re.search(r"^set interfaces ge-0/1/0 unit 0 family inet filter input ", text, re.MULTILINE), text
 
 
+def test_junos_writes_no_scheduler_for_a_class_only_device_default_interfaces_carry(tmp_path: Path) -> None:
+    """A device whose every interface is left at Junos's default map gets forwarding classes, classifiers and
+    rewrite rules, and no scheduler or scheduler map (unused schedulers, and their refusals, were written)."""
+    diags, files, _ = compiled(tmp_path, {"mx1": {"platform": "junos-mx", "interfaces": {
+        "xe-0/0/1": {"role": "core", "speed": "10G", "encapsulation": "mpls", **DEFAULT}}}})
+    assert not [d for d in diags if d.is_error], [d.message for d in diags]
+    text = files[("junos", "mx1")]["junos/mx1.set"]
+    assert "set class-of-service forwarding-classes " in text and " rewrite-rules exp " in text
+    assert "schedulers" not in text and "scheduler-map" not in text, text
+    assert "xe-0/0/1 unit 0: core, 10G, trust dscp exp, queued by Junos's default scheduler map" in \
+        files[("junos", "mx1")]["junos/mx1.conf"]
+
+
 def test_ios_writes_no_output_policy_and_keeps_the_input_policy(tmp_path: Path) -> None:
     for platform, core, edge in (("ios-xe", "TenGigabitEthernet0/0/1", "GigabitEthernet0/1/0"),
                                  ("ios-gsr", "POS0/1", "GigabitEthernet1/0")):

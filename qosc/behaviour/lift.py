@@ -68,10 +68,10 @@ class _Lifter:
         self.services: dict[Key, dict[str, Any]] = {}
         self.first: dict[Key, Class] = {}
         self.queued: dict[Key, Class] = {}
+        """The class each service's queue settings come from: the first met on an interface the policy queues."""
         self.by_code: dict[int, str] = {}
         """DSCP -> the service carrying it (the first met; not the default's): what an interface without queues of
         its own (egress-queueing: device-default, no class) marks into."""
-        """The class each service's queue settings come from: the first met on an interface the policy queues."""
         self.service_names: dict[Key, str] = {}
         self.groups = liftmarks.groups(devices)
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
@@ -336,7 +336,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         else:
             lifter.diagnostics.append(not_lifted(iface, cls, why))
     lifter.diagnostics += families(iface) + unscheduled(iface)
-    if not liftable and not iface.rules and not lifting.unqueued(iface):
+    if not liftable and not iface.rules:
         why = "none of its classes can be a service" if iface.classes else \
             "it has no queues of its own (no scheduler map or output policy: the device's default scheduling)"
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",

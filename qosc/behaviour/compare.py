@@ -371,7 +371,7 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
         if a.default_queueing != b.default_queueing:  # one side queued by the device's own defaults
             pair.add("egress queueing", "by", _QUEUEING[a.default_queueing], _QUEUEING[b.default_queueing],
                      a.origin, b.origin)
-        elif not a.default_queueing:  # both by the device's defaults: its queues, not the policy's (nothing to compare)
+        elif not a.default_queueing:  # both by a policy (both by the device's defaults: its queues, not compared)
             pair.classes()
         pair.rewrite()
         pair.marking()

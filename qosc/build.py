@@ -339,7 +339,7 @@ class Builder:
             "encapsulation": encapsulation,
             "trust": domains(merged["trust"]) if "trust" in merged else default_trust(role, encapsulation),
             "rewrite": domains(merged["rewrite"]) if "rewrite" in merged else default_rewrite(role, encapsulation),
-            "impose": merged.get("impose"),
+            "impose": merged.get("impose"), "default_queueing": merged.get("egress-queueing") == "device-default",
             "classifier": merged.get("classifier"),
             "services": tuple(merged["services"]) if "services" in merged else service_names,
             "port_type": merged.get("port-type"), "unit": int(merged.get("unit", 0)),

@@ -168,6 +168,10 @@ CORE: tuple[Code, ...] = (
        "as what the device can guarantee (the share of what the strict queues leave)"),
     _c("QOS207", _READ, "warning", "import: a share the policy's checks refuse as it is (a fraction a target writes "
        "in whole percent) lifted as the whole percentage below it, the difference said at the configuration"),
+    _c("QOS208", _READ, "info", "import: an interface that classifies or rewrites but queues by the device's defaults "
+       "(no scheduler map or output policy) lifted with egress-queueing: device-default"),
+    _c("QOS209", _COMPILE, "error", "egress-queueing: device-default on an interface whose egress marking or shaping "
+       "the target writes in the queueing it leaves out"),
     _c("QOS199", _COMPILE, "error", "internal error: generated configuration refused by its target's grammar (a qosc "
        "bug, reported at the policy line the statement came from)"),
 )

@@ -293,6 +293,7 @@ class Interface:
     """The markings written on egress from each packet's service and drop precedence."""
     impose: bool = False
     """Imposes the service's EXP on traffic entering an LSP here (an IP edge of an MPLS network)."""
+    default_queueing: bool = False  # egress-queueing: device-default (classified, rewritten, queued by the device)
     where: Where = field(default=NOWHERE, compare=False, repr=False)
 
     @property
@@ -373,8 +374,7 @@ class Policy:
 
     @property
     def default_service(self) -> Service | None:
-        defaults = [s for s in self.services if s.default]
-        return defaults[0] if len(defaults) == 1 else None
+        return found[0] if len(found := [s for s in self.services if s.default]) == 1 else None
 
     @cached_property
     def _services_on(self) -> dict[tuple[str, ...], tuple[Service, ...]]:

@@ -62,8 +62,6 @@ UNCLEAN = {
         "grammar test: every classifier family on one unit, classes the scheduler map does not schedule: that unit "
         "(ae1) is left out, its EXP rewrite bleaching the services it does not schedule (QOS087); ae2 lifts",
     "junos/batfish-class-of-service-builtin-forwarding-classes.set": HOST,
-    "junos/batfish-class-of-service-qfx-mcast-fc.set": HOST,
-    "junos/batfish-class-of-service-qfx-short-aliases.set": HOST,
     "linux/tcconfig-advanced-usage.dump": EMULATION,
     "linux/tcconfig-tc-command-loss.dump": EMULATION,
     "linux/comcast-packet-loss.dump": EMULATION + "; its classification is iptables CLASSIFY, not tc",
@@ -71,10 +69,6 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-ag3-1-mx480.set":
-        "its ae9, ae13 and ae14 units queue by Junos's default map (95/0/0/5/0/0/0/0%), where the other units queue "
-        "by the 5G map: a service has one queue plan in the policy (QOS173 names each), so those units are compiled "
-        "with the 5G map's",
     "junos/jvd-ewan-fin-wanedge1-mx304.conf":
         "its IRB units classify multicast (225.0.0.0/16) by a filter into FC-LLQ without marking a code point, where "
         "a qosc classifier rule marks its service's: named, not lifted, so equiv finds those units without a "
@@ -139,10 +133,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="43 of the 52 files on qosc's platforms round-trip clean (14 of the 23 that "
+@pytest.mark.xfail(strict=True, reason="44 of the 52 files on qosc's platforms round-trip clean (15 of the 23 that "
                    "apply QoS); issue 22 asks for 90%: ewan-fin wanedge1's IRB units classify by a filter without a "
-                   "mark, ag3 has two queue plans for one service, the Linux dumps are link emulators, and Batfish's "
-                   "grammar tests (UNCLEAN says why per file)")
+                   "mark, the Linux dumps are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -241,6 +241,9 @@ TABLE: dict[str, Change] = {
     # lx1's edge says impose: false in the base (Linux refuses true: QOS149)
     "devices.*.interfaces.*.impose": both(MX_MPLS, CISCO_MPLS, each_interface("impose", False, role="edge"),
                                           put("devices.lx1.interfaces.eth1.impose", True)),
+    # core interfaces queued by the device's defaults: JUNOS and IOS MQC drop their scheduler map or output policy;
+    # Catalyst, IOS XR, SR OS and Linux refuse the field (QOS090)
+    "devices.*.interfaces.*.egress-queueing": each_interface("egress-queueing", "device-default", role="core"),
     "mpls.tunnel-model": both(EXP_ALL, each_interface("encapsulation", "mpls", role="core"),
                               put("mpls.tunnel-model", "pipe")),
     "services.*.exp": both(MX_MPLS, CISCO_MPLS),

@@ -68,13 +68,15 @@ def test_junos_default_map_schedules_every_queue_a_forwarding_class_uses(
     """A port without a scheduler map queues by Junos's default map, which gives queues 0 to 7 transmit rates and
     buffers of 95, 0, 0, 5, 0, 0, 0 and 0 % ("Configuring Forwarding Classes", Junos OS Class of Service User
     Guide): a forwarding class on queue 4 has a queue of its own there, with nothing reserved (before: its EXP
-    value was named as going to a class the port does not schedule and imported into best effort)."""
+    value was named as going to a class the port does not schedule and imported into best effort).  The port is
+    lifted with `egress-queueing: device-default`, so the compiled port has no scheduler map either (its queues
+    were lifted as the services' shares, 95% and 0%, and compiled into a scheduler map of qosc's)."""
     policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "p2.set", DEFAULT_MAP_EIGHT_QUEUES)
     assert policy is not None, named(diagnostics)
     assert not [m for m in named(diagnostics) if "does not schedule" in m]
     business = policy["services"]["BUSINESS"]
-    assert business["exp"] == [4] and business["queue"]["share"] == "0%", business
-    assert policy["services"]["BEST-EFFORT"]["queue"]["share"] == "95%"
+    assert business["exp"] == [4] and "queue" not in business, business
+    assert policy["devices"]["p2"]["interfaces"]["et-0/0/4"]["egress-queueing"] == "device-default"
     assert not [m for m in named(diagnostics) if "forwarding-class" in m], named(diagnostics)  # used by the map
     assert status == 0, out
 

@@ -352,6 +352,9 @@ def _one_rate(env: Envelope) -> Envelope:
     return dataclasses.replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
+_QUEUEING = {False: "the policy's queues", True: "the device's default"}
+
+
 def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
             buffer_units: frozenset[str] = POLICY_UNITS) -> list[Finding]:
     """Every way `found` behaves differently from `expected` (empty when they are equivalent)."""
@@ -365,7 +368,11 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
             continue
         pair = _Pair(expected.name, a, b, tol, buffer_units)
         pair.classification()
-        pair.classes()
+        if a.default_queueing != b.default_queueing:  # one side queued by the device's own defaults
+            pair.add("egress queueing", "by", _QUEUEING[a.default_queueing], _QUEUEING[b.default_queueing],
+                     a.origin, b.origin)
+        elif not a.default_queueing:  # both by a policy (both by the device's defaults: its queues, not compared)
+            pair.classes()
         pair.rewrite()
         pair.marking()
         pair.edge()

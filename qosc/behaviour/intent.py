@@ -123,7 +123,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     exp, pcp = (_classify3(policy, iface, scheduled, d) for d in (Domain.EXP, Domain.PCP))
     return Interface(iface.name, iface.unit, iface.role.value, iface.rate, iface.shape, classes, (both, both),
                      (rewrite, rewrite), trust, tuple(rules), unmatched, options, exp, pcp,
-                     _marks(policy, iface, owners), origin=iface.where.loc)
+                     _marks(policy, iface, owners), default_queueing=iface.default_queueing, origin=iface.where.loc)
 
 
 def _classify3(policy: Policy, iface: ModelInterface, scheduled: tuple[Service, ...],

@@ -6,9 +6,12 @@ Several devices import into one policy with shared services:
   imposes: qosc.behaviour.liftmarks), named after the first class met, with the DSCP code points of all of them
   (none for a class carried in EXP or PCP alone) and their EXP and PCP values; the class most unclassified
   code points fall into is the default service; kinds from the code points (liftkinds.kind_of);
-- queue settings from the first interface that carries the service; any other interface whose class differs
-  (share, priority, strictness, cap, drop curve) is reported (QOS173) at its configuration line, with the
-  value kept;
+- queue settings from the first interface that carries the service and queues it by a policy of its
+  configuration; any other such interface whose class differs (share, priority, strictness, cap, drop curve) is
+  reported (QOS173) at its configuration line, with the value kept; an interface queued by the device's defaults
+  (no scheduler map, no output policy) is lifted with `egress-queueing: device-default` (QOS208), its classes
+  making services but not their queues, and one with no class at all (IOS: an input policy alone) after the
+  others, its rules marking into their services (liftable.unqueued);
 - priorities keep the order the device serves classes in (liftkinds.priorities); a device that
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
@@ -33,6 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from qosc import dscp as dscp_mod
+from qosc.behaviour import liftable as lifting
 from qosc.behaviour import liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
@@ -64,6 +68,11 @@ class _Lifter:
         self.name = name
         self.services: dict[Key, dict[str, Any]] = {}
         self.first: dict[Key, Class] = {}
+        self.queued: dict[Key, Class] = {}
+        """The class each service's queue settings come from: the first met on an interface the policy queues."""
+        self.by_code: dict[int, str] = {}
+        """DSCP -> the service carrying it (the first met; not the default's): what an interface without queues of
+        its own (egress-queueing: device-default, no class) marks into."""
         self.service_names: dict[Key, str] = {}
         self.groups = liftmarks.groups(devices)
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
@@ -95,6 +104,9 @@ class _Lifter:
 
     def service(self, iface: Interface, cls: Class, default: bool, priority: str | None = None,
                 node: tuple[int, int, str] = (0, 0, "")) -> str:
+        """The service of a class (made when first met); its queue from the first class met on an interface the
+        device queues by a policy of its configuration (a default queue, egress-queueing: device-default, says
+        nothing of the service's)."""
         key = self.key(node, default)
         codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
         self.members.setdefault(key, []).append((iface, cls.name))
@@ -108,13 +120,17 @@ class _Lifter:
             self.first[key] = cls
             if cls.origin is not None:
                 self.origins[("services", name)] = cls.origin
-            self.services[key] = self._service_body(iface, cls, codes, default, priority)
-        else:
+            self.services[key] = self._service_body(iface, cls, codes, default)
+            for code in codes if not default else ():
+                self.by_code.setdefault(code, name)
+        if not iface.default_queueing and key in self.queued:
             self._agree(key, cls)
+        elif not iface.default_queueing:
+            self.queued[key] = cls
+            self._queue(self.services[key], iface, cls, priority)
         return self.service_names[key]
 
-    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
-                      priority: str | None) -> dict[str, Any]:
+    def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
         if default:
             body["default"] = True
@@ -126,6 +142,10 @@ class _Lifter:
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
             body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+        return body
+
+    def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:
+        """A service's queue and drop profile, from a class of an interface the policy queues."""
         queue, found = queue_body(iface, cls, priority)
         self.diagnostics += found
         if queue:
@@ -133,7 +153,6 @@ class _Lifter:
         drop = self._drop(cls)
         if drop is not None:
             body["drop-profile"] = drop
-        return body
 
     def _drop(self, cls: Class) -> str | dict[str, str] | None:
         if not cls.drop:
@@ -166,7 +185,7 @@ class _Lifter:
                     self.services[key][domain] = liftmarks.body(found)
 
     def _agree(self, key: Key, cls: Class) -> None:
-        first = self.first[key]
+        first = self.queued[key]
         for what, policy_key in CLASS_KEYS.items():
             here, there = getattr(cls, what), getattr(first, what)
             if here != there and None not in (here, there):
@@ -273,30 +292,33 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}
     for d, device in enumerate(devices):
-        interfaces: dict[str, Any] = {}
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
         ports = Counter(i.name for i in device.interfaces)
-        for i, iface in enumerate(device.interfaces):
+        bodies: dict[int, tuple[str, dict[str, Any]]] = {}
+        # an interface without queues of its own marks into the services of the others: lifted after them
+        for i in sorted(range(len(device.interfaces)), key=lambda i: lifting.unqueued(device.interfaces[i])):
+            iface = device.interfaces[i]
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
             called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
             body = _interface(lifter, device, (d, i), iface, elements, mpls_device, called == iface.name)
             if body is None:
                 continue
-            interfaces[called] = body
+            bodies[i] = (called, body)
             lifted_from[(device.name, called)] = element("interface", device.name, iface)
             if iface.origin is not None:
                 lifter.origins[("devices", device.name, "interfaces", called)] = iface.origin
+        interfaces = dict(bodies[i] for i in sorted(bodies))
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
-    for key, body in lifter.services.items():
-        _strict_cap(lifter, lifter.service_names[key], body, lifter.first[key], trusted_edge)
+    for key, cls in lifter.queued.items():
+        _strict_cap(lifter, lifter.service_names[key], lifter.services[key], cls, trusted_edge)
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():
-            if set(body["services"]) == every:
+            if "services" in body and set(body["services"]) == every:
                 del body["services"]
     policy: dict[str, Any] = {"qosc": 1, "name": name, "services": services}
     if lifter.curves:
@@ -355,6 +377,8 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
     if unit and iface.unit:
         body["unit"] = iface.unit
+    if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
+        service_of = lifter.by_code
     classifier = lifter.classifier(iface, service_of)
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
@@ -374,6 +398,10 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     body.update(dict(iface.options))
-    body["services"] = carried
+    if iface.default_queueing:
+        body["egress-queueing"] = "device-default"
+        lifter.diagnostics.append(lifting.device_default(iface))
+    if carried or not lifting.unqueued(iface):  # (no class: the interface carries every service)
+        body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body

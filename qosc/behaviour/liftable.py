@@ -9,6 +9,8 @@
 - a code point the interface classifies one way for IPv4 and another for IPv6 (`match ip dscp`, an IPv4-only
   u32 filter) cannot be said by a policy, whose services carry their code points for both families: named, and
   the IPv4 classification lifted;
+- an interface queued by the device's defaults (no scheduler map or output policy) is lifted with
+  `egress-queueing: device-default`, said at its line (QOS208);
 - an element (interface, class, rule) is a key of qosc.behaviour.model.Device.uses, so the reconciliation
   (qosc.behaviour.reconcile) can tell which configuration objects were lifted.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 from qosc import dscp as dscp_mod
 from qosc.behaviour.liftmarks import carried
 from qosc.behaviour.model import Class, Interface
-from qosc.diagnostics import Diagnostic, warning
+from qosc.diagnostics import Diagnostic, info, warning
 
 Element = tuple[str, ...]
 """("interface", device, port, unit), ("class", device, port, unit, class), ("rule", device, port, unit, rule)."""
@@ -92,3 +94,15 @@ def families(iface: Interface) -> list[Diagnostic]:
                            iface.origin, "match both families on the device (`match dscp`, not `match ip dscp`), "
                            "or accept that the imported policy classifies IPv6 like IPv4"))
     return out
+
+
+def unqueued(iface: Interface) -> bool:
+    """Queued by the device's defaults, with no class the reader knows (IOS: an input policy, no output policy)."""
+    return iface.default_queueing and not iface.classes
+
+
+def device_default(iface: Interface) -> Diagnostic:
+    """QOS208: an interface that classifies or rewrites but queues by the device's defaults."""
+    return info("QOS208", f"interface {iface.name} unit {iface.unit} classifies or rewrites but has no queueing of "
+                "its own (no scheduler map or output policy): lifted with egress-queueing: device-default, its "
+                "egress queued by the device's defaults", iface.origin)

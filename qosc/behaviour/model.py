@@ -155,6 +155,10 @@ class Interface:
     """(domain, class, drop precedence 1..3, value) in the 3-bit domains: 'exp' and 'pcp', the value written
     on egress (rewrite); 'impose', the EXP of the label imposed on traffic entering an LSP through this
     interface (edge).  Sorted; a domain without entries is not written."""
+    default_queueing: bool = False
+    """Egress queued by the device's own defaults, not by a policy of its configuration (JUNOS: no scheduler
+    map; IOS: no output service-policy): its classes are the device's default queues where the reader knows them,
+    and they are compared with nothing but another default (policy egress-queueing: device-default)."""
     origin: Location | None = field(default=None, compare=False)
     default_class: str | None = field(default=None, compare=False)
     """The class that takes what no classifier entry names, where the configuration says which (IOS

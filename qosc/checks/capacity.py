@@ -28,6 +28,8 @@ def _fmt(value: object) -> str:
 def check_interfaces(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
     clean = scratch.table("capacity")
     for iface in device.interfaces:
+        if iface.default_queueing:  # the device's own queues: nothing of the policy's to add up
+            continue
         key = (iface.services, iface.rate)
         if key in clean:
             continue

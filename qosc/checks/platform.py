@@ -27,7 +27,7 @@ def check_devices(scratch: Scratch, device: Device) -> Iterator[Diagnostic]:
 
 def _device(policy: Policy, device: Device, platform: Any, target: Any,
             seen: dict[tuple[Any, ...], tuple[list[Any], int, list[Any], bool]]) -> Iterator[Diagnostic]:
-    for iface in device.interfaces:
+    for iface in (i for i in device.interfaces if not i.default_queueing):  # (device-default: the device's queues)
         shape = (device.platform, iface.services, iface.port_type)  # (what the queues of an interface depend on)
         found = seen.get(shape)
         if found is None:

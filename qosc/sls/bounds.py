@@ -266,6 +266,11 @@ def hop(policy: Policy, service: Service, label: str, env: Envelope | None = Non
                    mtu=iface.mtu, rate_note=f"not scheduled here: its traffic is treated as {where}, so nothing is "
                    "guaranteed to it at this hop",
                    delay_note="not scheduled on this interface")
+    if iface.default_queueing:
+        return Hop(label, device.name, iface.name, True, False, link_rate=iface.rate, shaped=iface.shape is not None,
+                   mtu=iface.mtu, rate_note="not scheduled here: the interface leaves egress queueing to the "
+                   "device's defaults (egress-queueing: device-default), so the policy guarantees nothing at this hop",
+                   delay_note="queued by the device's defaults, not by the policy")
     env = env if env is not None else envelope(policy, service)
     owner = policy.queue_owner(service)
     share, rate, rformula, rnote = _min_rate(service, owner, iface)
@@ -363,7 +368,7 @@ class Derived:
 def carrying(policy: Policy, service: Service) -> Iterator[tuple[Device, Interface]]:
     for d in policy.devices:
         for i in d.interfaces:
-            if service.name in i.services:
+            if service.name in i.services and not i.default_queueing:
                 yield d, i
 
 

@@ -96,7 +96,7 @@ def service_charts(policy: Policy, service: Service, derived: Derived) -> tuple[
     if derived.path:
         for h in derived.path:
             _, iface = find_hop(policy, h.label)
-            if iface is not None and (h.label, iface) not in labels:
+            if iface is not None and not iface.default_queueing and (h.label, iface) not in labels:
                 labels.append((h.label, iface))
     else:
         labels = [(f"{d.name}:{i.name}", i) for d, i in carrying(policy, service)]

@@ -39,13 +39,18 @@ def test_a_pe_customer_unit_classified_by_ipprec_compatibility_trusts_and_keeps_
 def test_the_default_map_schedules_every_queue_of_a_forwarding_class() -> None:
     """The PTX10003 core of the ACE design classifies eight EXP values on units without a scheduler map: Junos's
     default map gives queues 0 to 7 95, 0, 0, 5, 0, 0, 0 and 0 % (it was read as queueing the four classes of queues
-    0 to 3 alone, and EXP 4-7 were named as going to classes the unit does not schedule): every class lifts."""
+    0 to 3 alone, and EXP 4-7 were named as going to classes the unit does not schedule): every class lifts.  The
+    units are lifted with `egress-queueing: device-default` (QOS208): the default map is the device's, not a queue
+    plan of the policy (it was lifted as the services' shares, 95% and 5%, which a compile then wrote as a
+    scheduler map of its own)."""
     lifted = lift([junos(CORPUS / "jvd-ewan-ace-p1-ptx10003.conf")], "p1")
     assert not [d.message for d in lifted.diagnostics if d.code == "QOS172"]
     services = lifted.policy["services"]
-    assert {name: body["queue"]["share"] for name, body in services.items()} == {
-        "BEST-EFFORT": "95%", "LOW": "0%", "MEDIUM": "0%", "SIG-OAM": "5%", "BUSINESS": "0%", "REALTIME": "0%",
-        "NETWORK": "0%", "CONTROL": "0%"}
+    assert set(services) == {"BEST-EFFORT", "LOW", "MEDIUM", "SIG-OAM", "BUSINESS", "REALTIME", "NETWORK", "CONTROL"}
+    assert not [name for name, body in services.items() if "queue" in body]
+    interfaces = lifted.policy["devices"]["jvd-ewan-ace-p1-ptx10003"]["interfaces"]
+    assert {body.get("egress-queueing") for body in interfaces.values()} == {"device-default"}
+    assert len([d for d in lifted.diagnostics if d.code == "QOS208"]) == len(interfaces) == 4
     assert services["BUSINESS"]["exp"] == {"high": [4]} and services["CONTROL"]["exp"] == [7]
 
 

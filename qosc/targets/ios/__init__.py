@@ -33,7 +33,7 @@ from qosc.targets.ios.common import Findings
 from qosc.targets.ios.mqc import lower as lower_mqc
 from qosc.targets.ios.platform import CatalystPlatform, MqcPlatform
 from qosc.targets.ios.sizing import class_sizing as mqc_class_sizing
-from qosc.targets.ios.target import UNIT, CiscoTarget, formats_of, grammars_of
+from qosc.targets.ios.target import FIELDS, QUEUEING, UNIT, CiscoTarget, formats_of, grammars_of
 from qosc.targets.platform import PlatformBase
 
 
@@ -66,6 +66,11 @@ class Catalyst6500Target(CiscoTarget):
     name = "catalyst6500"
     description = "Cisco Catalyst 6500 PFC QoS: mls qos maps, per-port WRR queues by CoS, ingress policing"
     platform_class = CatalystPlatform
+    # egress-queueing: device-default refused (QOS090 at its line): a PFC port without wrr-queue and
+    # priority-queue commands would queue by its port type's defaults, but the catalyst6500 reader reads a port
+    # without queue commands as applying no QoS of its own (trust alone: QOS172), so such a port could not be
+    # verified or compared; the queues of a PFC port are always the policy's
+    fields = FIELDS - {QUEUEING}
     codes = CATALYST_CODES
     formats = formats_of("catalyst6500")
     grammars = grammars_of("catalyst6500")

@@ -192,6 +192,20 @@ class MqcLowering(Queueing, Shares, IosLowering, Marks):
             return None
         return cap
 
+    def unqueued(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:
+        """egress-queueing: device-default: no output policy (the interface queues by IOS's defaults, its input
+        policy is kept); QOS209 where the output policy would have had to mark (EXP, CoS) or shape."""
+        marking = [s.name for s in self.policy.services_on(iface) if not s.queue.shared_with
+                   and self.egress_marks(s, iface)[0]]
+        if marking or iface.shape is not None:
+            what = "shapes it" if iface.shape is not None else f"rewrites the EXP or CoS of {', '.join(marking)}"
+            self.found.error("QOS209", f"{self.device.name}:{iface.name} leaves egress queueing to the device "
+                             f"(egress-queueing: device-default) but {what}, which IOS does in the output policy "
+                             "that queues", iface.where.at("egress-queueing"),
+                             "let the policy queue the interface (egress-queueing: policy), or drop the egress "
+                             "rewrite or shape")
+        return [], 0.0
+
     def egress(self, iface: Interface) -> tuple[list[dict[str, Any]], float]:
         """The egress classes of an interface and their guaranteed total %, lowered once per settings."""
         return self.found.per_settings(self._egress, iface, iface.settings(), lambda: self._lower_egress(iface))
@@ -329,7 +343,7 @@ class MqcLowering(Queueing, Shares, IosLowering, Marks):
         self.check_dialect(device_services(policy, device))
         outs, ins, totals = [], [], []
         for iface in device.interfaces:
-            classes, total = self.egress(iface)
+            classes, total = self.egress(iface) if not iface.default_queueing else self.unqueued(iface)
             outs.append(classes)
             totals.append(total)
             ins.append(self.ingress(iface) if iface.role is Role.EDGE else self.domain_input_classes(iface))

@@ -24,6 +24,7 @@ from qosc.targets.platform import PlatformBase
 from qosc.tree import At
 
 UNIT = "devices.*.interfaces.*.unit"
+QUEUEING = "devices.*.interfaces.*.egress-queueing"
 SHAPING_FIELDS = frozenset({"devices.*.interfaces.*.shape", UNIT})
 SUFFIX = ".cfg"
 
@@ -63,6 +64,7 @@ FIELDS = frozenset({
     "devices.*.interfaces.*.services", "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit",
     "devices.*.description", "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation",
     "devices.*.interfaces.*.rewrite", "devices.*.interfaces.*.impose", "mpls.tunnel-model",
+    "devices.*.interfaces.*.egress-queueing",
 })
 
 

@@ -194,7 +194,7 @@ FIELDS = frozenset({
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit", "devices.*.description",
     "services.*.exp", "services.*.pcp", "devices.*.interfaces.*.encapsulation", "devices.*.interfaces.*.rewrite",
-    "devices.*.interfaces.*.impose", "mpls.tunnel-model",
+    "devices.*.interfaces.*.impose", "mpls.tunnel-model", "devices.*.interfaces.*.egress-queueing",
 })
 
 

@@ -81,7 +81,9 @@ def _comments(policy: Policy, device: Device, plan: Plan) -> tuple[str, ...]:
     for iface in device.interfaces:
         speed = f", {format_rate(iface.speed)}" if iface.speed else ""
         ifd, unit = split_unit(iface)  # ge-0/0/1.100 in the policy is unit 100 of ge-0/0/1, as written below
-        text = f"{ifd} unit {unit}: {iface.role.value}{speed}, trust {trust_label(iface.trust)}"
+        text = f"{ifd} unit {unit}: {iface.role.value}{speed}, trust {trust_label(iface.trust)}" + (
+            ", queued by Junos's default scheduler map (egress-queueing: device-default)" if iface.default_queueing
+            else "")
         out.append(line(text + ":" if iface.description else text, iface.description))
     used = {n for maps in plan.drop_maps.values() for _, n in maps}
     out += [line(f"drop profile {d.name}:", d.description) for d in policy.drop_profiles
@@ -197,7 +199,7 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
         # each class with the scheduler that serves it here (its own shaper burst: schedulers.py)
         pairs = tuple((fc, plan.scheduler_of.get((iface.name, fc), fc)) for fc in fcs)
         smap = None
-        if pairs:
+        if pairs and not iface.default_queueing:  # egress-queueing: device-default: Junos's default scheduler map
             wanted = jname(policy.name) if pairs == everything else f"{jname(policy.name)}-{jname(iface.name)}"
             holder = " ".join(fc if fc == sched else f"{fc}={sched}" for fc, sched in pairs)
             smap = maps.setdefault(pairs, plan.names.name("scheduler-map", wanted, holder))

@@ -204,7 +204,8 @@ def _units(plan: Plan) -> None:
     seen: dict[str, tuple[Interface, tuple[frozenset[str], int | None]]] = {}
     for iface in plan.device.interfaces:
         ifd, _ = split_unit(iface)
-        schedule = (frozenset(plan.fc_of[n] for n in iface.services if n in plan.fc_of), iface.shape)
+        schedule = (frozenset(plan.fc_of[n] for n in iface.services if n in plan.fc_of and not iface.default_queueing),
+                    iface.shape)
         first = seen.setdefault(ifd, (iface, schedule))
         if first[1] != schedule and not plan.platform.per_unit_scheduler:
             plan.error("QOS119", f"{iface.name} and {first[0].name} are logical units of {ifd} with different "

@@ -37,6 +37,8 @@ def plan_schedulers(plan: Plan) -> None:
     for fc in plan.classes:  # the class names first: a burst variant never takes another class's name
         plan.names.name("scheduler", fc.name, f"class {fc.name}")
     for fc in plan.classes:
+        if not _queued(plan, fc):  # only interfaces left at Junos's default map carry it: no scheduler of qosc's
+            continue
         s, q = fc.owner, fc.owner.queue
         # No share is no guarantee (qosc.sls: 0 bit/s, a strict queue its cap): a scheduler without transmit-rate,
         # which reserves nothing (Junos OS CoS User Guide, "transmit-rate (Schedulers)": the rates are the guaranteed
@@ -83,6 +85,13 @@ def plan_schedulers(plan: Plan) -> None:
         _variants(plan, fc, SchedulerSpec(transmit, buffer, priority, shaping, excess, fc=fc.name))
 
 
+def _queued(plan: Plan, fc: ForwardingClass) -> bool:
+    """Whether an interface queues the class by the policy's scheduler map (egress-queueing: policy), or no
+    interface carries it; False where every interface that carries it is left at Junos's default map."""
+    carriers = [i for i in plan.device.interfaces if any(plan.fc_of.get(n) == fc.name for n in i.services)]
+    return not carriers or any(not i.default_queueing for i in carriers)
+
+
 def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
     """The schedulers of a class: one per distinct shaper burst of the interfaces that carry it (sizing.py).
 
@@ -92,7 +101,7 @@ def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
     """
     groups: dict[int | None, tuple[Burst | None, list[str]]] = {}
     for iface in plan.device.interfaces:
-        if not any(plan.fc_of.get(n) == fc.name for n in iface.services):
+        if iface.default_queueing or not any(plan.fc_of.get(n) == fc.name for n in iface.services):
             continue
         burst = interface_burst(plan.policy, iface, fc.owner, plan.platform) if spec.shaping else None
         groups.setdefault(None if burst is None else burst.bytes, (burst, []))[1].append(iface.name)

@@ -61,7 +61,9 @@ from qosc.targets.platform import PlatformBase
 # refused here, QOS090 at its line, until the lowering renders it).  Not here: devices.*.interfaces.*.unit (a
 # Linux sub-interface is an interface of its own, eth0.100, and the batch is written for the interface named).
 # port-type as on JUNOS: a Linux interface has one port structure, its own, so any value means it and a profile
-# shared with Catalyst ports stays usable.
+# shared with Catalyst ports stays usable.  devices.*.interfaces.*.egress-queueing (device-default): the interface's
+# EXP and 802.1p rewrites are filters of its HTB tree (marks.py), and apply/teardown own that tree; an interface left
+# to the kernel's default qdisc is not written yet, so it is refused here.
 FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",

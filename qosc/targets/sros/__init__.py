@@ -100,7 +100,9 @@ CODES: tuple[Code, ...] = (
     Code("QOS239", _S, "error", "RFC 3270 tunnel model SR OS cannot render on a PE", _S),
 )
 
-# The policy fields this target renders (listed, never derived from the schema).  Not here: services.*.queue.ecn.
+# The policy fields this target renders (listed, never derived from the schema).  Not here: services.*.queue.ecn;
+# devices.*.interfaces.*.egress-queueing (device-default), refused (QOS090 at its line): not written yet, an
+# interface's egress marking and its queues are lowered together (lower_network.py, ports.py).
 FIELDS = frozenset({
     "name", "description", "services.*.description", "services.*.dscp", "services.*.default",
     "services.*.queue.share", "services.*.queue.buffer", "services.*.queue.priority", "services.*.queue.strict",

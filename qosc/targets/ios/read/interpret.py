@@ -328,5 +328,6 @@ def _interface(c: Config, name: str, lines: list[tuple[tuple[str, ...], Location
     return Interface(port, int(unit) if unit.isdigit() else 0, role, rate, shape, classes,
                      (tuple(classify[0]), tuple(classify[1])), (tuple(rewrite[0]), tuple(rewrite[1])),
                      False if trusts_cos else None if role != "edge" else trusted, tuple(rules), unmatched,
-                     options, exp, pcp, marks, origin=c.where.get(("interface", name)),
+                     options, exp, pcp, marks, default_queueing="output" not in policies and not is_pfc(lines),
+                     origin=c.where.get(("interface", name)),
                      default_class="class-default" if "output" in policies and not is_pfc(lines) else None)

@@ -200,4 +200,5 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
-                     tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked, origin=loc)
+                     tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
+                     default_queueing=not smap and bool(klasses), origin=loc)

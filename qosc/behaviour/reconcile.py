@@ -266,14 +266,30 @@ def _tidy(policy: dict[str, Any]) -> None:
     for cname in [n for n, b in policy.get("classifiers", {}).items() if not b["rules"]]:
         del policy["classifiers"][cname]
         _unreference(policy, "classifier", cname)
-    text = yaml.safe_dump({k: v for k, v in policy.items() if k not in ("drop-profiles", "policers")})
+    used = _values({k: v for k, v in policy.items() if k not in ("drop-profiles", "policers")})
     for section in ("drop-profiles", "policers"):
-        for pname in [n for n in policy.get(section, {}) if f": {n}\n" not in text and f"- {n}\n" not in text]:
+        for pname in [n for n in policy.get(section, {}) if n not in used]:
             del policy[section][pname]
         if section in policy and not policy[section]:
             del policy[section]
     if "classifiers" in policy and not policy["classifiers"]:
         del policy["classifiers"]
+
+
+def _values(node: Any) -> set[str]:
+    """Every string value (not key) in a policy tree: the names of the profiles and policers it references (a
+    walk, linear in the policy; dumping the policy as YAML per object left out made settle quadratic)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            found.add(item)
+    return found
 
 
 @dataclass

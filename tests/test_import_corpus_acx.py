@@ -164,3 +164,47 @@ def test_leaving_an_object_out_walks_the_policy_instead_of_serialising_it(monkey
     assert set(policy["drop-profiles"]) == {"d1", "d2"} and set(policy["policers"]) == {"p1", "p2"}
     reconcile._leave_out(lifted, ("classifiers", "c", "rules", "0"), why)
     assert "classifiers" not in policy and set(policy["policers"]) == {"p1"}
+
+
+# an1/an3/an4/ag1_*: SC-LLQ is `priority low-latency` with `shaping-rate percent 40` beside transmit-rate schedulers
+# (and a strict-high SC-SIGNALING shaped at 5 %: STRICT_HIGH)
+LOW_LATENCY = """\
+set class-of-service forwarding-classes class FC-BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-LLQ queue-num 6
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-BEST-EFFORT loss-priority low code-points be
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-LLQ loss-priority low code-points af41
+set class-of-service scheduler-maps SM forwarding-class FC-BEST-EFFORT scheduler SC-BEST-EFFORT
+set class-of-service scheduler-maps SM forwarding-class FC-LLQ scheduler SC-LLQ
+set class-of-service schedulers SC-BEST-EFFORT transmit-rate percent 50
+set class-of-service schedulers SC-BEST-EFFORT priority low
+set class-of-service schedulers SC-LLQ shaping-rate percent 40
+set class-of-service schedulers SC-LLQ priority low-latency
+set class-of-service interfaces et-0/0/4 scheduler-map SM
+set class-of-service interfaces et-0/0/4 unit 1 classifiers dscp CL-DSCP
+"""
+STRICT_HIGH = """\
+set class-of-service forwarding-classes class FC-SIGNALING queue-num 7
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-SIGNALING loss-priority low code-points cs6
+set class-of-service scheduler-maps SM forwarding-class FC-SIGNALING scheduler SC-SIGNALING
+set class-of-service schedulers SC-SIGNALING shaping-rate percent 5
+set class-of-service schedulers SC-SIGNALING priority strict-high
+"""
+
+
+def test_a_low_latency_scheduler_is_strict_priority(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`priority low-latency` is the highest transmission priority, above strict-high ("Transmission Priority
+    Scheduling", Junos OS Class of Service User Guide; Junos OS Evolved ACX7000).  Before, it was read as no
+    priority at all: FC-LLQ was a plain queue with neither share nor priority, capped at 40 %.  Beside a
+    strict-high queue (the JVD's FC-SIGNALING) that is two strict-priority queues on one port, which ACX routers
+    serve (by queue number) and junos-mx, the platform they are imported as, does not: one is named (QOS093), not
+    dropped silently."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "llq.set", LOW_LATENCY)
+    assert policy is not None, named(diagnostics)
+    llq = policy["services"]["FC-LLQ"]["queue"]
+    assert llq.get("strict") is True and llq.get("rate-cap") == "40%", llq
+    assert status == 0, out
+    both = tmp_path / "both"
+    both.mkdir()
+    policy, diagnostics, _, _ = round_trip(both, capsys, "junos-mx", "llq.set", LOW_LATENCY + STRICT_HIGH)
+    assert policy is not None and policy["services"]["FC-LLQ"]["queue"]["strict"] is True, named(diagnostics)
+    assert [m for m in named(diagnostics) if "FC-SIGNALING not lifted" in m and "QOS093" in m], named(diagnostics)

@@ -208,3 +208,38 @@ def test_a_low_latency_scheduler_is_strict_priority(tmp_path: Path, capsys: pyte
     policy, diagnostics, _, _ = round_trip(both, capsys, "junos-mx", "llq.set", LOW_LATENCY + STRICT_HIGH)
     assert policy is not None and policy["services"]["FC-LLQ"]["queue"]["strict"] is True, named(diagnostics)
     assert [m for m in named(diagnostics) if "FC-SIGNALING not lifted" in m and "QOS093" in m], named(diagnostics)
+
+
+# an4_acx7024.conf: 100 EVPN-VPWS units of et-0/0/4 classify by a family ccc filter (learned 802.1p priority,
+# source MAC addresses: fields qosc does not read) and rewrite 802.1p, beside units that classify DSCP
+CCC_FILTER = ACX_MAP.replace("code-points cs6\n", "code-points cs6\n" + """\
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-BEST-EFFORT loss-priority low code-point 000
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-LOW loss-priority low code-point 001
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-MEDIUM loss-priority low code-point 010
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-HIGH loss-priority low code-point 100
+set class-of-service rewrite-rules ieee-802.1 RR-8021P forwarding-class FC-SIGNALING loss-priority low code-point 110
+""") + """\
+set class-of-service interfaces et-0/0/4 unit 2 rewrite-rules ieee-802.1 RR-8021P
+set interfaces et-0/0/4 unit 2 encapsulation vlan-ccc
+set interfaces et-0/0/4 unit 2 family ccc filter input FF-MF
+set firewall family ccc filter FF-MF term 1 from learn-vlan-1p-priority 3
+set firewall family ccc filter FF-MF term 1 then forwarding-class FC-HIGH
+set firewall family ccc filter FF-MF term 2 from source-mac-address 00:0c:08:00:00:01/48
+set firewall family ccc filter FF-MF term 2 then forwarding-class FC-SIGNALING
+"""
+
+
+def test_a_unit_that_classifies_nothing_qosc_reads_keeps_best_effort_the_default(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A unit classified by a family ccc filter alone classifies no code point qosc reads: its default class
+    was then the last class by name (FC-SIGNALING), so the strict-high FC-SIGNALING was joined to the
+    best-effort default service (a QOS173 per such unit, 100 on an4) and best effort, met there as an ordinary
+    class, became a second service FC-BEST-EFFORT-2 (QOS118 on an1 and an4: 9 queues on an 8-queue platform).
+    Where nothing is classified, the default is the class that leaves with value 0 (its 802.1p rewrite), as
+    DSCP 0, EXP 0 and PCP 0 decide it elsewhere."""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "ccc.set", CCC_FILTER)
+    assert policy is not None, named(diagnostics)
+    assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics
+    assert sorted(policy["services"]) == ["FC-BEST-EFFORT", "FC-HIGH", "FC-LOW", "FC-MEDIUM", "FC-SIGNALING"]
+    assert policy["services"]["FC-BEST-EFFORT"].get("default") is True
+    assert policy["services"]["FC-SIGNALING"]["queue"]["strict"] is True

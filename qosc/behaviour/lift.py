@@ -64,7 +64,8 @@ class _Lifter:
         self.services: dict[Key, dict[str, Any]] = {}
         self.first: dict[Key, Class] = {}
         self.service_names: dict[Key, str] = {}
-        self.groups = liftmarks.groups(devices)
+        self.defaults = liftmarks.defaults(devices)
+        self.groups = liftmarks.groups(devices, self.defaults)
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
@@ -305,7 +306,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
     made or met on the way; `at`: (device, interface) index; `unit`: the body says the unit.  The elements lifted
     are added to `elements`."""
-    default_name = liftmarks.default_class(iface)
+    default_name = lifter.defaults.get(at, liftmarks.default_class(iface))
     liftable = []
     for cls in iface.classes:
         why = unliftable(iface, cls, default_name, cls.name in lifter.hosts)

@@ -78,7 +78,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
-    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
+    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class, device_classes=True,
                   seen=seen_objects(c, units), uses=used_objects(c, units, smaps, b.wildcards)), list(
         dict.fromkeys(c.diagnostics))
 

@@ -243,3 +243,32 @@ def test_a_unit_that_classifies_nothing_qosc_reads_keeps_best_effort_the_default
     assert sorted(policy["services"]) == ["FC-BEST-EFFORT", "FC-HIGH", "FC-LOW", "FC-MEDIUM", "FC-SIGNALING"]
     assert policy["services"]["FC-BEST-EFFORT"].get("default") is True
     assert policy["services"]["FC-SIGNALING"]["queue"]["strict"] is True
+
+
+
+# ag1_1_acx7509.conf, ag1_2_acx7100-32c.conf: the IRB units' filters FF-MFC-IPV4-L3VPN-*-IRB match `dscp cs1` and
+# set a forwarding class, on units that bind no DSCP rewrite rule
+IRB_FILTER = LOW_LATENCY + """\
+set class-of-service interfaces irb unit 100 classifiers dscp CL-DSCP
+set interfaces irb unit 100 family inet filter input FF-MFC
+set firewall family inet filter FF-MFC term fc-llq from dscp cs1
+set firewall family inet filter FF-MFC term fc-llq then forwarding-class FC-LLQ
+set firewall family inet filter FF-MFC term default then accept
+"""
+
+
+def test_a_filter_term_matching_dscp_is_named_at_its_line_and_stays_an_ipv4_rule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reader took the family of a term's `from dscp` code point (for its aliases) as the term's family: the
+    rule was of family 'dscp', not inet, and its origin was looked up under that family and not found, so the
+    168 QOS172 of ag1_1 and ag1_2 about these rules had no line (`?`)."""
+    from qosc.commands.equiv import side
+
+    source = tmp_path / "irb.set"
+    source.write_text(IRB_FILTER, encoding="utf-8")
+    read, _ = side(f"junos-mx:{source}")
+    assert read is not None and read.behaviour is not None
+    irb = next(i for i in read.behaviour.interfaces if i.name == "irb")
+    (rule,) = irb.rules
+    assert rule.families == ("inet",) and rule.origin is not None, rule
+    assert rule.origin.line == _line(IRB_FILTER, "term fc-llq from dscp cs1")

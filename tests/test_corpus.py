@@ -57,8 +57,11 @@ ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-
        "class differ")
 TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
               "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
-IRB = ("; its IRB units classify by inet/inet6 filters whose terms set a forwarding class on units without a DSCP "
-       "rewrite rule: such a rule marks no code point, so it is left out (QOS172) and the IRB's classification differs")
+IRB = ("; its 332 IRB units bind no scheduler map, so Junos's default map (95/0/0/5/0/0/0/0%) queues them where the "
+       "other units queue by the 5G map: a service has one queue plan in the policy (QOS173 names each; it needs a "
+       "unit that keeps the device's default queueing), and they classify by inet/inet6 filters whose terms set a "
+       "forwarding class on units without a DSCP rewrite rule: such a rule marks no code point, so it is left out "
+       "(QOS172) and the IRB's classification differs")
 HOST = ("a grammar test: what it applies is host-outbound-traffic (router traffic), which import names and does not "
         "lift (the JUNOS target writes it from the network-control service), and `class-of-service interfaces ae1 "
         "(unit 0) forwarding-class` (every packet the port receives into one class), named as not read: nothing "

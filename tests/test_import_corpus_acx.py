@@ -272,3 +272,18 @@ def test_a_filter_term_matching_dscp_is_named_at_its_line_and_stays_an_ipv4_rule
     (rule,) = irb.rules
     assert rule.families == ("inet",) and rule.origin is not None, rule
     assert rule.origin.line == _line(IRB_FILTER, "term fc-llq from dscp cs1")
+
+
+def test_a_unit_bound_by_its_filter_alone_is_located_at_the_binding(tmp_path: Path) -> None:
+    """ag1_1/ag1_2: IRB units that no class-of-service statement names, classified by their input filter: what
+    import said about them (not lifted) had no line, for the unit's origin was looked up in class-of-service
+    alone.  It is now the `interfaces ... filter input` statement."""
+    from qosc.commands.equiv import side
+
+    text = IRB_FILTER.replace("set class-of-service interfaces irb unit 100 classifiers dscp CL-DSCP\n", "")
+    source = tmp_path / "irb.set"
+    source.write_text(text, encoding="utf-8")
+    read, _ = side(f"junos-mx:{source}")
+    assert read is not None and read.behaviour is not None
+    irb = next(i for i in read.behaviour.interfaces if i.name == "irb")
+    assert irb.origin is not None and irb.origin.line == _line(text, "family inet filter input FF-MFC"), irb.origin

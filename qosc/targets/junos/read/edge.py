@@ -142,7 +142,7 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
         terms = c.filters.get((family, fname))
         if terms is None:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "
-                                         "which is not defined", c.where.get(("interface", port))))
+                                         "which is not defined", c.port_origin(port)))
             continue
         for term, rule, mark in _filter(c, family, fname, terms, marks):
             if rule is None:

@@ -287,3 +287,23 @@ def test_a_unit_bound_by_its_filter_alone_is_located_at_the_binding(tmp_path: Pa
     assert read is not None and read.behaviour is not None
     irb = next(i for i in read.behaviour.interfaces if i.name == "irb")
     assert irb.origin is not None and irb.origin.line == _line(text, "family inet filter input FF-MFC"), irb.origin
+
+
+def test_errors_are_blamed_on_the_paths_around_their_lines_innermost_first() -> None:
+    """settle traces each error to the key paths around its line; on the ACX nodes (tens of thousands of spans,
+    hundreds of errors) that was every span tested against every error.  The bisection gives the same paths in the
+    same order as that definition."""
+    from qosc.behaviour import reconcile
+    from qosc.behaviour.lifted import yaml_spans
+    from qosc.diagnostics import Location, error
+
+    policy = {"services": {f"s{n}": {"queue": {"share": f"{n}%"}} for n in range(20)},
+              "devices": {"d": {"interfaces": {f"e{n}": {"services": ["s1", "s2"]} for n in range(30)}}}}
+    text = reconcile.render(policy, "# header\n")
+    spans = yaml_spans(text)
+    errors = [error("QOS040", "x", Location("p.yaml", line, 1)) for line in range(1, len(text.splitlines()) + 2, 3)]
+    errors.append(error("QOS040", "elsewhere", Location("other.yaml", 5, 1)))
+    naive = [(d, [p for p, lo, hi in spans if d.location is not None and d.location.file == "p.yaml"
+                  and lo <= d.location.line <= hi]) for d in errors]
+    assert reconcile._blame(errors, spans, "p.yaml") == naive
+    assert any(len(paths) >= 3 for _, paths in naive) and naive[-1][1] == []

@@ -21,6 +21,7 @@ and named at its configuration line, and the reconciliation of the configuration
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -129,9 +130,7 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
         if not errors:
             kept = [d for name, d in rounded.items() if name in lifted.policy["services"]]
             return Settled(text, kept + named, checked)
-        spans = yaml_spans(text)
-        blamed = [(d, [p for p, lo, hi in spans if d.location is not None and d.location.file == path
-                       and lo <= d.location.line <= hi]) for d in errors]
+        blamed = _blame(errors, yaml_spans(text), path)
         if _round_down(lifted, blamed, rounded):
             continue
         doomed: dict[tuple[str, ...], Diagnostic] = {}
@@ -148,6 +147,20 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
             if _rank(target) == least:
                 named += _leave_out(lifted, target, why)
     return _nothing(lifted, named, [])
+
+
+def _blame(errors: list[Diagnostic], spans: list[tuple[tuple[str, ...], int, int]], path: str
+           ) -> list[tuple[Diagnostic, list[tuple[str, ...]]]]:
+    """Each error with the key paths of the policy text around its line, innermost first (the order of `spans`):
+    the error lines are found in each span by bisection, not every span tested against every error (a policy of
+    a thousand units has tens of thousands of spans and, before settling, as many errors)."""
+    lines = sorted({d.location.line for d in errors if d.location is not None and d.location.file == path})
+    around: dict[int, list[tuple[str, ...]]] = {line: [] for line in lines}
+    for key, lo, hi in spans:
+        for line in lines[bisect.bisect_left(lines, lo):bisect.bisect_right(lines, hi)]:
+            around[line].append(key)
+    return [(d, list(around[d.location.line]) if d.location is not None and d.location.file == path else [])
+            for d in errors]
 
 
 def _round_down(lifted: Lifted, blamed: list[tuple[Diagnostic, list[tuple[str, ...]]]],

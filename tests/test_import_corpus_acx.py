@@ -307,3 +307,18 @@ def test_errors_are_blamed_on_the_paths_around_their_lines_innermost_first() -> 
                   and lo <= d.location.line <= hi]) for d in errors]
     assert reconcile._blame(errors, spans, "p.yaml") == naive
     assert any(len(paths) >= 3 for _, paths in naive) and naive[-1][1] == []
+
+
+def test_a_fixed_forwarding_class_is_lifted_as_an_edge_rule_without_a_match(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A unit whose every packet is in FC-LLQ (`unit 2 forwarding-class FC-LLQ`, an 802.1p rewrite and no DSCP
+    rewrite beside it: an1, an3, an4, ag1_1 and ag1_2 have 200 to 316 such fronthaul units) is an edge that trusts
+    nothing and classifies every packet into FC-LLQ by one rule without a match, and leaves DSCP alone.  Before,
+    it was lifted as a core unit trusting DSCP, compiled with the DSCP classifier: equiv found every code point's
+    class and DSCP rewrite different."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", FIXED_CLASS)
+    assert policy is not None, named(diagnostics)
+    unit = policy["devices"]["fixed"]["interfaces"]["xe-0/0/4.2"]
+    assert unit["role"] == "edge" and unit["trust"] == "none" and unit["rewrite"] == ["pcp"], unit
+    assert policy["classifiers"][unit["classifier"]] == {"rules": [{"name": "every-packet", "service": "FC-LLQ"}]}
+    assert status == 0, out

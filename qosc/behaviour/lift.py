@@ -33,7 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour import liftmarks
+from qosc.behaviour import liftfixed, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
@@ -80,6 +80,8 @@ class _Lifter:
         self.policers: dict[Envelope, str] = {}
         self.classifiers: dict[tuple[Rule, ...], str] = {}
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
+        self.fixed_classifiers: dict[str, str] = {}
+        """Service -> the classifier of one rule without a match that puts every packet in it (fixed_class)."""
         self.diagnostics: list[Diagnostic] = []
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
@@ -187,6 +189,18 @@ class _Lifter:
             if origin is not None:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
+
+    def fixed(self, iface: Interface, service: str) -> str:
+        """The classifier of an interface whose every packet is in one service: one rule, no match."""
+        if service not in self.fixed_classifiers:
+            name, n = _ident(f"every-packet-{service}", "classifier"), 2
+            while name in self.classifier_bodies:
+                name, n = f"{_ident(f'every-packet-{service}', 'classifier')}-{n}", n + 1
+            self.fixed_classifiers[service] = name
+            self.classifier_bodies[name] = {"rules": [{"name": "every-packet", "service": service}]}
+            if iface.origin is not None:
+                self.origins[("classifiers", name)] = iface.origin
+        return self.fixed_classifiers[service]
 
     def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
@@ -346,7 +360,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["speed" if iface.shape is None else "shape"] = format_rate(iface.rate)
     if unit and iface.unit:
         body["unit"] = iface.unit
-    classifier = lifter.classifier(iface, service_of)
+    fixed = liftfixed.fixed_class(iface, liftable) if device.device_classes else None
+    classifier = lifter.classifier(iface, service_of) if fixed is None else lifter.fixed(iface, carried[
+        liftable.index(fixed)])
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
                                           "its classes can be a service and none of its rules marks into one",
@@ -361,10 +377,13 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"
-    if liftmarks.involved(iface):
+    if fixed is not None:
+        body.update(liftfixed.settings(iface, mpls_device))
+    elif liftmarks.involved(iface):
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     body.update(dict(iface.options))
     body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body
+

@@ -51,10 +51,9 @@ AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
 ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-mx (qosc has no ACX platform): its "
-       "fronthaul units classify by a family ccc filter (learned 802.1p priority, source MAC: named, not read) or by "
-       "a fixed `forwarding-class` per unit (200 to 316 units), which the policy would say as an edge rule with no "
-       "match: not lifted so, those units are compiled with the DSCP classifier and equiv finds every code point's "
-       "class differ")
+       "units with a fixed `forwarding-class` lift as edges with one rule without a match, but its fronthaul units "
+       "classified by a family ccc filter (learned 802.1p priority, source MAC) are named and not read: lifted with "
+       "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
 TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
               "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
 IRB = ("; its 332 IRB units bind no scheduler map, so Junos's default map (95/0/0/5/0/0/0/0%) queues them where the "
@@ -165,8 +164,8 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
 @pytest.mark.xfail(strict=True, reason="44 of the 60 files on qosc's platforms round-trip clean (15 of the 31 that "
                    "apply QoS); issue 22 asks for 90%: the ewan-fin JVD designs have a strict-high queue without a cap "
                    "(QOS042: the policy language caps every strict queue), ag3 two queue plans for one service, the "
-                   "LLQ JVD's five ACX nodes two strict queues per port and a class fixed per unit, the Linux dumps "
-                   "are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
+                   "LLQ JVD's five ACX nodes two strict queues per port and units classified by ccc filters, the "
+                   "Linux dumps are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -47,6 +47,17 @@ QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platf
 AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
+ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-mx (qosc has no ACX platform): its "
+       "units with a fixed `forwarding-class` lift as edges with one rule without a match, but its fronthaul units "
+       "classified by a family ccc filter (learned 802.1p priority, source MAC) are named and not read: lifted with "
+       "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
+TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
+              "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
+IRB = ("; its 332 IRB units bind no scheduler map, so Junos's default map (95/0/0/5/0/0/0/0%) queues them where the "
+       "other units queue by the 5G map: a service has one queue plan in the policy (QOS173 names each; it needs a "
+       "unit that keeps the device's default queueing), and they classify by inet/inet6 filters whose terms set a "
+       "forwarding class on units without a DSCP rewrite rule: such a rule marks no code point, so it is left out "
+       "(QOS172) and the IRB's classification differs")
 HOST = ("a grammar test: what it applies is host-outbound-traffic (router traffic), which import names and does not "
         "lift (the JUNOS target writes it from the network-control service), and `class-of-service interfaces ae1 "
         "(unit 0) forwarding-class` (every packet the port receives into one class), named as not read: nothing "
@@ -73,6 +84,14 @@ UNCLEAN = {
         "its IRB units classify multicast (225.0.0.0/16) by a filter into FC-LLQ without marking a code point, where "
         "a qosc classifier rule marks its service's: named, not lifted, so equiv finds those units without a "
         "partner (QOS171); its uncapped strict-high FC-LLQ lifts as rate-cap: none (QOS046), as on ap1 and p1",
+    "junos/jvd-llq-an1-acx7100-48l.conf": ACX + TWO_STRICT,
+    "junos/jvd-llq-an3-acx7100-48l.conf":
+        ACX + "; and its et-0/0/50 (a scheduler map, no classifier: Junos's implicit ipprec-compatibility puts cs6 "
+        "in FC-CONTROL's queue 3) shares cs6 with the CL-DSCP units' FC-SIGNALING: a code point is one service in "
+        "the policy, so FC-SIGNALING is joined to FC-CONTROL (QOS173 per unit)",
+    "junos/jvd-llq-an4-acx7024.conf": ACX + TWO_STRICT,
+    "junos/jvd-llq-ag1-1-acx7509.conf": ACX + TWO_STRICT + IRB,
+    "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + TWO_STRICT + IRB,
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
@@ -152,7 +171,7 @@ def test_the_unclean_table_is_exactly_the_files_that_are_not_clean() -> None:
 
 def test_most_of_the_corpus_applies_qos_and_nothing_is_dropped_silently() -> None:
     """At least half the files (rounded down) apply QoS (an object the reader saw is applied to an interface):
-    30 of 61 since a unit bound only to an undefined traffic-control profile binds nothing
+    38 of 69 since a unit bound only to an undefined traffic-control profile binds nothing
     (batfish-ignored-class-of-service.set applies no QoS); for every file the reconciliation holds: QoS objects
     seen = lifted + named as not lifted."""
     rows = [measured(f) for f in FILES]

@@ -37,7 +37,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
-from qosc.behaviour import liftmarks
+from qosc.behaviour import liftfixed, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
@@ -74,7 +74,8 @@ class _Lifter:
         """DSCP -> the service carrying it (the first met; not the default's): what an interface without queues of
         its own (egress-queueing: device-default, no class) marks into."""
         self.service_names: dict[Key, str] = {}
-        self.groups = liftmarks.groups(devices)
+        self.defaults = liftmarks.defaults(devices)
+        self.groups = liftmarks.groups(devices, self.defaults)
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
@@ -89,6 +90,8 @@ class _Lifter:
         self.policers: dict[Envelope, str] = {}
         self.classifiers: dict[tuple[Rule, ...], str] = {}
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
+        self.fixed_classifiers: dict[str, str] = {}
+        """Service -> the classifier of one rule without a match that puts every packet in it (fixed_class)."""
         self.diagnostics: list[Diagnostic] = []
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
@@ -206,6 +209,18 @@ class _Lifter:
             if origin is not None:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
+
+    def fixed(self, iface: Interface, service: str) -> str:
+        """The classifier of an interface whose every packet is in one service: one rule, no match."""
+        if service not in self.fixed_classifiers:
+            name, n = _ident(f"every-packet-{service}", "classifier"), 2
+            while name in self.classifier_bodies:
+                name, n = f"{_ident(f'every-packet-{service}', 'classifier')}-{n}", n + 1
+            self.fixed_classifiers[service] = name
+            self.classifier_bodies[name] = {"rules": [{"name": "every-packet", "service": service}]}
+            if iface.origin is not None:
+                self.origins[("classifiers", name)] = iface.origin
+        return self.fixed_classifiers[service]
 
     def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
@@ -337,7 +352,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
     made or met on the way; `at`: (device, interface) index; `unit`: the body says the unit.  The elements lifted
     are added to `elements`."""
-    default_name = liftmarks.default_class(iface)
+    default_name = lifter.defaults.get(at, liftmarks.default_class(iface))
     liftable = []
     for cls in iface.classes:
         why = unliftable(iface, cls, default_name, cls.name in lifter.hosts)
@@ -379,7 +394,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["unit"] = iface.unit
     if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
         service_of = lifter.by_code
-    classifier = lifter.classifier(iface, service_of)
+    fixed = liftfixed.fixed_class(iface, liftable) if device.device_classes else None
+    classifier = lifter.classifier(iface, service_of) if fixed is None else lifter.fixed(iface, carried[
+        liftable.index(fixed)])
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
                                           "its classes can be a service and none of its rules marks into one",
@@ -394,7 +411,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"
-    if liftmarks.involved(iface):
+    if fixed is not None:
+        body.update(liftfixed.settings(iface, mpls_device))
+    elif liftmarks.involved(iface):
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     body.update(dict(iface.options))
@@ -405,3 +424,4 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["services"] = carried
     elements.add(element("interface", device.name, iface))
     return body
+

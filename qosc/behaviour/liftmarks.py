@@ -22,6 +22,7 @@ marking settings of interfaces (generic: what every reader's behaviour says).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -48,11 +49,35 @@ def default_class(iface: Interface) -> str | None:
         if any(counts.values()):
             zero = table[0]
             return max(counts, key=lambda n: (counts[n], n == zero, n))
+    # nothing classified that qosc reads (a unit classified by a filter of another family): the class that
+    # leaves with value 0, as value 0 decides it where something is classified
+    for domain in ("exp", "impose", "pcp"):
+        leaving = sorted((prec, cls) for (cls, prec), value in iface.marked(domain).items() if value == 0)
+        if leaving and leaving[0][1] in names:
+            return leaving[0][1]
     return max(counts, key=lambda n: (counts[n], n)) if counts else None
 
 
+def defaults(devices: Sequence[Device]) -> dict[tuple[int, int], str | None]:
+    """(device, interface) index -> the default class there: default_class, except on a device whose class names
+    are its own (Device.device_classes: JUNOS), where the class most of its interfaces take as default is the
+    default on every interface that has it (a unit whose every packet is in one class, `forwarding-class` on a
+    JUNOS unit, does not make that class the device's default)."""
+    out: dict[tuple[int, int], str | None] = {}
+    for d, device in enumerate(devices):
+        own = [default_class(iface) for iface in device.interfaces]
+        votes = Counter(name for name in own if name is not None)
+        common = max(votes, key=lambda n: (votes[n], -own.index(n))) if device.device_classes and votes else None
+        for i, iface in enumerate(device.interfaces):
+            out[(d, i)] = common if common is not None and iface.class_named(common) is not None else own[i]
+    return out
+
+
 def dscp_codes(iface: Interface, cls: Class) -> frozenset[int]:
-    return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
+    """The DSCP code points a class is classified by; none for a class every code point is in (a unit that puts
+    every packet in one class: no code point tells that class from the others)."""
+    codes = frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
+    return frozenset() if len(codes) == 64 else codes
 
 
 def classified(iface: Interface, domain: str, cls: str) -> list[tuple[int, int]]:
@@ -83,8 +108,11 @@ def carried(iface: Interface, cls: str) -> bool:
     return any(classified(iface, d, cls) or written(iface, d, cls) for d in DOMAINS3)
 
 
-def groups(devices: Sequence[Device]) -> dict[Node, Node]:
-    """Every non-default class -> the first class of its group (classes that share a code point in a domain)."""
+def groups(devices: Sequence[Device], default_of: dict[tuple[int, int], str | None] | None = None
+           ) -> dict[Node, Node]:
+    """Every non-default class -> the first class of its group (classes that share a code point in a domain, and
+    on a device whose class names are its own, classes of one name); `default_of`: defaults(devices)."""
+    default_of = defaults(devices) if default_of is None else default_of
     parent: dict[Node, Node] = {}
 
     def find(n: Node) -> Node:
@@ -93,16 +121,17 @@ def groups(devices: Sequence[Device]) -> dict[Node, Node]:
             n = parent[n]
         return n
 
-    holder: dict[tuple[str, int], Node] = {}
+    holder: dict[tuple[str, Any], Node] = {}
     for d, device in enumerate(devices):
         for i, iface in enumerate(device.interfaces):
-            default = default_class(iface)
+            default = default_of[(d, i)]
             for cls in iface.classes:
                 if cls.name == default:
                     continue
                 node = (d, i, cls.name)
                 parent.setdefault(node, node)
-                for code in sorted(_codes(iface, cls)):
+                named = [("class", (d, cls.name))] if device.device_classes else []
+                for code in named + sorted(_codes(iface, cls)):
                     other = holder.setdefault(code, node)
                     a, b = find(node), find(other)
                     if a != b:

@@ -192,6 +192,10 @@ class Device:
     """The class router-generated traffic (routing protocols) is queued in, where the configuration names one
     (JUNOS host-outbound-traffic); None where the box classifies it like transit traffic, or does not say."""
 
+    device_classes: bool = field(default=False, compare=False)
+    """Whether a class name is the device's, whatever interface it is met on (JUNOS forwarding classes are per
+    device: "Understanding How Forwarding Classes Assign Classes to Output Queues", Junos OS CoS User Guide), so
+    import makes the classes of one name on all its interfaces one service."""
     seen: tuple[tuple[str, str, Location | None], ...] = field(default=(), compare=False)
     """Every QoS object of the configuration, (kind, name, where it is defined), applied or not: what import
     reconciles (each is lifted or named as not lifted)."""

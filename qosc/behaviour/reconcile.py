@@ -21,6 +21,7 @@ and named at its configuration line, and the reconciliation of the configuration
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -131,9 +132,7 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
         if not errors:
             kept = [d for name, d in rounded.items() if name in lifted.policy["services"]]
             return Settled(text, kept + named, checked)
-        spans = yaml_spans(text)
-        blamed = [(d, [p for p, lo, hi in spans if d.location is not None and d.location.file == path
-                       and lo <= d.location.line <= hi]) for d in errors]
+        blamed = _blame(errors, yaml_spans(text), path)
         if _round_down(lifted, blamed, rounded):
             continue
         doomed: dict[tuple[str, ...], Diagnostic] = {}
@@ -150,6 +149,20 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
             if _rank(target) == least:
                 named += _leave_out(lifted, target, why)
     return _nothing(lifted, named, [])
+
+
+def _blame(errors: list[Diagnostic], spans: list[tuple[tuple[str, ...], int, int]], path: str
+           ) -> list[tuple[Diagnostic, list[tuple[str, ...]]]]:
+    """Each error with the key paths of the policy text around its line, innermost first (the order of `spans`):
+    the error lines are found in each span by bisection, not every span tested against every error (a policy of
+    a thousand units has tens of thousands of spans and, before settling, as many errors)."""
+    lines = sorted({d.location.line for d in errors if d.location is not None and d.location.file == path})
+    around: dict[int, list[tuple[str, ...]]] = {line: [] for line in lines}
+    for key, lo, hi in spans:
+        for line in lines[bisect.bisect_left(lines, lo):bisect.bisect_right(lines, hi)]:
+            around[line].append(key)
+    return [(d, list(around[d.location.line]) if d.location is not None and d.location.file == path else [])
+            for d in errors]
 
 
 def _round_down(lifted: Lifted, blamed: list[tuple[Diagnostic, list[tuple[str, ...]]]],
@@ -268,14 +281,30 @@ def _tidy(policy: dict[str, Any]) -> None:
     for cname in [n for n, b in policy.get("classifiers", {}).items() if not b["rules"]]:
         del policy["classifiers"][cname]
         _unreference(policy, "classifier", cname)
-    text = yaml.safe_dump({k: v for k, v in policy.items() if k not in ("drop-profiles", "policers")})
+    used = _values({k: v for k, v in policy.items() if k not in ("drop-profiles", "policers")})
     for section in ("drop-profiles", "policers"):
-        for pname in [n for n in policy.get(section, {}) if f": {n}\n" not in text and f"- {n}\n" not in text]:
+        for pname in [n for n in policy.get(section, {}) if n not in used]:
             del policy[section][pname]
         if section in policy and not policy[section]:
             del policy[section]
     if "classifiers" in policy and not policy["classifiers"]:
         del policy["classifiers"]
+
+
+def _values(node: Any) -> set[str]:
+    """Every string value (not key) in a policy tree: the names of the profiles and policers it references (a
+    walk, linear in the policy; dumping the policy as YAML per object left out made settle quadratic)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            found.add(item)
+    return found
 
 
 @dataclass

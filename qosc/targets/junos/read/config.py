@@ -45,12 +45,19 @@ class Config:
     """Traffic-control profiles by name: their statements."""
     host_class: str | None = None
     """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
+    filtered: dict[str, Location | None] = field(default_factory=dict)
+    """Port -> where an input or output filter is bound on one of its units under `interfaces`: the origin of a
+    unit no class-of-service statement names (an IRB unit classified by its filter alone)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     memo: dict[tuple[object, ...], object] = field(default_factory=dict)
     """What the interpreter reads once for every unit that shares it (a filter, a scheduler map)."""
 
     def at(self, kind: str, name: str, loc: Location | None) -> None:
         self.where.setdefault((kind, name), loc)
+
+    def port_origin(self, port: str) -> Location | None:
+        """Where a port's class-of-service statements are, else where a filter is bound on one of its units."""
+        return self.where.get(("interface", port)) or self.filtered.get(port)
 
     def aliases_of(self, family: str) -> dict[str, int]:
         return self.aliases.get(family, {})
@@ -85,6 +92,7 @@ def collect(document: Document) -> Config:
             elif p[:1] == ("interfaces",) and len(p) >= 8 and p[2] == "unit" and p[4] == "family" and \
                     p[6] == "filter":
                 c.bound.setdefault((p[1], p[3]), {})[f"filter-{p[7]}-{p[5]}"] = p[8] if len(p) > 8 else ""
+                c.filtered.setdefault(p[1], loc)
             elif p[:1] == ("interfaces",) and len(p) == 4 and p[2] == "speed":
                 c.speeds[p[1]] = p[3]
             elif p[:1] == ("chassis",) and len(p) == 9 and p[1::2][:4] == ("fpc", "pic", "port", "speed"):

@@ -80,9 +80,9 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
                 sports.append(_port(value))
             elif what == "destination-port":
                 dports.append(_port(value))
-            elif what in ("dscp", "traffic-class"):
-                family = "dscp" if what == "dscp" else "dscp-ipv6"
-                dscps.append(code_point(value, c.aliases_of(family), family))
+            elif what in ("dscp", "traffic-class"):  # the code point's alias family; the term keeps its own
+                points = "dscp" if what == "dscp" else "dscp-ipv6"
+                dscps.append(code_point(value, c.aliases_of(points), points))
         elif p[0] == "then" and len(p) >= 3:
             if p[1] == "forwarding-class":
                 fc = p[2]
@@ -142,7 +142,7 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
         terms = c.filters.get((family, fname))
         if terms is None:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "
-                                         "which is not defined", c.where.get(("interface", port))))
+                                         "which is not defined", c.port_origin(port)))
             continue
         for term, rule, mark in _filter(c, family, fname, terms, marks):
             if rule is None:

@@ -42,7 +42,12 @@ def default_classifier(code: int) -> tuple[str, str]:
     return "best-effort", "low"
 
 
-PRIORITY = {"low": 0, "medium-low": 1, "medium-high": 2, "high": 3, "strict-high": 3}
+PRIORITY = {"low": 0, "medium-low": 1, "medium-high": 2, "high": 3, "strict-high": 3, "low-latency": 3}
+STRICT = frozenset({"strict-high", "low-latency"})
+"""Scheduler priorities served before every other queue: strict-high and, above it, low-latency ("Transmission
+Priority Scheduling", Junos OS Class of Service User Guide: in order of increasing priority low, low-medium,
+low-high, medium-low, medium-high, high, strict-high, low-latency; the low-latency queue has a higher priority
+than any other, strict-high included; Junos OS Evolved ACX7000 routers)."""
 LOSS_PRECEDENCE = {"low": 1, "medium-low": 2, "medium-high": 2, "high": 3, "any": 0}
 
 _SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9}

@@ -67,7 +67,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
                                              ("interface", port)) or c.where.get(("filter", next(iter(bound.values()),
                                                                                                  "")))))
             continue
-        with guard(c.diagnostics, f"interface {port} unit {unit}", c.where.get(("interface", port))):
+        with guard(c.diagnostics, f"interface {port} unit {unit}", c.port_origin(port)):
             own = f"{port} unit {unit}"
             interfaces.append(_interface(c, port, unit, bound, smaps.get(own, smaps.get(port)),
                                          b.shapes.get(own, b.shapes.get(port)), imposed, platform))
@@ -78,7 +78,7 @@ def interpret(document: Document, platform: object = None) -> tuple[Device, list
     name = document.stem
     origin = document.origin if isinstance(document.origin, Location) else None
     # a map shared by interfaces is read once each: its diagnostics once
-    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class,
+    return Device(name, None, tuple(interfaces), owned, origin, host_class=c.host_class, device_classes=True,
                   seen=seen_objects(c, units), uses=used_objects(c, units, smaps, b.wildcards)), list(
         dict.fromkeys(c.diagnostics))
 
@@ -151,7 +151,7 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
                shape: int | None, imposed: tuple[str, tuple[str, ...]] | None = None,
                platform: object = None) -> Interface:
-    loc = c.where.get(("interface", port))
+    loc = c.port_origin(port)
     if smap is not None and smap not in c.maps:
         c.diagnostics.append(warning("QOS174", f"interface {port} names scheduler map {smap}, which is not "
                                      "defined", loc))

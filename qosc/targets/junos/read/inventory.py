@@ -57,7 +57,7 @@ def seen(c: Config, units: dict[tuple[str, str], dict[str, str]]) -> tuple[tuple
     out += [("drop-profile", name, c.where.get(("drop-profile", name))) for name in c.profiles]
     out += [("scheduler", name, c.where.get(("scheduler", name))) for name in c.schedulers]
     out += [("scheduler-map", name, c.where.get(("scheduler-map", name))) for name in c.maps]
-    out += [("interface", f"{port} unit {unit}", c.where.get(("interface", port))) for port, unit in units]
+    out += [("interface", f"{port} unit {unit}", c.port_origin(port)) for port, unit in units]
     for (fam, fname), terms in c.filters.items():
         out += [("filter term", f"{fname} {term}", c.where.get(("term", f"{fam}/{fname}/{term}")))
                 for term, lines in terms.items() if qos_term(lines)]

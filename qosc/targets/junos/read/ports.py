@@ -50,7 +50,7 @@ def _profile(c: Config, b: Bindings, port: str, key: str, name: str) -> bool:
     lines = c.tcps.get(name)
     if lines is None:
         c.diagnostics.append(warning("QOS174", f"interface {port} names traffic-control profile {name}, which is "
-                                     "not defined: nothing bound by it", c.where.get(("interface", port))))
+                                     "not defined: nothing bound by it", c.port_origin(port)))
         return False
     for p in lines:
         if p[0] == "scheduler-map" and len(p) >= 2:
@@ -71,7 +71,7 @@ def bindings(c: Config) -> Bindings:
     for port, parts in c.ports.items():
         if "*" in port or any("*" in key for key in parts):
             c.diagnostics.append(warning("QOS172", f"class-of-service interfaces {port}: a wildcard (`*`) stands for "
-                                         "every matching port or unit: not lifted", c.where.get(("interface", port)),
+                                         "every matching port or unit: not lifted", c.port_origin(port),
                                          "write the interfaces out by name to import them"))
             for lines in parts.values():
                 for p in lines:
@@ -82,7 +82,7 @@ def bindings(c: Config) -> Bindings:
             continue
         for key, lines in parts.items():
             for p in lines:
-                loc = c.where.get(("interface", port))
+                loc = c.port_origin(port)
                 if key == "scheduler-map" and len(p) >= 4:
                     b.smaps[port] = p[3]
                 elif key in ("classifiers", "rewrite-rules") and len(p) >= 5:
@@ -119,7 +119,7 @@ def bindings(c: Config) -> Bindings:
             if key.startswith("filter-output-") and qos_filter(c, key.removeprefix("filter-output-"), name):
                 c.diagnostics.append(warning("QOS172", f"interface {port} unit {unit}: output filter {name} sets a "
                                              "class, loss priority or code point on leaving: not read (qosc reads "
-                                             "input filters)", c.where.get(("interface", port))
+                                             "input filters)", c.port_origin(port)
                                              or c.where.get(("filter", name))))
         qos = {k: v for k, v in bound.items() if k.startswith("filter-input-")
                and qos_filter(c, k.removeprefix("filter-input-"), v)}

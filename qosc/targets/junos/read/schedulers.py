@@ -3,7 +3,8 @@
 Source: Junos OS Class of Service User Guide (Routing Devices), release 21.4: "Configuring Schedulers"
 (transmit-rate percent, an absolute rate, `remainder` (what the other schedulers' rates leave, shared by the
 schedulers that take the remainder), `exact` (the rate is also a cap); shaping-rate percent or absolute (a cap);
-buffer-size percent, temporal (microseconds) or remainder; priority low .. strict-high; drop-profile-map by loss
+buffer-size percent, temporal (microseconds) or remainder; priority low .. strict-high, low-latency (strict:
+facts.STRICT); drop-profile-map by loss
 priority, protocol any or tcp (non-tcp maps are not TCP traffic's); explicit-congestion-notification (ECN
 marking instead of early drop, "Understanding CoS Explicit Congestion Notification")), "Configuring Drop
 Profiles" (interpolate fill-level / drop-probability, or segmented fill-level .. drop-probability points).
@@ -22,7 +23,7 @@ from qosc.behaviour.model import Class, Curve
 from qosc.configtext import guard
 from qosc.diagnostics import Location, info, warning
 from qosc.targets.junos.read.config import Config, Path
-from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, number
+from qosc.targets.junos.read.facts import DEFAULT_QUEUES, LOSS_PRECEDENCE, PRIORITY, STRICT, number
 
 _BY_NAME = {"ge-": 10**9, "xe-": 10**10, "fe-": 10**8}
 _READ = frozenset({"transmit-rate", "shaping-rate", "priority", "excess-priority", "buffer-size", "drop-profile-map",
@@ -84,7 +85,7 @@ def _statement(c: Config, sched: str, p: Path, share_left: float, remainders: in
     if p[0] == "explicit-congestion-notification":
         return {"ecn": True}
     if p[0] == "priority" and len(p) >= 2:
-        return {"strict": p[1] == "strict-high", "priority": PRIORITY.get(p[1])}
+        return {"strict": p[1] in STRICT, "priority": PRIORITY.get(p[1])}
     if p[0] == "excess-priority" and len(p) >= 2:
         return {"excess": PRIORITY.get(p[1])}
     if p[0] == "buffer-size" and len(p) >= 3:

@@ -96,7 +96,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
         iface: Element = ("interface", port, u) if port != LOOPBACK else unread
         out.append((iface, ("interface", f"{port} unit {unit}")))
         smap = smaps.get(f"{port} unit {unit}", smaps.get(port))
-        if smap is None and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+        if smap is None and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound):
             # the port queues by Junos's default map (schedulers.default_classes): its forwarding classes are used
             out += [(("class", port, u, fc), ("forwarding-class", fc)) for fc in default_map_classes(c).values()
                     if fc in c.queues]

@@ -1,0 +1,68 @@
+"""Causes that kept Batfish's class-of-service grammar tests (tests/corpus/junos/batfish-class-of-service-
+builtin-forwarding-classes.set and -comprehensive.set) from a clean round trip (issue 22), each as a reproducer cut
+down from them: fixed classification on a port (`class-of-service interfaces ae1 forwarding-class FC`), router
+traffic (`host-outbound-traffic forwarding-class`) in the reconciliation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qosc.cli import main
+from tests.test_import_corpus_causes import named, round_trip
+
+# builtin-forwarding-classes.set: ae1 fixes every packet it receives into expedited-forwarding, its unit 0 into
+# assured-forwarding; cut down to a port whose unit binds nothing of its own but a rewrite rule beside a port
+# that classifies
+PORT_FIXED = """\
+set class-of-service forwarding-classes class BE queue-num 0
+set class-of-service forwarding-classes class EF queue-num 1
+set class-of-service forwarding-classes class NC queue-num 3
+set class-of-service classifiers dscp CL import default
+set class-of-service classifiers dscp CL forwarding-class BE loss-priority low code-points 000000
+set class-of-service classifiers dscp CL forwarding-class EF loss-priority low code-points 101110
+set class-of-service classifiers dscp CL forwarding-class NC loss-priority low code-points 110000
+set class-of-service scheduler-maps SM forwarding-class BE scheduler S-BE
+set class-of-service scheduler-maps SM forwarding-class EF scheduler S-EF
+set class-of-service scheduler-maps SM forwarding-class NC scheduler S-NC
+set class-of-service schedulers S-BE transmit-rate percent 50
+set class-of-service schedulers S-EF transmit-rate percent 40
+set class-of-service schedulers S-NC transmit-rate percent 10
+set class-of-service interfaces xe-0/0/0 scheduler-map SM
+set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp CL
+set class-of-service interfaces xe-0/0/1 scheduler-map SM
+set class-of-service interfaces xe-0/0/1 forwarding-class EF
+"""
+
+
+def test_fixed_forwarding_class_of_a_port_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`class-of-service interfaces PORT forwarding-class FC` classifies every packet the port receives into FC,
+    whatever its code points ("forwarding-class": "Interfaces—Assign the specified forwarding class to the interface
+    to use as a fixed classifier (all incoming traffic on the interface is classified into that forwarding
+    class)", Junos OS Class of Service User Guide; Juniper's YANG, junos-conf-class-of-service 17.4R1, has it on
+    the port beside the unit's, refusing it with BA classifiers on the same port).  Before, it was named as not
+    read and the port read as classifying nothing, so equiv saw no difference when the class changed."""
+    original, changed = tmp_path / "fixed.set", tmp_path / "changed.set"
+    original.write_text(PORT_FIXED, encoding="utf-8")
+    changed.write_text(PORT_FIXED.replace("xe-0/0/1 forwarding-class EF", "xe-0/0/1 forwarding-class NC"),
+                       encoding="utf-8")
+    assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{changed}"]) == 1
+    err = capsys.readouterr().err
+    # classes are matched by the code points they carry: all of them in EF on one side, in NC on the other
+    assert "xe-0/0/1: EF [the rest]: share 40% expected, 10% found" in err, err
+    assert "not read" not in err, err
+    assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{original}"]) == 0
+
+
+def test_a_units_own_fixed_class_overrides_the_ports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A unit's own binding overrides the port's ("Classifiers and Rewrite Rules at the Global and Physical
+    Interface Levels"): builtin-forwarding-classes.set fixes ae1 into expedited-forwarding and its unit 0 into
+    assured-forwarding, so unit 0 receives into assured-forwarding."""
+    text = PORT_FIXED + "set class-of-service interfaces xe-0/0/1 unit 0 forwarding-class NC\n"
+    original, changed = tmp_path / "unit.set", tmp_path / "changed.set"
+    original.write_text(text, encoding="utf-8")
+    changed.write_text(text.replace("unit 0 forwarding-class NC", "unit 0 forwarding-class BE"), encoding="utf-8")
+    assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{changed}"]) == 1
+    err = capsys.readouterr().err
+    assert "xe-0/0/1: NC [the rest]: share 10% expected, 50% found" in err, err

@@ -66,3 +66,53 @@ def test_a_units_own_fixed_class_overrides_the_ports(tmp_path: Path, capsys: pyt
     assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{changed}"]) == 1
     err = capsys.readouterr().err
     assert "xe-0/0/1: NC [the rest]: share 10% expected, 50% found" in err, err
+
+
+# builtin-forwarding-classes.set: `host-outbound-traffic forwarding-class best-effort`; cut down to a port that
+# classifies DSCP into three classes, router traffic in one of them
+HOST = """\
+set class-of-service forwarding-classes class BE queue-num 0
+set class-of-service forwarding-classes class EF queue-num 1
+set class-of-service forwarding-classes class NC queue-num 3
+set class-of-service classifiers dscp CL forwarding-class BE loss-priority low code-points 000000
+set class-of-service classifiers dscp CL forwarding-class EF loss-priority low code-points 101110
+set class-of-service classifiers dscp CL forwarding-class NC loss-priority low code-points 110000
+set class-of-service scheduler-maps SM forwarding-class BE scheduler S-BE
+set class-of-service scheduler-maps SM forwarding-class EF scheduler S-EF
+set class-of-service scheduler-maps SM forwarding-class NC scheduler S-NC
+set class-of-service schedulers S-BE transmit-rate percent 50
+set class-of-service schedulers S-EF transmit-rate percent 40
+set class-of-service schedulers S-NC transmit-rate percent 10
+set class-of-service interfaces xe-0/0/0 scheduler-map SM
+set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp CL
+set class-of-service host-outbound-traffic forwarding-class NC
+"""
+
+
+def _count(diagnostics: list[dict[str, object]]) -> str:
+    return next(str(d["message"]) for d in diagnostics if d["code"] == "QOS202")
+
+
+def test_router_traffic_in_the_network_control_service_is_lifted(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The policy puts router-generated traffic in its network-control service (qosc.behaviour.intent.device; the
+    JUNOS target writes `host-outbound-traffic` from it): a configuration whose host-outbound-traffic names the
+    class lifted as that service is reproduced by the policy, and the reconciliation says it is lifted.  Before,
+    it was always named "applied, but nothing made of it is in the imported policy"."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "host.set", HOST)
+    assert policy is not None, named(diagnostics)
+    assert policy["services"]["NC"]["kind"] == "network-control", policy["services"]
+    assert not [m for m in named(diagnostics) if "host-outbound-traffic" in m], named(diagnostics)
+    assert "= 10 lifted + 0 named" in _count(diagnostics), _count(diagnostics)
+    assert status == 0, out
+
+
+def test_router_traffic_elsewhere_than_the_policy_puts_it_stays_named(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Router traffic in the class lifted as the premium service: the policy puts it in the network-control one,
+    so the host-outbound-traffic statement is not what the policy says (named), and equiv says where it goes."""
+    text = HOST.replace("host-outbound-traffic forwarding-class NC", "host-outbound-traffic forwarding-class EF")
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "host.set", text)
+    assert policy is not None, named(diagnostics)
+    assert [m for m in named(diagnostics) if m.startswith("host-outbound-traffic EF not lifted")], named(diagnostics)
+    assert status == 1 and "router-generated traffic: queued in EF expected, NC found" in out, out

@@ -278,6 +278,7 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 lifter.origins[("devices", device.name, "interfaces", called)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
+    _hosts(lifter, devices, out_devices, elements)
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
@@ -298,6 +299,26 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     policy["devices"] = out_devices
     return Lifted(policy, lifter.diagnostics, lifter.origins, elements, lifter.carriers, lifter.rule_elements,
                   lifted_from)
+
+
+def _hosts(lifter: _Lifter, devices: Sequence[Device], out_devices: dict[str, Any], elements: set[Element]) -> None:
+    """Router-generated traffic: the policy puts it in the first network-control service a device carries, else in
+    the default service (qosc.behaviour.intent.device).  Where that is the service the device's host class was
+    lifted into, the configuration's statement of it (JUNOS host-outbound-traffic) is lifted: element ("host",
+    device, class), carried by that service (left out with it)."""
+    kinds = {lifter.service_names[k]: body.get("kind") for k, body in lifter.services.items()}
+    default = lifter.service_names.get(("default",))
+    for device in devices:
+        if device.host_class is None:
+            continue
+        carried = {s for body in out_devices[device.name]["interfaces"].values() for s in body["services"]}
+        home = next((n for n in kinds if n in carried and kinds[n] == "network-control"), default)
+        made = [s for s, held in lifter.carriers.items()
+                if any(e[0] == "class" and e[1] == device.name and e[-1] == device.host_class for e in held)]
+        if home is not None and made == [home]:
+            host = ("host", device.name, device.host_class)
+            elements.add(host)
+            lifter.carriers[home].add(host)
 
 
 def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Interface, elements: set[Element],

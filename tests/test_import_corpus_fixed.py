@@ -19,7 +19,6 @@ PORT_FIXED = """\
 set class-of-service forwarding-classes class BE queue-num 0
 set class-of-service forwarding-classes class EF queue-num 1
 set class-of-service forwarding-classes class NC queue-num 3
-set class-of-service classifiers dscp CL import default
 set class-of-service classifiers dscp CL forwarding-class BE loss-priority low code-points 000000
 set class-of-service classifiers dscp CL forwarding-class EF loss-priority low code-points 101110
 set class-of-service classifiers dscp CL forwarding-class NC loss-priority low code-points 110000
@@ -116,3 +115,19 @@ def test_router_traffic_elsewhere_than_the_policy_puts_it_stays_named(tmp_path: 
     assert policy is not None, named(diagnostics)
     assert [m for m in named(diagnostics) if m.startswith("host-outbound-traffic EF not lifted")], named(diagnostics)
     assert status == 1 and "router-generated traffic: queued in EF expected, NC found" in out, out
+
+
+def test_a_fixed_port_is_lifted_as_an_edge_that_classifies_everything_into_its_class(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A port that fixes every packet into EF is the policy's untrusted edge whose one rule, matching everything,
+    classifies into EF's service (compiled for JUNOS: a filter whose first term sets EF, no BA classifier, no DSCP
+    rewrite where the port had none), beside a port that classifies by DSCP into the same forwarding classes.
+    Before, the fixed port was lifted as a transparent interface of the default service (its class merged into
+    it, QOS173): compiled, it trusted DSCP, so ef, cs6 and cs7 went to other classes than EF."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", PORT_FIXED)
+    assert policy is not None, named(diagnostics)
+    fixed = policy["devices"]["fixed"]["interfaces"]["xe-0/0/1"]
+    assert fixed["role"] == "edge" and fixed["trust"] == "none" and fixed["rewrite"] == [], fixed
+    assert policy["classifiers"][fixed["classifier"]]["rules"] == [{"name": "fixed", "service": "EF"}], policy
+    assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics
+    assert status == 0, out

@@ -33,12 +33,12 @@ from dataclasses import replace
 from typing import Any
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour import liftmarks
+from qosc.behaviour import liftfixed, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
-from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
 
@@ -77,7 +77,8 @@ class _Lifter:
                         self.codes.setdefault(key, set()).update(liftmarks.dscp_codes(iface, cls))
         self.curves: dict[Curve, str] = {}
         self.policers: dict[Envelope, str] = {}
-        self.classifiers: dict[tuple[Rule, ...], str] = {}
+        self.classifiers: dict[tuple[Any, ...], str] = {}
+        """Edge rule lists (and ("fixed", service): qosc.behaviour.liftfixed) -> the classifier lifted for them."""
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.rule_policers: dict[str, list[str]] = {}
@@ -258,6 +259,7 @@ def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, tr
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
+    devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
@@ -278,7 +280,7 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                 lifter.origins[("devices", device.name, "interfaces", called)] = iface.origin
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
-    _hosts(lifter, devices, out_devices, elements)
+    liftfixed.hosts(lifter, devices, out_devices, elements)
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
@@ -301,26 +303,6 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
                   lifted_from)
 
 
-def _hosts(lifter: _Lifter, devices: Sequence[Device], out_devices: dict[str, Any], elements: set[Element]) -> None:
-    """Router-generated traffic: the policy puts it in the first network-control service a device carries, else in
-    the default service (qosc.behaviour.intent.device).  Where that is the service the device's host class was
-    lifted into, the configuration's statement of it (JUNOS host-outbound-traffic) is lifted: element ("host",
-    device, class), carried by that service (left out with it)."""
-    kinds = {lifter.service_names[k]: body.get("kind") for k, body in lifter.services.items()}
-    default = lifter.service_names.get(("default",))
-    for device in devices:
-        if device.host_class is None:
-            continue
-        carried = {s for body in out_devices[device.name]["interfaces"].values() for s in body["services"]}
-        home = next((n for n in kinds if n in carried and kinds[n] == "network-control"), default)
-        made = [s for s, held in lifter.carriers.items()
-                if any(e[0] == "class" and e[1] == device.name and e[-1] == device.host_class for e in held)]
-        if home is not None and made == [home]:
-            host = ("host", device.name, device.host_class)
-            elements.add(host)
-            lifter.carriers[home].add(host)
-
-
 def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Interface, elements: set[Element],
                mpls_device: bool, unit: bool) -> dict[str, Any] | None:
     """The policy body of one interface read back (None when nothing of it can be lifted: named), its services
@@ -341,6 +323,10 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
                                           iface.origin))
         return None
+    fixed = liftfixed.unliftable(iface, {cls.name for cls in liftable})
+    if fixed is not None:
+        lifter.diagnostics.append(fixed)
+        return None
     kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
     levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)
     lifter.diagnostics += found
@@ -352,9 +338,11 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
             "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
     carried: list[str] = []
     service_of: dict[int, str] = {}
+    of_class: dict[str, str] = {}
     for cls in liftable:
         service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name), (*at, cls.name))
         carried.append(service)
+        of_class[cls.name] = service
         lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
         elements.add(element("class", device.name, iface, cls.name))
         for code in lifter.codes_of(iface, cls):
@@ -384,6 +372,8 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if liftmarks.involved(iface):
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
+    if iface.fixed is not None:
+        liftfixed.edge(lifter, body, iface, of_class[iface.fixed], mpls_device)
     body.update(dict(iface.options))
     body["services"] = carried
     elements.add(element("interface", device.name, iface))

@@ -131,3 +131,21 @@ def test_a_fixed_port_is_lifted_as_an_edge_that_classifies_everything_into_its_c
     assert policy["classifiers"][fixed["classifier"]]["rules"] == [{"name": "fixed", "service": "EF"}], policy
     assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics
     assert status == 0, out
+
+
+def test_a_fixed_unit_with_an_exp_rewrite_alone_leaves_dscp_as_it_came(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """comprehensive.set's ae2: fixed into FC-CLASS2 with an EXP rewrite rule and no DSCP one.  The edge it is
+    lifted as rewrites EXP, not DSCP (an edge's default rewrite is DSCP): compiled with a DSCP rewrite rule, the
+    unit would re-mark every packet, and the reader would take the rule's code points as classified by it."""
+    text = PORT_FIXED + (
+        "set class-of-service rewrite-rules exp RW forwarding-class BE loss-priority low code-point 000\n"
+        "set class-of-service rewrite-rules exp RW forwarding-class EF loss-priority low code-point 101\n"
+        "set class-of-service rewrite-rules exp RW forwarding-class NC loss-priority low code-point 110\n"
+        "set class-of-service interfaces xe-0/0/1 unit 0 rewrite-rules exp RW\n")
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
+    assert policy is not None, named(diagnostics)
+    fixed = policy["devices"]["fixed"]["interfaces"]["xe-0/0/1"]
+    assert fixed["rewrite"] == ["exp"] and fixed["trust"] == "none", fixed
+    assert not [d for d in diagnostics if d["code"] == "QOS115"], diagnostics
+    assert "DSCP" not in out, out

@@ -78,10 +78,11 @@ def edge(lifter: Any, body: dict[str, Any], iface: Interface, service: str, mpls
         if iface.origin is not None:
             lifter.origins[("classifiers", name)] = iface.origin
     body["classifier"] = name
-    # DSCP leaves as it came unless the configuration rewrites it (the reader's core: a DSCP rewrite rule bound)
+    # DSCP leaves as it came unless the configuration rewrites it (an EXP or 802.1p rewrite beside it does not)
     encapsulation = body.get("encapsulation", "ip")
     encapsulation = tuple(encapsulation) if isinstance(encapsulation, list) else (encapsulation,)
-    rewrite = [d for d, on in (("dscp", iface.role == "core"), ("exp", bool(iface.marked("exp"))),
+    dscp = any(iface.rewrite[fam][c] not in (c, None) for fam in range(2) for c in range(64))
+    rewrite = [d for d, on in (("dscp", dscp), ("exp", bool(iface.marked("exp"))),
                                ("pcp", bool(iface.marked("pcp")))) if on]
     body.pop("rewrite", None)
     if tuple(rewrite) != tuple(d.value for d in default_rewrite("edge", encapsulation)):

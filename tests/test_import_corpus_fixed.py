@@ -149,3 +149,22 @@ def test_a_fixed_unit_with_an_exp_rewrite_alone_leaves_dscp_as_it_came(tmp_path:
     assert fixed["rewrite"] == ["exp"] and fixed["trust"] == "none", fixed
     assert not [d for d in diagnostics if d["code"] == "QOS115"], diagnostics
     assert "DSCP" not in out, out
+
+
+def test_a_port_fixed_into_a_class_no_code_point_reaches_is_named(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A port fixed into a forwarding class that no interface of the device classifies a code point into: the
+    class can be no service of the policy (a service is its code points, QOS034), and the port's traffic could only
+    be sent elsewhere: the port is left out, named at its line, the rest imported."""
+    text = PORT_FIXED + (
+        "set class-of-service forwarding-classes class AF queue-num 2\n"
+        "set class-of-service scheduler-maps SM2 forwarding-class AF scheduler S-EF\n"
+        "set class-of-service scheduler-maps SM2 forwarding-class BE scheduler S-BE\n"
+        "set class-of-service interfaces xe-0/0/2 scheduler-map SM2\n"
+        "set class-of-service interfaces xe-0/0/2 forwarding-class AF\n")
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
+    assert policy is not None, named(diagnostics)
+    assert "xe-0/0/2" not in policy["devices"]["fixed"]["interfaces"], policy
+    assert [m for m in named(diagnostics) if m.startswith("interface xe-0/0/2 unit 0 not lifted: every packet it "
+                                                           "receives goes to class AF (fixed classification)")]
+    assert "xe-0/0/1" in policy["devices"]["fixed"]["interfaces"]

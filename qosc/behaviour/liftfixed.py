@@ -9,7 +9,8 @@
   one of its classes (`views`), and its classes join those services by their code points, never by the fixed
   table; where no other interface of the device classifies by code point, its own table stands (the fixed class
   takes every code point: the default service).  A fixed class that is no service even so (no code point of the
-  device reaches it) leaves the interface out, named (QOS172): the policy could only send its traffic elsewhere.
+  device reaches it, or the interface does not schedule it) leaves the interface out, named (QOS172): the policy
+  could only send its traffic elsewhere.
 - Router-generated traffic (Device.host_class: JUNOS host-outbound-traffic): the policy puts it in the first
   network-control service a device carries, else in the default service (qosc.behaviour.intent.device, what the
   JUNOS target writes); where that is the service the host class was lifted into, the statement is lifted
@@ -56,9 +57,11 @@ def unliftable(iface: Interface, liftable: set[str]) -> Diagnostic | None:
     """QOS172 where the fixed class of an interface cannot be a service (module doc): the interface is left out."""
     if iface.fixed is None or iface.fixed in liftable:
         return None
+    why = ("which the interface does not schedule (no queue of its own here)" if iface.class_named(iface.fixed) is None
+           else "which no code point of the device is classified into: a service of the policy language is its code "
+           "points")
     return warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: every packet it receives goes to "
-                   f"class {iface.fixed} (fixed classification), which no code point of the device is classified "
-                   "into: a service of the policy language is its code points", iface.origin,
+                   f"class {iface.fixed} (fixed classification), {why}", iface.origin,
                    "classify code points into the class on another interface, or fix the unit to a class that has some")
 
 

@@ -50,10 +50,9 @@ QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platf
 AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
-HOST = ("a grammar test: what it applies is host-outbound-traffic (router traffic), which import names and does not "
-        "lift (the JUNOS target writes it from the network-control service), and `class-of-service interfaces ae1 "
-        "(unit 0) forwarding-class` (every packet the port receives into one class), named as not read: nothing "
-        "written")
+QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
+             "it receives into {fc}, a QFX class that an MX port queued by Junos's default map does not schedule: "
+             "the port is named, not lifted, and nothing is written")
 
 
 TRACEBACK: dict[str, str] = {}
@@ -62,11 +61,20 @@ INVALID: dict[str, str] = {}
 """Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
 UNCLEAN = {
     "junos/batfish-class-of-service-comprehensive.set":
-        "grammar test: every classifier family on one unit, classes the scheduler map does not schedule: that unit "
-        "(ae1) is left out, its EXP rewrite bleaching the services it does not schedule (QOS087); ae2 lifts",
-    "junos/batfish-class-of-service-builtin-forwarding-classes.set": HOST,
-    "junos/batfish-class-of-service-qfx-mcast-fc.set": HOST,
-    "junos/batfish-class-of-service-qfx-short-aliases.set": HOST,
+        "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
+        "rewrites EXP for them: it is left out (QOS087), so equiv finds it missing; ae2, fixed into FC-CLASS2, lifts "
+        "as an untrusted edge, but its FC-CLASS1 queue keeps the share ae1's map gave the service (10%, not the "
+        "default map's 95%), EXP 001 is written for FC-CLASS1 and FC-CLASS3 alike (one service keeps it), and "
+        "router traffic goes to FC-CLASS1, where the policy puts it in its network-control service (FC-CLASS3: cs6 "
+        "and cs7)",
+    "junos/batfish-class-of-service-builtin-forwarding-classes.set":
+        "grammar test: ae1 fixes every packet into assured-forwarding (lifted: an untrusted edge whose one rule "
+        "takes everything there, router traffic in best-effort) and queues by Junos's default map, whose "
+        "expedited-forwarding (queue 1, 0%) and network-control (queue 3, 5%) queues no code point of the "
+        "configuration is classified into: a service of the policy language is its code points (QOS034), so equiv "
+        "finds those two queues missing",
+    "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
+    "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,
     "linux/tcconfig-tc-command-loss.dump": EMULATION,
     "linux/comcast-packet-loss.dump": EMULATION + "; its classification is iptables CLASSIFY, not tc",

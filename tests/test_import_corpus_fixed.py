@@ -148,7 +148,7 @@ def test_a_fixed_unit_with_an_exp_rewrite_alone_leaves_dscp_as_it_came(tmp_path:
     fixed = policy["devices"]["fixed"]["interfaces"]["xe-0/0/1"]
     assert fixed["rewrite"] == ["exp"] and fixed["trust"] == "none", fixed
     assert not [d for d in diagnostics if d["code"] == "QOS115"], diagnostics
-    assert "DSCP" not in out, out
+    assert status == 0, out
 
 
 def test_a_port_fixed_into_a_class_no_code_point_reaches_is_named(tmp_path: Path,
@@ -162,9 +162,52 @@ def test_a_port_fixed_into_a_class_no_code_point_reaches_is_named(tmp_path: Path
         "set class-of-service scheduler-maps SM2 forwarding-class BE scheduler S-BE\n"
         "set class-of-service interfaces xe-0/0/2 scheduler-map SM2\n"
         "set class-of-service interfaces xe-0/0/2 forwarding-class AF\n")
-    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
     assert policy is not None, named(diagnostics)
     assert "xe-0/0/2" not in policy["devices"]["fixed"]["interfaces"], policy
     assert [m for m in named(diagnostics) if m.startswith("interface xe-0/0/2 unit 0 not lifted: every packet it "
                                                            "receives goes to class AF (fixed classification)")]
     assert "xe-0/0/1" in policy["devices"]["fixed"]["interfaces"]
+
+
+# what import lifts of builtin-forwarding-classes.set names router traffic's class `best-effort` (network-control
+# kind, on queue 3) beside a default service of another name; cut down to a trusting core
+NAMED_BEST_EFFORT = """\
+qosc: 1
+name: p
+services:
+  best-effort:
+    kind: network-control
+    queue: {share: 10%, priority: high}
+  data:
+    kind: best-effort
+    default: true
+    dscp: [be]
+    queue: {share: 90%, priority: low}
+devices:
+  r:
+    platform: junos-mx
+    interfaces:
+      xe-0/0/0: {role: core, speed: 10G}
+"""
+
+
+def test_a_service_named_best_effort_does_not_take_what_the_default_classifier_leaves(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The JUNOS classifier imports Junos's dscp-default, which sends the code points it lists nowhere else
+    (cs1, af21 ... : most of them) to the forwarding class named best-effort.  The policy sends them to its default
+    service; where a service that is not the default is called best-effort (its forwarding class is), they
+    must be pinned to the default's class, as af11-af13, ef, cs6 and cs7 are.  Before, cs1 was queued in the
+    network-control service `best-effort` on queue 3."""
+    from qosc.targets.junos.read import interpret, parse
+
+    policy, out = tmp_path / "p.yaml", tmp_path / "out"
+    policy.write_text(NAMED_BEST_EFFORT, encoding="utf-8")
+    assert main(["compile", str(policy), "-o", str(out), "-q", "--no-cache"]) == 0, capsys.readouterr()
+    compiled = out / "junos" / "r.set"
+    device, _ = interpret(parse(compiled.read_text(encoding="utf-8"), str(compiled)))
+    core = device.interfaces[0]
+    for family in (0, 1):
+        wrong = [c for c in range(64) if core.classify[family][c] == "best-effort" and c not in (48, 56)]
+        assert not wrong, wrong
+        assert core.classify[family][8] == "data"

@@ -64,9 +64,8 @@ UNCLEAN = {
         "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
         "rewrites EXP for them: it is left out (QOS087), so equiv finds it missing; ae2, fixed into FC-CLASS2, lifts "
         "as an untrusted edge, but its FC-CLASS1 queue keeps the share ae1's map gave the service (10%, not the "
-        "default map's 95%), EXP 001 is written for FC-CLASS1 and FC-CLASS3 alike (one service keeps it), and "
-        "router traffic goes to FC-CLASS1, where the policy puts it in its network-control service (FC-CLASS3: cs6 "
-        "and cs7)",
+        "default map's 95%: the service was first met on ae1), and EXP 001 is written for FC-CLASS1 and FC-CLASS3 "
+        "alike (one service keeps it)",
     "junos/batfish-class-of-service-builtin-forwarding-classes.set":
         "grammar test: ae1 fixes every packet into assured-forwarding (lifted: an untrusted edge whose one rule "
         "takes everything there, router traffic in best-effort) and queues by Junos's default map, whose "

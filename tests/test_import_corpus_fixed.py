@@ -106,15 +106,32 @@ def test_router_traffic_in_the_network_control_service_is_lifted(tmp_path: Path,
     assert status == 0, out
 
 
+def test_router_traffic_in_the_default_class_is_not_moved_to_the_cs6_class(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """comprehensive.set sends router traffic to FC-CLASS1, the class DSCP 0 goes to (the default service), beside
+    FC-CLASS3 of cs6 and cs7.  The policy puts router traffic in its network-control service where it has one, so
+    the cs6 class is lifted as kind other where the device names another class for router traffic (a kind the
+    configuration never says; where its traffic is queued, it does).  Before, it was network-control, and the
+    compiled router sent its routing protocols to queue 3 instead of queue 0."""
+    text = HOST.replace("host-outbound-traffic forwarding-class NC", "host-outbound-traffic forwarding-class BE")
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "host.set", text)
+    assert policy is not None, named(diagnostics)
+    assert policy["services"]["NC"]["kind"] == "other", policy["services"]
+    assert policy["services"]["NC"]["dscp"] == ["cs6"], policy["services"]
+    assert not [m for m in named(diagnostics) if "host-outbound-traffic" in m], named(diagnostics)
+    assert status == 0, out
+
+
 def test_router_traffic_elsewhere_than_the_policy_puts_it_stays_named(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Router traffic in the class lifted as the premium service: the policy puts it in the network-control one,
-    so the host-outbound-traffic statement is not what the policy says (named), and equiv says where it goes."""
+    """Router traffic in the class lifted as the premium service: the policy puts it in its network-control
+    service, else in the default one (here: the cs6 class is lifted as other, router traffic being elsewhere), so
+    the host-outbound-traffic statement is not what the policy says (named), and equiv says where it goes."""
     text = HOST.replace("host-outbound-traffic forwarding-class NC", "host-outbound-traffic forwarding-class EF")
     policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "host.set", text)
     assert policy is not None, named(diagnostics)
     assert [m for m in named(diagnostics) if m.startswith("host-outbound-traffic EF not lifted")], named(diagnostics)
-    assert status == 1 and "router-generated traffic: queued in EF expected, NC found" in out, out
+    assert status == 1 and "router-generated traffic: queued in EF expected, BE found" in out, out
 
 
 def test_a_fixed_port_is_lifted_as_an_edge_that_classifies_everything_into_its_class(

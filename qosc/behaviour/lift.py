@@ -87,6 +87,10 @@ class _Lifter:
         self.rule_elements: dict[tuple[str, str], set[Element]] = {}
 
     # -- services -------------------------------------------------------------------------------------------
+    def hosted(self, cls: Class) -> tuple[bool, bool]:
+        """Whether the class is a device's host class (router traffic), and whether router traffic is in another."""
+        return cls.name in self.hosts, bool(self.hosts) and cls.name not in self.hosts
+
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
@@ -115,7 +119,7 @@ class _Lifter:
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool,
                       priority: str | None) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
+        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, *self.hosted(cls))}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -327,7 +331,8 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if fixed is not None:
         lifter.diagnostics.append(fixed)
         return None
-    kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
+    kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls, *lifter.hosted(cls))
+             for cls in liftable}
     levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)
     lifter.diagnostics += found
     capped = next((cls for cls in liftable if cls.cap_rate is not None), None)

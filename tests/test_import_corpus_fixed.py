@@ -228,3 +228,29 @@ def test_a_service_named_best_effort_does_not_take_what_the_default_classifier_l
         wrong = [c for c in range(64) if core.classify[family][c] == "best-effort" and c not in (48, 56)]
         assert not wrong, wrong
         assert core.classify[family][8] == "data"
+
+
+def test_two_ports_fixed_into_different_classes_are_not_one_service(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """builtin-forwarding-classes.set with a second port fixed into another class and no port that classifies by
+    code point: the first port's class takes every code point (the default service); the second's class then has
+    none, and the second port is named, not lifted into the first's class (before: both classes were lifted as
+    one default service, the second port's traffic compiled into the first's queue, QOS173)."""
+    text = """\
+set class-of-service forwarding-classes class BE queue-num 0
+set class-of-service forwarding-classes class EF queue-num 1
+set class-of-service scheduler-maps SM forwarding-class BE scheduler S-BE
+set class-of-service scheduler-maps SM forwarding-class EF scheduler S-EF
+set class-of-service schedulers S-BE transmit-rate percent 60
+set class-of-service schedulers S-EF transmit-rate percent 40
+set class-of-service interfaces xe-0/0/0 scheduler-map SM
+set class-of-service interfaces xe-0/0/0 forwarding-class BE
+set class-of-service interfaces xe-0/0/1 scheduler-map SM
+set class-of-service interfaces xe-0/0/1 forwarding-class EF
+"""
+    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "two.set", text)
+    assert policy is not None, named(diagnostics)
+    assert list(policy["devices"]["two"]["interfaces"]) == ["xe-0/0/0"], policy
+    assert [m for m in named(diagnostics) if m.startswith("interface xe-0/0/1 unit 0 not lifted: every packet it "
+                                                           "receives goes to class EF")], named(diagnostics)
+    assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics

@@ -7,10 +7,10 @@
   only where the configuration rewrites it.  Its classes are the device's forwarding classes, so for the lift
   the interface classifies each code point as the first other interface of the device that classifies it into
   one of its classes (`views`), and its classes join those services by their code points, never by the fixed
-  table; where no other interface of the device classifies by code point, its own table stands (the fixed class
-  takes every code point: the default service).  A fixed class that is no service even so (no code point of the
-  device reaches it, or the interface does not schedule it) leaves the interface out, named (QOS172): the policy
-  could only send its traffic elsewhere.
+  table; where no interface of the device classifies by code point, the first fixed one's table stands (its
+  class takes every code point: the default service) and the others see it.  A fixed class that is no service
+  even so (no code point of the device reaches it, or the interface does not schedule it) leaves the interface
+  out, named (QOS172): the policy could only send its traffic elsewhere.
 - Router-generated traffic (Device.host_class: JUNOS host-outbound-traffic): the policy puts it in the first
   network-control service a device carries, else in the default service (qosc.behaviour.intent.device, what the
   JUNOS target writes); where that is the service the host class was lifted into, the statement is lifted
@@ -37,12 +37,15 @@ def views(devices: Sequence[Device]) -> list[Device]:
     interfaces do into its classes (module doc)."""
     out = []
     for device in devices:
+        fixed = [i for i in device.interfaces if i.fixed is not None]
         others = [i for i in device.interfaces if i.fixed is None and any(c is not None for c in i.classify[0])]
-        if not others or all(i.fixed is None for i in device.interfaces):
+        if not fixed:
             out.append(device)
             continue
-        out.append(replace(device, interfaces=tuple(_view(i, others) if i.fixed is not None else i
-                                                    for i in device.interfaces)))
+        # no interface classifies by code point: the first fixed one keeps its table (its class every code point's)
+        others = others or fixed[:1]
+        out.append(replace(device, interfaces=tuple(_view(i, others) if i.fixed is not None and i not in others
+                                                    else i for i in device.interfaces)))
     return out
 
 

@@ -53,15 +53,12 @@ ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-
        "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
 TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
               "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
-IRB = ("; its 332 IRB units bind no scheduler map, so Junos's default map (95/0/0/5/0/0/0/0%) queues them where the "
-       "other units queue by the 5G map: a service has one queue plan in the policy (QOS173 names each; it needs a "
-       "unit that keeps the device's default queueing), and they classify by inet/inet6 filters whose terms set a "
-       "forwarding class on units without a DSCP rewrite rule: such a rule marks no code point, so it is left out "
-       "(QOS172) and the IRB's classification differs")
-HOST = ("a grammar test: what it applies is host-outbound-traffic (router traffic), which import names and does not "
-        "lift (the JUNOS target writes it from the network-control service), and `class-of-service interfaces ae1 "
-        "(unit 0) forwarding-class` (every packet the port receives into one class), named as not read: nothing "
-        "written")
+IRB = ("; its 332 IRB units bind no scheduler map (lifted as egress-queueing: device-default, QOS208) and classify "
+       "by inet/inet6 filters whose terms set a forwarding class on units without a DSCP rewrite rule: such a rule "
+       "marks no code point, so it is left out (QOS172) and the IRB's classification differs")
+QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
+             "it receives into {fc}, a QFX class that an MX port queued by Junos's default map does not schedule: "
+             "the port is named, not lifted, and nothing is written")
 
 
 TRACEBACK: dict[str, str] = {}
@@ -70,9 +67,19 @@ INVALID: dict[str, str] = {}
 """Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
 UNCLEAN = {
     "junos/batfish-class-of-service-comprehensive.set":
-        "grammar test: every classifier family on one unit, classes the scheduler map does not schedule: that unit "
-        "(ae1) is left out, its EXP rewrite bleaching the services it does not schedule (QOS087); ae2 lifts",
-    "junos/batfish-class-of-service-builtin-forwarding-classes.set": HOST,
+        "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
+        "rewrites EXP for them: it is left out (QOS087), so equiv finds it missing; ae2, fixed into FC-CLASS2, lifts "
+        "as an untrusted edge, but its FC-CLASS1 queue keeps the share ae1's map gave the service (10%, not the "
+        "default map's 95%: the service was first met on ae1), and EXP 001 is written for FC-CLASS1 and FC-CLASS3 "
+        "alike (one service keeps it)",
+    "junos/batfish-class-of-service-builtin-forwarding-classes.set":
+        "grammar test: ae1 fixes every packet into assured-forwarding (lifted: an untrusted edge whose one rule "
+        "takes everything there, router traffic in best-effort) and queues by Junos's default map, whose "
+        "expedited-forwarding (queue 1, 0%) and network-control (queue 3, 5%) queues no code point of the "
+        "configuration is classified into: a service of the policy language is its code points (QOS034), so equiv "
+        "finds those two queues missing",
+    "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
+    "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,
     "linux/tcconfig-tc-command-loss.dump": EMULATION,
     "linux/comcast-packet-loss.dump": EMULATION + "; its classification is iptables CLASSIFY, not tc",
@@ -152,9 +159,11 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="44 of the 52 files on qosc's platforms round-trip clean (15 of the 23 that "
-                   "apply QoS); issue 22 asks for 90%: ewan-fin wanedge1's IRB units classify by a filter without a "
-                   "mark, the Linux dumps are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="47 of the 60 files on qosc's platforms round-trip clean (18 of the 31 that "
+                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes classify fronthaul units by ccc "
+                   "filters (802.1p, source MAC) and run two strict queues per port, ewan-fin wanedge1's IRB units "
+                   "classify by a filter without a mark, the Linux dumps are link emulators, and two Batfish grammar "
+                   "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

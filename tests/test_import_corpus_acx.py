@@ -320,5 +320,5 @@ def test_a_fixed_forwarding_class_is_lifted_as_an_edge_rule_without_a_match(
     assert policy is not None, named(diagnostics)
     unit = policy["devices"]["fixed"]["interfaces"]["xe-0/0/4.2"]
     assert unit["role"] == "edge" and unit["trust"] == "none" and unit["rewrite"] == ["pcp"], unit
-    assert policy["classifiers"][unit["classifier"]] == {"rules": [{"name": "every-packet", "service": "FC-LLQ"}]}
+    assert policy["classifiers"][unit["classifier"]] == {"rules": [{"name": "fixed", "service": "FC-LLQ"}]}
     assert status == 0, out

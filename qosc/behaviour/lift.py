@@ -15,7 +15,8 @@ Several devices import into one policy with shared services:
 - priorities keep the order the device serves classes in (liftkinds.priorities); a device that
   gives none (IOS, Catalyst WRR) gets what the policy's own rules ask: LBE low, the rest high;
 - a strict class is capped by its rate, else by its policer (a rate on an interface of unknown speed), else by
-  the one policer of the edge rules marking into it (Catalyst priority queues); none: QOS172;
+  the one policer of the edge rules marking into it (Catalyst priority queues); with none, `rate-cap: none`
+  (QOS046); edge rules with different policers: QOS172 (qosc.behaviour.liftcaps);
 - drop profiles and policers deduplicated by value (equal policers rules do not share stay apart); edge rules
   become classifiers (one per distinct rule list), interfaces keep role and rate where the configuration says them,
   and encapsulation, trust, rewrite and impose where they differ from the role's defaults (liftmarks.settings);
@@ -37,14 +38,13 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
-from qosc.behaviour import liftfixed, liftmarks
+from qosc.behaviour import liftcaps, liftfixed, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
-from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
+from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
-from qosc.model import UNCAPPED
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
@@ -88,10 +88,9 @@ class _Lifter:
                         self.codes.setdefault(key, set()).update(liftmarks.dscp_codes(iface, cls))
         self.curves: dict[Curve, str] = {}
         self.policers: dict[Envelope, str] = {}
-        self.classifiers: dict[tuple[Rule, ...], str] = {}
+        self.classifiers: dict[tuple[Any, ...], str] = {}
+        """Edge rule lists (and ("fixed", service): qosc.behaviour.liftfixed) -> the classifier lifted for them."""
         self.classifier_bodies: dict[str, dict[str, Any]] = {}
-        self.fixed_classifiers: dict[str, str] = {}
-        """Service -> the classifier of one rule without a match that puts every packet in it (fixed_class)."""
         self.diagnostics: list[Diagnostic] = []
         self.rule_policers: dict[str, list[str]] = {}
         self.origins: dict[tuple[str, ...], Location] = {}
@@ -99,6 +98,10 @@ class _Lifter:
         self.rule_elements: dict[tuple[str, str], set[Element]] = {}
 
     # -- services -------------------------------------------------------------------------------------------
+    def hosted(self, cls: Class) -> tuple[bool, bool]:
+        """Whether the class is a device's host class (router traffic), and whether router traffic is in another."""
+        return cls.name in self.hosts, bool(self.hosts) and cls.name not in self.hosts
+
     def codes_of(self, iface: Interface, cls: Class) -> frozenset[int]:
         return frozenset(c for c in range(64) if iface.classify[0][c] == cls.name)
 
@@ -134,7 +137,7 @@ class _Lifter:
         return self.service_names[key]
 
     def _service_body(self, iface: Interface, cls: Class, codes: frozenset[int], default: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, cls.name in self.hosts)}
+        body: dict[str, Any] = {"kind": kind_of(codes, default, cls, *self.hosted(cls))}
         if default:
             body["default"] = True
             # the code points the class keeps (JUNOS rewrites the others); where nothing is rewritten at all
@@ -210,18 +213,6 @@ class _Lifter:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
 
-    def fixed(self, iface: Interface, service: str) -> str:
-        """The classifier of an interface whose every packet is in one service: one rule, no match."""
-        if service not in self.fixed_classifiers:
-            name, n = _ident(f"every-packet-{service}", "classifier"), 2
-            while name in self.classifier_bodies:
-                name, n = f"{_ident(f'every-packet-{service}', 'classifier')}-{n}", n + 1
-            self.fixed_classifiers[service] = name
-            self.classifier_bodies[name] = {"rules": [{"name": "every-packet", "service": service}]}
-            if iface.origin is not None:
-                self.origins[("classifiers", name)] = iface.origin
-        return self.fixed_classifiers[service]
-
     def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
@@ -264,44 +255,9 @@ class _Lifter:
         return name
 
 
-def _strict_cap(lifter: _Lifter, name: str, body: dict[str, Any], cls: Class, trusted_edge: bool) -> None:
-    """A strict-priority class must be capped (QOS042): by its own rate where the device shows one (a rate of
-    an interface whose speed the configuration does not say is the service's policer: IOS `priority` with
-    `police` on a POS port), else by the policer the edge rules that mark into it share (Catalyst priority
-    queues have no rate); with neither, the device runs it uncapped, and so does the policy: `rate-cap: none`
-    with QOS046 at the configuration line."""
-    queue = body.get("queue", {})
-    if not queue.get("strict") or "rate-cap" in queue or "policer" in body:
-        return
-    if cls.cap_rate is not None:
-        if trusted_edge:  # a service policer would police trusted edges too: keep the cap as a rate
-            queue["rate-cap"] = format_rate(cls.cap_rate)
-        else:
-            body["policer"] = lifter.policer(Envelope(cls.cap_rate, max(1500, cls.cap_rate // 800)), f"{name}-cap")
-        return
-    used = set(lifter.rule_policers.get(name, ()))
-    if len(used) == 1 and not trusted_edge:
-        body["policer"] = used.pop()
-        return
-    # a guaranteed rate is no cap: a strict queue is served first whatever it (JUNOS: a strict-high queue's
-    # transmit rate "only serves as a placeholder", "Configuring Strict-High Priority", Junos OS CoS User Guide)
-    rate = f" (its rate of {cls.share:g}% does not limit a strict-priority queue)" if cls.share else ""
-    if not used:  # the device runs it uncapped: the policy says so on purpose (QOS046 there too)
-        queue["rate-cap"] = UNCAPPED
-        lifter.diagnostics.append(warning(
-            "QOS046", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and no edge "
-            "policer marks into it: imported as rate-cap: none (uncapped on purpose), so its traffic can starve "
-            "every other service", cls.origin, "cap it in the policy (queue.rate-cap or a policer) once the "
-            "traffic it carries is known"))
-        return
-    lifter.diagnostics.append(warning(
-        "QOS172", f"strict-priority class {cls.name} has no rate cap in the configuration{rate} and its edge rules "
-        "use different policers: the policy language needs one cap (QOS042)", cls.origin,
-        "give the service a queue.rate-cap or a policer by hand"))
-
-
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
+    devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
@@ -325,11 +281,12 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         interfaces = dict(bodies[i] for i in sorted(bodies))
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
+    liftfixed.hosts(lifter, devices, out_devices, elements)
     services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
     for key, cls in lifter.queued.items():
-        _strict_cap(lifter, lifter.service_names[key], lifter.services[key], cls, trusted_edge)
+        liftcaps.strict_cap(lifter, lifter.service_names[key], lifter.services[key], cls, trusted_edge)
     every = set(services)
     for dev in out_devices.values():
         for body in dev["interfaces"].values():
@@ -367,7 +324,12 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: {why}",
                                           iface.origin))
         return None
-    kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls) for cls in liftable}
+    fixed = liftfixed.unliftable(iface, {cls.name for cls in liftable})
+    if fixed is not None:
+        lifter.diagnostics.append(fixed)
+        return None
+    kinds = {cls.name: kind_of(lifter.codes_of(iface, cls), cls.name == default_name, cls, *lifter.hosted(cls))
+             for cls in liftable}
     levels, found = priorities(replace(iface, classes=tuple(liftable)), kinds)
     lifter.diagnostics += found
     capped = next((cls for cls in liftable if cls.cap_rate is not None), None)
@@ -378,9 +340,11 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
             "policy needs the speed (QOS041)", iface.origin, "set the interface's speed: in the policy"))
     carried: list[str] = []
     service_of: dict[int, str] = {}
+    of_class: dict[str, str] = {}
     for cls in liftable:
         service = lifter.service(iface, cls, cls.name == default_name, levels.get(cls.name), (*at, cls.name))
         carried.append(service)
+        of_class[cls.name] = service
         lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
         elements.add(element("class", device.name, iface, cls.name))
         for code in lifter.codes_of(iface, cls):
@@ -394,9 +358,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["unit"] = iface.unit
     if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
         service_of = lifter.by_code
-    fixed = liftfixed.fixed_class(iface, liftable) if device.device_classes else None
-    classifier = lifter.classifier(iface, service_of) if fixed is None else lifter.fixed(iface, carried[
-        liftable.index(fixed)])
+    classifier = lifter.classifier(iface, service_of)
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
                                           "its classes can be a service and none of its rules marks into one",
@@ -411,11 +373,11 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"
-    if fixed is not None:
-        body.update(liftfixed.settings(iface, mpls_device))
-    elif liftmarks.involved(iface):
+    if liftmarks.involved(iface):
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
+    if iface.fixed is not None:
+        liftfixed.edge(lifter, body, iface, of_class[iface.fixed], mpls_device)
     body.update(dict(iface.options))
     if iface.default_queueing:
         body["egress-queueing"] = "device-default"

@@ -44,11 +44,14 @@ def priorities(iface: Interface, kinds: dict[str, str]) -> tuple[dict[str, str],
 _SCAVENGER = re.compile(r"(^|[^a-z])(lbe|le|scavenger|less-than-best|qbss)([^a-z]|$)", re.IGNORECASE)
 
 
-def kind_of(codes: frozenset[int], default: bool, cls: Class, host: bool = False) -> str:
+def kind_of(codes: frozenset[int], default: bool, cls: Class, host: bool = False, hosted: bool = False) -> str:
     """ef: premium; cs1/le: LBE, unless an assured class taking a whole precedence (IOS, Catalyst: af1x with
-    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control; AF: assured.
-    A class without DSCP: other, or network-control where it is the device's host class (a kind with code points
-    of its own would give it the kind's DSCP: network-control's cs6 and cs7)."""
+    cs1; told by AF code points, a share above 0, no scavenger name); cs6/cs7: network-control, unless router
+    traffic is queued in another class (`hosted`: the policy puts it in its network-control service,
+    qosc.behaviour.intent.device; JUNOS host-outbound-traffic says where the device puts it): then assured with AF
+    code points, else other; AF: assured.  A class without DSCP: other, or network-control where it is the
+    device's host class (a kind with code points of its own would give it the kind's DSCP: network-control's cs6
+    and cs7)."""
     if not codes and not default:
         return "network-control" if host else "other"
     if default or 46 in codes:
@@ -56,6 +59,6 @@ def kind_of(codes: frozenset[int], default: bool, cls: Class, host: bool = False
     af = any(dscp_mod.af_class(c) for c in codes)
     if codes & {1, 8}:
         return "assured" if af and cls.share != 0 and not _SCAVENGER.search(cls.name) else "lbe"
-    if codes & {48, 56}:
+    if codes & {48, 56} and not hosted:
         return "network-control"
     return "assured" if af else "other"

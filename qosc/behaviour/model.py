@@ -164,6 +164,10 @@ class Interface:
     """The class that takes what no classifier entry names, where the configuration says which (IOS
     class-default, the HTB `default` class); None where the configuration has no such class (JUNOS: every code
     point is in a classifier or an implicit one).  What import makes the default service."""
+    fixed: str | None = field(default=None, compare=False)
+    """The class every packet the interface receives is put in whatever its markings (JUNOS fixed classification,
+    `forwarding-class` on a unit or port), where it classifies by nothing else; classify then holds it for every
+    code point.  What import lifts as an untrusted edge whose one rule takes everything there."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

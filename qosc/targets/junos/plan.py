@@ -249,6 +249,11 @@ def _classify(plan: Plan) -> None:
             # JUNOS's default classifier sends these to assured-forwarding, expedited-forwarding or
             # network-control by name/queue; pin them to the default service unless a service claims them.
             plan.codes.setdefault(c, (default_fc, "low"))
+        if default_fc != "best-effort" and any(fc.name == "best-effort" for fc in plan.classes):
+            # dscp-default sends every other code point to the forwarding class named best-effort ("Default DSCP
+            # and DSCP IPv6 Classifiers", Junos OS CoS User Guide), here a service that is not the default one
+            for c in range(64):
+                plan.codes.setdefault(c, (default_fc, "low"))
 
 
 def _drop_maps(plan: Plan) -> None:

@@ -198,7 +198,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
     edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
     role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
+    fixed = _fc(c, bound["forwarding-class"], known) if "forwarding-class" in bound and not any(
+        k.startswith(("classifiers-", "filter-input-")) for k in bound) else None
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
-                     default_queueing=not smap and bool(klasses), origin=loc)
+                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed)

@@ -5,8 +5,9 @@ Objects: forwarding classes, classifiers and rewrite rules (by family), drop pro
 maps, class-of-service interface units, the QoS terms of firewall filters (a term whose `then` sets a forwarding
 class, loss priority, policer or code point: a term that only accepts or discards is an ACL, not QoS), policers,
 host-outbound-traffic.  An object reachable from no interface unit does nothing; one reached through something
-this reader does not read (an EXP or 802.1p table, host-outbound-traffic) is applied but not read: its element
-is ("unread", ...), which no lift holds.
+this reader does not read (an EXP or 802.1p table) is applied but not read: its element is ("unread", ...), which
+no lift holds.  host-outbound-traffic is the element ("host", class): lifted where the policy puts router traffic
+in the service its class became (qosc.behaviour.lift).
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
         iface: Element = ("interface", port, u) if port != LOOPBACK else unread
         out.append((iface, ("interface", f"{port} unit {unit}")))
         smap = smaps.get(f"{port} unit {unit}", smaps.get(port))
-        if smap is None and any(k.startswith(("classifiers-", "rewrite-rules-")) for k in bound):
+        if smap is None and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound):
             # the port queues by Junos's default map (schedulers.default_classes): its forwarding classes are used
             out += [(("class", port, u, fc), ("forwarding-class", fc)) for fc in default_map_classes(c).values()
                     if fc in c.queues]
@@ -126,5 +127,5 @@ def uses(c: Config, units: dict[tuple[str, str], dict[str, str]], smaps: dict[st
                 out += [(("unread", port, unit), ("filter term", f"{name} {term}"))
                         for term, _, _ in _terms(c, key.removeprefix("filter-output-"), name)]
     if c.host_class is not None:
-        out.append((("unread", "host-outbound-traffic"), ("host-outbound-traffic", c.host_class)))
+        out.append((("host", c.host_class), ("host-outbound-traffic", c.host_class)))
     return tuple(out)

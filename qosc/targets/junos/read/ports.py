@@ -8,8 +8,10 @@ QFX and EX switches bind them on the port: Junos OS Class of Service User Guide 
 Interface Bandwidth" and "Configuring Traffic Control Profiles" (`shaping-rate` of a port or unit, in percent of
 the port or absolute; `output-traffic-control-profile` gives the port or unit the profile's scheduler map and
 shaping rate), "Applying Forwarding Classes to Interfaces" (`unit N forwarding-class FC`, fixed classification:
-every packet the unit receives is in FC, whatever its code points).  A binding this reader does not read is
-named (QOS172) at its line.
+every packet the unit receives is in FC, whatever its code points; on the port, `forwarding-class FC` does so for
+every unit that classifies by nothing of its own: "forwarding-class", Interface hierarchy, Junos OS Class of
+Service User Guide for QFX/EX and Juniper's YANG junos-conf-class-of-service 17.4R1, which refuses it beside
+the port's BA classifiers).  A binding this reader does not read is named (QOS172) at its line.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def bindings(c: Config) -> Bindings:
                     b.smaps[port] = p[3]
                 elif key in ("classifiers", "rewrite-rules") and len(p) >= 5:
                     ports[port][f"{key}-{p[3]}"] = p[4]
+                elif key == "forwarding-class" and len(p) >= 4:
+                    ports[port]["forwarding-class"] = p[3]  # fixed classification of the port's every unit
                 elif key == "shaping-rate" and len(p) >= 4:
                     rate = _shape(c, port, p[3:])
                     if rate:
@@ -130,7 +134,11 @@ def bindings(c: Config) -> Bindings:
         by_port.setdefault(unit_key[0], []).append(unit_key)
     for port, bound in ports.items():  # on the port: for every unit, where the unit binds none of its own
         for unit_key in by_port.get(port) or [(port, "0")]:
-            b.units[unit_key] = {**bound, **b.units.get(unit_key, {})}
+            own = b.units.get(unit_key, {})
+            if any(k == "forwarding-class" or k.startswith("classifiers-") for k in own):
+                # a unit that classifies by its own fixed class or classifiers is not the port's fixed class's
+                bound = {k: v for k, v in bound.items() if k != "forwarding-class"}
+            b.units[unit_key] = {**bound, **own}
             by_port.setdefault(port, [unit_key])
     for port in list(b.smaps):
         if " unit " not in port and port not in by_port:

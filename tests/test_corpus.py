@@ -180,7 +180,7 @@ def test_the_unclean_table_is_exactly_the_files_that_are_not_clean() -> None:
 
 def test_most_of_the_corpus_applies_qos_and_nothing_is_dropped_silently() -> None:
     """At least half the files (rounded down) apply QoS (an object the reader saw is applied to an interface):
-    38 of 69 since a unit bound only to an undefined traffic-control profile binds nothing
+    38 of 70 since a unit bound only to an undefined traffic-control profile binds nothing
     (batfish-ignored-class-of-service.set applies no QoS); for every file the reconciliation holds: QoS objects
     seen = lifted + named as not lifted."""
     rows = [measured(f) for f in FILES]

@@ -11,8 +11,9 @@ other side classifies most of that service's code points into.  Then:
   the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
 - how declared code points leave (rewrite), and what each class leaves with in EXP and PCP (rewrite, and the
-  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, policer
-  envelopes within rounding, which rules share one policer) and the mark of unmatched traffic;
+  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, the class of a
+  rule that marks nothing where both sides say it, policer envelopes within rounding, which rules share one
+  policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
 """
 
@@ -308,8 +309,8 @@ class _Pair:
 
     @staticmethod
     def rule(r: Rule, iface: Interface) -> str:
-        """A rule, with the class (service) its mark puts packets in."""
-        cls = iface.classify[0][r.mark] if r.mark is not None else None
+        """A rule, with the class (service) its mark, or the rule itself where it marks nothing, puts packets in."""
+        cls = iface.classify[0][r.mark] if r.mark is not None else r.fc
         return f"rule {r.name} ({cls})" if cls else f"rule {r.name}"
 
     def _rule(self, want: Rule, got: Rule) -> None:
@@ -320,6 +321,9 @@ class _Pair:
                          got.origin)
         if want.mark != got.mark:
             self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
+        elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:
+            # rules that mark nothing: the class each puts its packets in, where both sides say it
+            self.add(self.rule(want, self.a), "classifies into", want.fc, self.label(got.fc), want.origin, got.origin)
         self._envelope(want, want.policer, got.policer, got)
 
     def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:

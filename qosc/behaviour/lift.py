@@ -75,6 +75,8 @@ class _Lifter:
         its own (egress-queueing: device-default, no class) marks into."""
         self.service_names: dict[Key, str] = {}
         self.groups = liftmarks.groups(devices)
+        self.by_class: dict[tuple[int, str], str] = {}
+        """(device index, class) -> the service of the class: what a rule that marks nothing classifies into."""
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
@@ -207,7 +209,24 @@ class _Lifter:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
 
-    def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
+    def rule_service(self, r: Rule, service_of: dict[int, str], device: int) -> tuple[str | None, str]:
+        """The service a rule classifies into: its mark's, or, for a rule that marks nothing, its class's where
+        that service has no DSCP either (a policy rule into it marks nothing, as the device does); else None and
+        why the rule is left out."""
+        if r.mark is not None:
+            service = service_of.get(r.mark)
+            return service, f"marks {dscp_mod.name(r.mark)}, which no imported service carries"
+        service = self.by_class.get((device, r.fc)) if r.fc is not None else None
+        if service is None:
+            return None, (f"puts packets in class {r.fc}, which no imported service is made of" if r.fc else
+                          "marks nothing, which no imported service carries")
+        body = next(b for k, b in self.services.items() if self.service_names[k] == service)
+        if body.get("dscp"):
+            return None, (f"puts packets in class {r.fc} and marks nothing (they keep their DSCP), but a classifier "
+                          f"rule into service {service} marks its DSCP {body['dscp'][0]}")
+        return service, ""
+
+    def classifier(self, iface: Interface, service_of: dict[int, str], device: int = 0) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
             return None
@@ -227,11 +246,9 @@ class _Lifter:
                 ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
             if match:
                 item["match"] = match
-            service = service_of.get(r.mark) if r.mark is not None else None
+            service, why = self.rule_service(r, service_of, device)
             if service is None:
-                self.diagnostics.append(warning("QOS172", f"rule {r.name} marks "
-                                                f"{'nothing' if r.mark is None else dscp_mod.name(r.mark)}, which "
-                                                "no imported service carries: the rule is left out", r.origin))
+                self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
@@ -295,8 +312,10 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
         ports = Counter(i.name for i in device.interfaces)
         bodies: dict[int, tuple[str, dict[str, Any]]] = {}
-        # an interface without queues of its own marks into the services of the others: lifted after them
-        for i in sorted(range(len(device.interfaces)), key=lambda i: lifting.unqueued(device.interfaces[i])):
+        # an interface without queues of its own marks (or classifies) into the services of the others: lifted
+        # after them
+        for i in sorted(range(len(device.interfaces)), key=lambda i: (lifting.unqueued(device.interfaces[i]),
+                                                                      not device.interfaces[i].classes)):
             iface = device.interfaces[i]
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
             called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
@@ -368,6 +387,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         carried.append(service)
         lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
         elements.add(element("class", device.name, iface, cls.name))
+        lifter.by_class.setdefault((at[0], cls.name), service)
         for code in lifter.codes_of(iface, cls):
             service_of[code] = service
     body: dict[str, Any] = {}
@@ -379,7 +399,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["unit"] = iface.unit
     if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
         service_of = lifter.by_code
-    classifier = lifter.classifier(iface, service_of)
+    classifier = lifter.classifier(iface, service_of, at[0])
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
                                           "its classes can be a service and none of its rules marks into one",
@@ -388,7 +408,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if classifier is not None:
         body["classifier"] = classifier
         for r in iface.rules:
-            if r.mark is not None and r.mark in service_of:
+            if lifter.rule_service(r, service_of, at[0])[0] is not None:
                 elements.add(element("rule", device.name, iface, r.name))
                 lifter.rule_elements.setdefault((classifier, _ident(r.name, "rule")), set()).add(
                     element("rule", device.name, iface, r.name))

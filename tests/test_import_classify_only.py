@@ -139,8 +139,9 @@ firewall {
 
 def test_an_irb_filter_that_classifies_into_an_exp_only_class_lifts_and_round_trips(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """irb unit 1 is lifted (the policy's `irb` with `unit: 1`) with a classifier whose rule puts 225.0.0.0/16 into FC-LLQ (a service with no DSCP:
-    the rule marks nothing, as on the device), and equiv finds the round trip clean."""
+    """irb unit 1 is lifted (the policy's `irb` with `unit: 1`) with a classifier whose rule puts 225.0.0.0/16
+    into FC-LLQ (a service with no DSCP: the rule marks nothing, as on the device), and equiv finds the round trip
+    clean."""
     policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "we1.conf", WANEDGE)
     assert policy is not None, diagnostics
     assert not [m for m in named(diagnostics) if "stock_exch" in m or "irb" in m], named(diagnostics)

@@ -210,21 +210,14 @@ class _Lifter:
         return self.policers[env]
 
     def rule_service(self, r: Rule, service_of: dict[int, str], device: int) -> tuple[str | None, str]:
-        """The service a rule classifies into: its mark's, or, for a rule that marks nothing, its class's where
-        that service has no DSCP either (a policy rule into it marks nothing, as the device does); else None and
-        why the rule is left out."""
+        """The service a rule classifies into: its mark's, or, for a rule that marks nothing, its class's; else
+        None and why the rule is left out."""
         if r.mark is not None:
             service = service_of.get(r.mark)
             return service, f"marks {dscp_mod.name(r.mark)}, which no imported service carries"
         service = self.by_class.get((device, r.fc)) if r.fc is not None else None
-        if service is None:
-            return None, (f"puts packets in class {r.fc}, which no imported service is made of" if r.fc else
-                          "marks nothing, which no imported service carries")
-        body = next(b for k, b in self.services.items() if self.service_names[k] == service)
-        if body.get("dscp"):
-            return None, (f"puts packets in class {r.fc} and marks nothing (they keep their DSCP), but a classifier "
-                          f"rule into service {service} marks its DSCP {body['dscp'][0]}")
-        return service, ""
+        return service, (f"puts packets in class {r.fc}, which no imported service is made of" if r.fc else
+                         "marks nothing, which no imported service carries")
 
     def classifier(self, iface: Interface, service_of: dict[int, str], device: int = 0) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
@@ -251,6 +244,9 @@ class _Lifter:
                 self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
+            if r.mark is None and any(self.services[k].get("dscp") for k, n in self.service_names.items()
+                                      if n == service):
+                item["mark"] = False  # the packets keep their DSCP; the service's would be marked
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
                 own = r.policer.shared is None and [x.policer for x in rules].count(r.policer) > 1
                 env = replace(r.policer, shared=f"rule {r.name}") if own else r.policer

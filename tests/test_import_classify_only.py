@@ -165,3 +165,67 @@ def test_equiv_tells_rules_that_mark_nothing_apart_by_their_class(tmp_path: Path
     out = captured.out + captured.err
     assert "stock_exch" in out and "classifies into" in out and "FC-HIGH" in out, out
     assert main(["equiv", f"junos-mx:{original}", f"junos-mx:{original}"]) == 0
+
+
+# a second IRB unit whose filter (mfc-filter2 of wanedge1) classifies into BEST-EFFORT, the default service (which
+# has DSCP: a rule into it marks `default` unless it says mark: false)
+TWO_UNITS = WANEDGE.replace("""        }
+    }
+}
+class-of-service {""", """        }
+        unit 23 {
+            family inet {
+                filter {
+                    input mfc-filter2;
+                }
+                address 172.16.23.1/24;
+            }
+        }
+    }
+}
+class-of-service {""", 1).replace("""            term accept-all-else {
+                then accept;
+            }
+        }
+    }
+}""", """            term accept-all-else {
+                then accept;
+            }
+        }
+        filter mfc-filter2 {
+            interface-specific;
+            term stock_exch {
+                from {
+                    destination-address {
+                        10.8.22.2/32;
+                        10.9.22.2/32;
+                    }
+                }
+                then {
+                    loss-priority low;
+                    forwarding-class BEST-EFFORT;
+                }
+            }
+            term accept-all-else {
+                then accept;
+            }
+        }
+    }
+}""", 1)
+
+
+def test_a_filter_that_classifies_into_a_service_with_dscp_lifts_as_mark_false(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """irb unit 23 classifies into BEST-EFFORT and marks nothing: the rule is lifted with `mark: false` (the
+    packets keep their DSCP, as on the device; a rule without it would mark BEST-EFFORT's `default`), irb unit 1's
+    rule into FC-LLQ (no DSCP) needs no such key, and the round trip is clean."""
+    assert "unit 23" in TWO_UNITS and "filter mfc-filter2" in TWO_UNITS
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "we1.conf", TWO_UNITS)
+    assert policy is not None, diagnostics
+    assert not [m for m in named(diagnostics) if "stock_exch" in m or "irb" in m], named(diagnostics)
+    interfaces = policy["devices"]["we1"]["interfaces"]
+    rules = {n: policy["classifiers"][interfaces[n]["classifier"]]["rules"] for n in ("irb.1", "irb.23")}
+    assert rules["irb.23"] == [{"name": "stock_exch", "match": {"destination": ["10.8.22.2/32", "10.9.22.2/32"]},
+                                "service": "BEST-EFFORT", "mark": False}], rules
+    assert "mark" not in rules["irb.1"][0], rules
+    assert status == 0, out

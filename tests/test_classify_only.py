@@ -41,9 +41,10 @@ def _term(text: str, name: str) -> str:
 
 
 def test_each_target_writes_a_classify_only_rule_or_refuses_it_at_its_line(tmp_path: Path) -> None:
-    """JUNOS (mx1 and m1, no interface rewriting DSCP) writes the term with the forwarding class and no DSCP action (JUNOS
-    marks by rewrite rules, none here); every other target refuses the field at its line (QOS090): IOS MQC,
-    Catalyst, IOS XR, SR OS and tc mark in the input policy itself and have no rendering that keeps the DSCP."""
+    """JUNOS (mx1 and m1, no interface rewriting DSCP) writes the term with the forwarding class and no DSCP
+    action (JUNOS marks by rewrite rules, none here); every other target refuses the field at its line (QOS090):
+    IOS MQC, Catalyst, IOS XR, SR OS and tc mark in the input policy itself and do not render a rule that keeps
+    the DSCP."""
     path = write(tmp_path, "p", _policy(NO_DSCP_REWRITE))
     line = _mark_line(path)
     diags, files = compile_units(path)
@@ -54,7 +55,8 @@ def test_each_target_writes_a_classify_only_rule_or_refuses_it_at_its_line(tmp_p
     refused = {m.group(1) for d in diags if d.code == "QOS090" and "classifiers.*.rules.*.mark" in d.message
                and d.location is not None and d.location.line == line
                for m in [re.search(r"target (\S+) ", d.message)] if m}
-    assert refused == {"ios-mqc", "catalyst6500", "iosxr", "sros", "linux-tc"}, [d.message for d in diags if d.code == "QOS090"]
+    assert refused == {"ios-mqc", "catalyst6500", "iosxr", "sros", "linux-tc"}, \
+        [d.message for d in diags if d.code == "QOS090"]
     assert not [d for d in diags if d.code == "QOS114"], [d.message for d in diags if d.code == "QOS114"]
 
 

@@ -43,8 +43,8 @@ def _term(text: str, name: str) -> str:
 def test_each_target_writes_a_classify_only_rule_or_refuses_it_at_its_line(tmp_path: Path) -> None:
     """JUNOS (mx1 and m1, no interface rewriting DSCP) writes the term with the forwarding class and no DSCP
     action (JUNOS marks by rewrite rules, none here); every other target refuses the field at its line (QOS090):
-    IOS MQC, Catalyst, IOS XR, SR OS and tc mark in the input policy itself and do not render a rule that keeps
-    the DSCP."""
+    IOS MQC, Catalyst, IOS XR, SR OS and tc do not declare the field (their input policies mark; a rendering that
+    keeps the DSCP, e.g. an IOS qos-group, is not built), so they refuse it rather than drop it."""
     path = write(tmp_path, "p", _policy(NO_DSCP_REWRITE))
     line = _mark_line(path)
     diags, files = compile_units(path)

@@ -19,9 +19,8 @@ other side classifies most of that service's code points into.  Then:
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Envelope, Interface, Rule
@@ -65,11 +64,7 @@ def _name(code: int) -> str:
 
 
 def _fmt(value: object) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, float):
-        return f"{value:g}%"
-    return str(value)
+    return "none" if value is None else f"{value:g}%" if isinstance(value, float) else str(value)
 
 
 POLICY_UNITS = frozenset({"percent", "us"})
@@ -321,8 +316,7 @@ class _Pair:
                          got.origin)
         if want.mark != got.mark:
             self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
-        elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:
-            # rules that mark nothing: the class each puts its packets in, where both sides say it
+        elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:  # by class
             self.add(self.rule(want, self.a), "classifies into", want.fc, self.label(got.fc), want.origin, got.origin)
         self._envelope(want, want.policer, got.policer, got)
 
@@ -353,7 +347,7 @@ def _one_rate(env: Envelope) -> Envelope:
     bucket is transmitted (the Catalyst renders such a policer without PIR, 12.2SX refusing drop with one)."""
     if env.exceed != "drop":
         return env
-    return dataclasses.replace(env, pir=None, pbs=None, ebs=None, violate=None)
+    return replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
 _QUEUEING = {False: "the policy's queues", True: "the device's default"}

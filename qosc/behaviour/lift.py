@@ -29,7 +29,6 @@ What the policy language cannot say is reported by the interpreters (QOS172), at
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,26 +37,17 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
 from qosc.behaviour import liftmarks
-from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
+from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
+from qosc.behaviour.liftrules import ident, match_body, rule_service
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.model import UNCAPPED
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
-
-_NAME = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def _ident(text: str, fallback: str) -> str:
-    name = _NAME.sub("-", text).strip("-._")
-    if not name or not name[0].isalpha():
-        name = f"{fallback}-{name}" if name else fallback
-    return name[:63]
-
 
 Key = tuple[Any, ...]
 """A service: ('default',) or ('group', the first class of its group: liftmarks.groups)."""
@@ -113,11 +103,11 @@ class _Lifter:
         codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
         self.members.setdefault(key, []).append((iface, cls.name))
         if key not in self.services:
-            name = _ident(cls.name, "service")
+            name = ident(cls.name, "service")
             taken = set(self.service_names.values())
             n = 2
             while name in taken:
-                name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
+                name, n = f"{ident(cls.name, 'service')}-{n}", n + 1
             self.service_names[key] = name
             self.first[key] = cls
             if cls.origin is not None:
@@ -200,7 +190,7 @@ class _Lifter:
     # -- edges ------------------------------------------------------------------------------------------------
     def policer(self, env: Envelope, hint: str, origin: Location | None = None) -> str:
         if env not in self.policers:
-            base = _ident(hint, "policer")
+            base = ident(hint, "policer")
             name, n = base, 2
             while name in self.policers.values():
                 name, n = f"{base}-{n}", n + 1
@@ -209,37 +199,22 @@ class _Lifter:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
 
-    def rule_service(self, r: Rule, service_of: dict[int, str], device: int) -> tuple[str | None, str]:
-        """The service a rule classifies into: its mark's, or, for a rule that marks nothing, its class's; else
-        None and why the rule is left out."""
-        if r.mark is not None:
-            service = service_of.get(r.mark)
-            return service, f"marks {dscp_mod.name(r.mark)}, which no imported service carries"
-        service = self.by_class.get((device, r.fc)) if r.fc is not None else None
-        return service, (f"puts packets in class {r.fc}, which no imported service is made of" if r.fc else
-                         "marks nothing, which no imported service carries")
-
     def classifier(self, iface: Interface, service_of: dict[int, str], device: int = 0) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
             return None
         if rules in self.classifiers:
             return self.classifiers[rules]
-        name = _ident(f"{iface.name}-in", "classifier")
+        name = ident(f"{iface.name}-in", "classifier")
         n = 2
         while name in self.classifier_bodies:
-            name, n = f"{_ident(iface.name + '-in', 'classifier')}-{n}", n + 1
+            name, n = f"{ident(iface.name + '-in', 'classifier')}-{n}", n + 1
         body = []
         for r in rules:
-            item: dict[str, Any] = {"name": _ident(r.name, "rule")}
-            match = {key: value for key, value in (
-                ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
-                ("source-port", [port_value(p) for p in r.source_ports]),
-                ("destination-port", [port_value(p) for p in r.destination_ports]),
-                ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
-            if match:
+            item: dict[str, Any] = {"name": ident(r.name, "rule")}
+            if match := match_body(r):
                 item["match"] = match
-            service, why = self.rule_service(r, service_of, device)
+            service, why = rule_service(r, service_of, self.by_class, device)
             if service is None:
                 self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
@@ -404,9 +379,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if classifier is not None:
         body["classifier"] = classifier
         for r in iface.rules:
-            if lifter.rule_service(r, service_of, at[0])[0] is not None:
+            if rule_service(r, service_of, lifter.by_class, at[0])[0] is not None:
                 elements.add(element("rule", device.name, iface, r.name))
-                lifter.rule_elements.setdefault((classifier, _ident(r.name, "rule")), set()).add(
+                lifter.rule_elements.setdefault((classifier, ident(r.name, "rule")), set()).add(
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"

@@ -69,10 +69,6 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-ewan-fin-wanedge1-mx304.conf":
-        "its IRB units classify multicast (225.0.0.0/16) by a filter into FC-LLQ without marking a code point, where "
-        "a qosc classifier rule marks its service's: named, not lifted, so equiv finds those units without a "
-        "partner (QOS171); its uncapped strict-high FC-LLQ lifts as rate-cap: none (QOS046), as on ap1 and p1",
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
@@ -133,9 +129,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="44 of the 52 files on qosc's platforms round-trip clean (15 of the 23 that "
-                   "apply QoS); issue 22 asks for 90%: ewan-fin wanedge1's IRB units classify by a filter without a "
-                   "mark, the Linux dumps are link emulators, and Batfish's grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="45 of the 52 files on qosc's platforms round-trip clean (16 of the 23 that "
+                   "apply QoS); issue 22 asks for 90%: the Linux dumps are link emulators, and Batfish's grammar "
+                   "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

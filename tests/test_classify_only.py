@@ -62,8 +62,10 @@ def test_each_target_writes_a_classify_only_rule_or_refuses_it_at_its_line(tmp_p
 
 def test_junos_refuses_mark_false_where_the_device_rewrites_the_service_dscp(tmp_path: Path) -> None:
     """mx1's core rewrites DSCP: the packets the rule leaves unmarked would leave it marked af21 (the rewrite rule
-    of the forwarding class): QOS114 at the rule's `mark`, naming the interface."""
-    path = write(tmp_path, "p", _policy({**NO_DSCP_REWRITE, ("mx1", "xe-0/0/0"): ["dscp"]}))
+    of the forwarding class): QOS114 at the rule's `mark`, naming the interface, once (not per family)."""
+    policy = _policy({**NO_DSCP_REWRITE, ("mx1", "xe-0/0/0"): ["dscp"]})
+    policy["classifiers"]["cust"]["rules"][1]["match"]["destination"].append("fd00:2::/64")  # a term per family
+    path = write(tmp_path, "p", policy)
     line = _mark_line(path)
     diags, _ = compile_units(path)
     found = [d for d in diags if d.code == "QOS114" and "mark: false" in d.message]

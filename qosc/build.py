@@ -251,6 +251,7 @@ class Builder:
                 if "dscp" in match else (),
                 set_dscp=self.dscp(rule_raw["set-dscp"], where.at("set-dscp")) if "set-dscp" in rule_raw else None,
                 policer=rule_raw.get("policer"), description=free_text(rule_raw.get("description")), where=where,
+                mark=rule_raw.get("mark", True) is not False,
             ))
         return Classifier(name, tuple(rules), free_text(raw.get("description")), self.where(raw))
 

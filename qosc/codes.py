@@ -63,6 +63,9 @@ CORE: tuple[Code, ...] = (
     _c("QOS034", _DSCP, "error", "service without a code point (no DSCP, EXP or PCP)"),
     _c("QOS035", _DSCP, "error", "rule marking a DSCP that is not its service's"),
     _c("QOS036", _DSCP, "error", "rule whose prefixes and protocols leave no IP family (icmp6 with IPv4 prefixes)"),
+    _c("QOS037", _DSCP, "error", "rule that says mark: false and set-dscp"),
+    _c("QOS038", _DSCP, "warning", "rule that classifies without marking (mark: false) into a service with DSCP, "
+       "where interfaces trust DSCP: they classify the packets by the DSCP they keep"),
     _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
     _c("QOS041", _CAP, "error", "absolute rate on an interface without speed"),
     _c("QOS042", _CAP, "error", "strict priority without cap or policer"),

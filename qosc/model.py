@@ -1,9 +1,8 @@
 """The policy model: frozen dataclasses, numbers only, no vendor words.
 
-Everything a target needs is here in canonical units (bit/s, bytes,
-microseconds, DSCP integers, Percent), so targets never parse text again.
-Each entity keeps a `where` that maps its fields to their place in the
-policy, so any later stage can point a diagnostic at the user's own line.
+Everything a target needs is here in canonical units (bit/s, bytes, microseconds, DSCP integers,
+Percent), so targets never parse text again.  Each entity keeps a `where` that maps its fields to their
+place in the policy, so any later stage can point a diagnostic at the user's own line.
 """
 
 from __future__ import annotations
@@ -251,6 +250,7 @@ class Rule:
     policer: str | None = None
     description: str | None = None
     where: Where = field(default=NOWHERE, compare=False, repr=False)
+    mark: bool = True  # false: classify only, the packets keep their DSCP (schema `mark`; qosc.rulemarks)
 
     @property
     def families(self) -> tuple[str, ...]:

@@ -53,9 +53,8 @@ ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-
        "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
 TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
               "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
-IRB = ("; its 332 IRB units bind no scheduler map (lifted as egress-queueing: device-default, QOS208) and classify "
-       "by inet/inet6 filters whose terms set a forwarding class on units without a DSCP rewrite rule: such a rule "
-       "marks no code point, so it is left out (QOS172) and the IRB's classification differs")
+IRB = ("; its 332 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208), their filter "
+       "terms that set a forwarding class as rules into the classes' services")
 QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
              "it receives into {fc}, a QFX class that an MX port queued by Junos's default map does not schedule: "
              "the port is named, not lifted, and nothing is written")
@@ -65,6 +64,8 @@ TRACEBACK: dict[str, str] = {}
 """Files whose import, validate, compile or equiv ends in a traceback: none any more (issue 22)."""
 INVALID: dict[str, str] = {}
 """Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
+# jvd-ewan-fin-wanedge1-mx304.conf is clean by equiv; what equiv cannot see on its IRB units (where a filter's
+# catch-all without a class leaves unmatched traffic) is a strict xfail in tests/test_import_classify_only.py
 UNCLEAN = {
     "junos/batfish-class-of-service-comprehensive.set":
         "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
@@ -87,10 +88,6 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-ewan-fin-wanedge1-mx304.conf":
-        "its IRB units classify multicast (225.0.0.0/16) by a filter into FC-LLQ without marking a code point, where "
-        "a qosc classifier rule marks its service's: named, not lifted, so equiv finds those units without a "
-        "partner (QOS171); its uncapped strict-high FC-LLQ lifts as rate-cap: none (QOS046), as on ap1 and p1",
     "junos/jvd-llq-an1-acx7100-48l.conf": ACX + TWO_STRICT,
     "junos/jvd-llq-an3-acx7100-48l.conf":
         ACX + "; and its et-0/0/50 (a scheduler map, no classifier: Junos's implicit ipprec-compatibility puts cs6 "
@@ -159,10 +156,10 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="47 of the 60 files on qosc's platforms round-trip clean (18 of the 31 that "
+@pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
                    "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes classify fronthaul units by ccc "
-                   "filters (802.1p, source MAC) and run two strict queues per port, ewan-fin wanedge1's IRB units "
-                   "classify by a filter without a mark, the Linux dumps are link emulators, and two Batfish grammar "
+                   "filters (802.1p, source MAC) and run two strict queues per port, the Linux dumps are link "
+                   "emulators, and two Batfish grammar "
                    "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch

@@ -227,6 +227,7 @@ TABLE: dict[str, Change] = {
     "classifiers.*.rules.*.service": put("classifiers.cust.rules.1.service", "lbe"),
     "classifiers.*.rules.*.set-dscp": put("classifiers.cust.rules.1.set-dscp", "af22"),
     "classifiers.*.rules.*.policer": put("classifiers.cust.rules.1.policer", "prem"),
+    "classifiers.*.rules.*.mark": put("classifiers.cust.rules.1.mark", False),
     "devices.*.description": each_device("description", "a device description"),
     "devices.*.interfaces.*.description": each_interface("description", "an interface description"),
     "devices.*.interfaces.*.role": each_interface("role", "transparent", role="core"),

@@ -11,16 +11,16 @@ other side classifies most of that service's code points into.  Then:
   the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
 - how declared code points leave (rewrite), and what each class leaves with in EXP and PCP (rewrite, and the
-  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, policer
-  envelopes within rounding, which rules share one policer) and the mark of unmatched traffic;
+  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, the class of a
+  rule that marks nothing where both sides say it, policer envelopes within rounding, which rules share one
+  policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Envelope, Interface, Rule
@@ -64,11 +64,7 @@ def _name(code: int) -> str:
 
 
 def _fmt(value: object) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, float):
-        return f"{value:g}%"
-    return str(value)
+    return "none" if value is None else f"{value:g}%" if isinstance(value, float) else str(value)
 
 
 POLICY_UNITS = frozenset({"percent", "us"})
@@ -308,8 +304,8 @@ class _Pair:
 
     @staticmethod
     def rule(r: Rule, iface: Interface) -> str:
-        """A rule, with the class (service) its mark puts packets in."""
-        cls = iface.classify[0][r.mark] if r.mark is not None else None
+        """A rule, with the class (service) its mark, or the rule itself where it marks nothing, puts packets in."""
+        cls = iface.classify[0][r.mark] if r.mark is not None else r.fc
         return f"rule {r.name} ({cls})" if cls else f"rule {r.name}"
 
     def _rule(self, want: Rule, got: Rule) -> None:
@@ -320,6 +316,8 @@ class _Pair:
                          got.origin)
         if want.mark != got.mark:
             self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
+        elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:  # by class
+            self.add(self.rule(want, self.a), "classifies into", want.fc, self.label(got.fc), want.origin, got.origin)
         self._envelope(want, want.policer, got.policer, got)
 
     def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:
@@ -349,7 +347,7 @@ def _one_rate(env: Envelope) -> Envelope:
     bucket is transmitted (the Catalyst renders such a policer without PIR, 12.2SX refusing drop with one)."""
     if env.exceed != "drop":
         return env
-    return dataclasses.replace(env, pir=None, pbs=None, ebs=None, violate=None)
+    return replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
 _QUEUEING = {False: "the policy's queues", True: "the device's default"}

@@ -10,7 +10,8 @@ against, so it reads the policy's semantics, not any vendor's:
 - declared code points of scheduled services leave the interface as they came (services keep their marks);
   undeclared ones are not specified (targets differ, and the policy says nothing about them);
   transparent interfaces keep every code point;
-- at edges, classifier rules mark the service's first code point (or set-dscp) and apply the rule's or the
+- at edges, classifier rules mark the service's first code point (or set-dscp; a rule with mark: false or into a
+  service without DSCP marks nothing and says its class) and apply the rule's or the
   service's policer; a policer several rules of the interface name is one policer for all of them (shared);
   edges that trust nothing mark unmatched traffic as the default service (an edge trusting EXP or PCP leaves it
   to that classification).
@@ -22,6 +23,7 @@ from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Inter
 from qosc.model import Action, Domain, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
 from qosc.model import Device as ModelDevice
 from qosc.model import Interface as ModelInterface
+from qosc.rulemarks import rule_mark
 from qosc.units import Percent
 
 
@@ -106,10 +108,11 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
         users = [p.name for p in policers if p is not None]
         for r, police in zip(classifier.rules if classifier else (), policers, strict=True):
             service = policy.service_map.get(r.service)
-            mark = r.set_dscp if r.set_dscp is not None else (service.mark if service and service.dscp else None)
+            mark = rule_mark(r, service)
+            fc = policy.queue_owner(service).name if mark is None and service is not None else None
             rules.append(Rule(r.name, r.sources, r.destinations, r.protocols, r.source_ports, r.destination_ports,
                               r.match_dscp, mark, envelope(police, users.count(police.name) > 1) if police else None,
-                              r.families, origin=r.where.loc))
+                              r.families, origin=r.where.loc, fc=fc))
         if not iface.trust and default is not None and default.dscp:  # an edge trusting EXP or PCP keeps those
             unmatched = default.mark
         if trust:

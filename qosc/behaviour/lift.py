@@ -30,7 +30,6 @@ What the policy language cannot say is reported by the interpreters (QOS172), at
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -39,25 +38,16 @@ from typing import Any
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
 from qosc.behaviour import liftcaps, liftfixed, liftmarks
-from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, port_value, profile_body, queue_body
+from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
+from qosc.behaviour.liftrules import ident, match_body, rule_service
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
 
 __all__ = ["Lifted", "lift", "priorities", "yaml_spans"]
-
-_NAME = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def _ident(text: str, fallback: str) -> str:
-    name = _NAME.sub("-", text).strip("-._")
-    if not name or not name[0].isalpha():
-        name = f"{fallback}-{name}" if name else fallback
-    return name[:63]
-
 
 Key = tuple[Any, ...]
 """A service: ('default',) or ('group', the first class of its group: liftmarks.groups)."""
@@ -76,6 +66,8 @@ class _Lifter:
         self.service_names: dict[Key, str] = {}
         self.defaults = liftmarks.defaults(devices)
         self.groups = liftmarks.groups(devices, self.defaults)
+        self.by_class: dict[tuple[int, str], str] = {}
+        """(device index, class) -> the service of the class: what a rule that marks nothing classifies into."""
         self.members: dict[Key, list[tuple[Interface, str]]] = {}
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
@@ -117,11 +109,11 @@ class _Lifter:
         codes = frozenset(range(64)) if default else frozenset(self.codes.get(key, self.codes_of(iface, cls)))
         self.members.setdefault(key, []).append((iface, cls.name))
         if key not in self.services:
-            name = _ident(cls.name, "service")
+            name = ident(cls.name, "service")
             taken = set(self.service_names.values())
             n = 2
             while name in taken:
-                name, n = f"{_ident(cls.name, 'service')}-{n}", n + 1
+                name, n = f"{ident(cls.name, 'service')}-{n}", n + 1
             self.service_names[key] = name
             self.first[key] = cls
             if cls.origin is not None:
@@ -204,7 +196,7 @@ class _Lifter:
     # -- edges ------------------------------------------------------------------------------------------------
     def policer(self, env: Envelope, hint: str, origin: Location | None = None) -> str:
         if env not in self.policers:
-            base = _ident(hint, "policer")
+            base = ident(hint, "policer")
             name, n = base, 2
             while name in self.policers.values():
                 name, n = f"{base}-{n}", n + 1
@@ -213,33 +205,29 @@ class _Lifter:
                 self.origins[("policers", name)] = origin
         return self.policers[env]
 
-    def classifier(self, iface: Interface, service_of: dict[int, str]) -> str | None:
+    def classifier(self, iface: Interface, service_of: dict[int, str], device: int = 0) -> str | None:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
             return None
         if rules in self.classifiers:
             return self.classifiers[rules]
-        name = _ident(f"{iface.name}-in", "classifier")
+        name = ident(f"{iface.name}-in", "classifier")
         n = 2
         while name in self.classifier_bodies:
-            name, n = f"{_ident(iface.name + '-in', 'classifier')}-{n}", n + 1
+            name, n = f"{ident(iface.name + '-in', 'classifier')}-{n}", n + 1
         body = []
         for r in rules:
-            item: dict[str, Any] = {"name": _ident(r.name, "rule")}
-            match = {key: value for key, value in (
-                ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
-                ("source-port", [port_value(p) for p in r.source_ports]),
-                ("destination-port", [port_value(p) for p in r.destination_ports]),
-                ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
-            if match:
+            item: dict[str, Any] = {"name": ident(r.name, "rule")}
+            if match := match_body(r):
                 item["match"] = match
-            service = service_of.get(r.mark) if r.mark is not None else None
+            service, why = rule_service(r, service_of, self.by_class, device)
             if service is None:
-                self.diagnostics.append(warning("QOS172", f"rule {r.name} marks "
-                                                f"{'nothing' if r.mark is None else dscp_mod.name(r.mark)}, which "
-                                                "no imported service carries: the rule is left out", r.origin))
+                self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
+            if r.mark is None and any(self.services[k].get("dscp") for k, n in self.service_names.items()
+                                      if n == service):
+                item["mark"] = False  # the packets keep their DSCP; the service's would be marked
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
                 own = r.policer.shared is None and [x.policer for x in rules].count(r.policer) > 1
                 env = replace(r.policer, shared=f"rule {r.name}") if own else r.policer
@@ -266,8 +254,10 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         mpls_device = any(any(i.classify_exp) or i.marked("exp") for i in device.interfaces)
         ports = Counter(i.name for i in device.interfaces)
         bodies: dict[int, tuple[str, dict[str, Any]]] = {}
-        # an interface without queues of its own marks into the services of the others: lifted after them
-        for i in sorted(range(len(device.interfaces)), key=lambda i: lifting.unqueued(device.interfaces[i])):
+        # an interface without queues of its own marks (or classifies) into the services of the others: lifted
+        # after them
+        for i in sorted(range(len(device.interfaces)), key=lambda i: (lifting.unqueued(device.interfaces[i]),
+                                                                      not device.interfaces[i].classes)):
             iface = device.interfaces[i]
             # logical units of one port are interfaces of their own (ae11.700: JUNOS reads the unit from the name)
             called = f"{iface.name}.{iface.unit}" if ports[iface.name] > 1 else iface.name
@@ -347,6 +337,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         of_class[cls.name] = service
         lifter.carriers.setdefault(service, set()).add(element("class", device.name, iface, cls.name))
         elements.add(element("class", device.name, iface, cls.name))
+        lifter.by_class.setdefault((at[0], cls.name), service)
         for code in lifter.codes_of(iface, cls):
             service_of[code] = service
     body: dict[str, Any] = {}
@@ -358,7 +349,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
         body["unit"] = iface.unit
     if lifting.unqueued(iface):  # its rules mark into the services of the device's other interfaces
         service_of = lifter.by_code
-    classifier = lifter.classifier(iface, service_of)
+    classifier = lifter.classifier(iface, service_of, at[0])
     if not carried and classifier is None:
         lifter.diagnostics.append(warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: none of "
                                           "its classes can be a service and none of its rules marks into one",
@@ -367,9 +358,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if classifier is not None:
         body["classifier"] = classifier
         for r in iface.rules:
-            if r.mark is not None and r.mark in service_of:
+            if rule_service(r, service_of, lifter.by_class, at[0])[0] is not None:
                 elements.add(element("rule", device.name, iface, r.name))
-                lifter.rule_elements.setdefault((classifier, _ident(r.name, "rule")), set()).add(
+                lifter.rule_elements.setdefault((classifier, ident(r.name, "rule")), set()).add(
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"

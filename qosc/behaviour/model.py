@@ -80,7 +80,8 @@ class Envelope:
 
 @dataclass(frozen=True)
 class Rule:
-    """An edge classification rule: what it matches, the code point it marks, the policer it applies."""
+    """An edge classification rule: what it matches, the code point it marks, the policer it applies, and the class
+    it puts packets in where it marks no code point (`fc`)."""
 
     name: str
     sources: tuple[str, ...] = ()
@@ -93,6 +94,11 @@ class Rule:
     policer: Envelope | None = None
     families: tuple[str, ...] = FAMILIES
     origin: Location | None = field(default=None, compare=False)
+    fc: str | None = None
+    """The class (queue) a rule that marks nothing puts its packets in: they keep the code point they came with and
+    the class picks their queue and the EXP or PCP written for them (JUNOS `then forwarding-class` on a unit that
+    rewrites no DSCP; a policy rule into a service without DSCP).  None where the rule marks (its class is its
+    mark's) or the configuration does not say."""
 
 
 @dataclass(frozen=True)

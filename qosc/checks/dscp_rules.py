@@ -1,5 +1,5 @@
-"""QOS031-QOS036: code points are unambiguous, exactly one service is the default, and every classifier rule
-marks its service's code points and can match some IP family."""
+"""QOS031-QOS038: code points are unambiguous, exactly one service is the default, and every classifier rule
+marks its service's code points (or, with mark: false, classifies without marking) and can match some IP family."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from qosc import dscp
 from qosc.diagnostics import Diagnostic, error, warning
-from qosc.model import Kind, Policy
+from qosc.model import Domain, Kind, Policy
 from qosc.protocols import FAMILIES, families_of
 
 
@@ -55,6 +55,28 @@ def check_rule_marks(policy: Policy) -> Iterator[Diagnostic]:
                           "add `kind: lbe` (DSCP 8 is the GÉANT/QBone scavenger code point)")
 
 
+def check_classify_only(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS037: `mark: false` with set-dscp; QOS038: a rule that classifies into a service with DSCP without marking
+    it, in a policy where DSCP-trusting interfaces classify by the DSCP the packets keep (not by the service)."""
+    trusting = [f"{d.name}:{i.name}" for d in policy.devices for i in d.interfaces if Domain.DSCP in i.trust]
+    for c in policy.classifiers:
+        for r in c.rules:
+            service = policy.service_map.get(r.service)
+            if r.mark or service is None:
+                continue
+            if r.set_dscp is not None:
+                yield error("QOS037", f"rule '{r.name}' says mark: false and set-dscp {dscp.name(r.set_dscp)}",
+                            r.where.at("set-dscp", "mark"), "keep one: mark: false classifies without marking")
+            elif service.dscp and trusting:
+                yield warning("QOS038", f"rule '{r.name}' classifies into '{service.name}' without marking "
+                              f"(mark: false): the packets keep their DSCP, and interfaces that trust DSCP "
+                              f"({', '.join(trusting[:3])}{' ...' if len(trusting) > 3 else ''}) classify them by "
+                              f"it, not into '{service.name}' unless they arrive marked "
+                              f"{', '.join(dscp.name(x) for x in service.dscp[:4])}",
+                              r.where.at("mark"), "let the rule mark the service's code point where the traffic "
+                              "crosses DSCP-trusting interfaces, or carry it there in EXP or PCP")
+
+
 def _family_names(families: set[str]) -> str:
     return " and ".join({"inet": "IPv4", "inet6": "IPv6"}[f] for f in FAMILIES if f in families) or "none"
 
@@ -86,4 +108,4 @@ def check_rule_families(policy: Policy) -> Iterator[Diagnostic]:
                         "use icmp6 with IPv6 prefixes and icmp with IPv4 ones, or make a rule per family")
 
 
-RULES = (check_claims, check_default, check_has_dscp, check_rule_marks, check_rule_families)
+RULES = (check_claims, check_default, check_has_dscp, check_rule_marks, check_rule_families, check_classify_only)

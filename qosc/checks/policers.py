@@ -13,6 +13,7 @@ from qosc import dscp
 from qosc.checks.network import Network
 from qosc.diagnostics import Diagnostic, error, warning
 from qosc.model import Policer, Policy, Service
+from qosc.rulemarks import rule_mark
 from qosc.units import format_rate, format_size, format_time
 
 
@@ -76,7 +77,7 @@ def _arriving(policy: Policy, policer: Policer) -> list[tuple[int, str]]:
     for c in policy.classifiers:
         for r in c.rules:
             owner = policy.service_map.get(r.service)
-            mark = r.set_dscp if r.set_dscp is not None else owner.mark if owner is not None and owner.dscp else None
+            mark = rule_mark(r, owner)
             if r.policer == policer.name and mark is not None:
                 found.setdefault(mark, f" of rule '{r.name}'")
     return list(found.items())

@@ -85,7 +85,8 @@ def rule_rows(policy: Policy, service: Service) -> list[dict[str, Any]]:
                 "protocol": ", ".join(r.protocols) or "any", "source_port": ", ".join(sports) or "any",
                 "destination_port": ", ".join(ports) or "any",
                 "match_dscp": ", ".join(dscp_text(x) for x in r.match_dscp) or "any",
-                "mark": dscp_text(r.set_dscp if r.set_dscp is not None else service.mark),
+                "mark": dscp_text(r.set_dscp if r.set_dscp is not None else service.mark) if r.mark
+                else "none: the packets keep their DSCP",
                 "policer": r.policer or service.policer or "-",
                 "applied": ", ".join(where[:8]) + (f" and {len(where) - 8} more" if len(where) > 8 else "")
                 if where else "no interface",

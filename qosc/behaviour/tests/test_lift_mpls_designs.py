@@ -77,12 +77,22 @@ def test_exp_values_of_a_class_the_unit_does_not_schedule_are_named() -> None:
 
 
 def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() -> None:
-    """The WAN edge of the Finance design binds an input filter on IRB units that only sends multicast to FC-LLQ, a
-    strict queue without a rate, and schedules nothing there: such a unit was written as an edge with `services: []`
-    and no classifier, which qosc's compile writes as an empty unit."""
+    """The WAN edge of the Finance design binds input filters on IRB units that only send some destinations to a
+    forwarding class (FC-LLQ, a strict queue without a rate) and schedule nothing there.  Such a unit was written
+    as an edge with `services: []` and no classifier, which qosc's compile writes as an empty unit; its rules now
+    lift (they classify into their class's service without marking, tests/test_import_classify_only.py), so each
+    IRB unit has its classifier; a unit whose rule puts packets in a class no service is made of is still named."""
+    text = (CORPUS / "jvd-ewan-fin-wanedge1-mx304.conf").read_text(encoding="utf-8")
     lifted = lift([junos(CORPUS / "jvd-ewan-fin-wanedge1-mx304.conf")], "we1")
     interfaces = lifted.policy["devices"]["jvd-ewan-fin-wanedge1-mx304"]["interfaces"]
-    assert not [name for name in interfaces if name.startswith("irb")]
+    irb = {name: body for name, body in interfaces.items() if name.startswith("irb")}
+    assert len(irb) == 13 and all("classifier" in body for body in irb.values()), irb
+    nowhere = text.replace("forwarding-class FC-LLQ;\n", "forwarding-class FC-NOWHERE;\n")
+    found = read(nowhere, "we1.conf", "junos-mx", "we1")
+    assert found.behaviour is not None
+    lifted = lift([found.behaviour], "we1")
+    interfaces = lifted.policy["devices"]["we1"]["interfaces"]
+    assert "irb.1" not in interfaces and "irb.21" in interfaces
     assert any(d.message == "interface irb unit 1 not lifted: none of its classes can be a service and none of its "
                "rules marks into one" for d in lifted.diagnostics)
 

@@ -190,6 +190,7 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.match.protocol", "classifiers.*.rules.*.match.source-port",
     "classifiers.*.rules.*.match.destination-port", "classifiers.*.rules.*.match.dscp",
     "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp", "classifiers.*.rules.*.policer",
+    "classifiers.*.rules.*.mark",
     "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit", "devices.*.description",

@@ -18,6 +18,7 @@ from qosc import dscp as dscp_mod
 from qosc.diagnostics import Location
 from qosc.marking import trust_label
 from qosc.model import Action, Domain, Interface, Policer, Role, Rule, Service
+from qosc.rulemarks import rule_mark
 from qosc.targets.junos.plan import Plan, jname, split_unit
 
 
@@ -170,7 +171,9 @@ def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str)
                    f"'{service.name}', which device {plan.device.name} does not schedule", rule.where.at("service"),
                    "add the service to the device's interfaces, or classify into a scheduled service")
         return None
-    mark = rule.set_dscp if rule.set_dscp is not None else (service.mark if service.dscp else None)
+    mark = rule_mark(rule, service)
+    if not rule.mark and (plan.fc_of[service.name], "low") in plan.rewrite:  # the rewrite rule writes its DSCP
+        _classify_only(plan, rule, service)
     term = _term(plan, edge, jname(rule.name), service, mark, rule.policer or service.policer,
                  rule.where.at("set-dscp", "service"))
     addresses = tuple((k, v) for k, v in (("source-address", sources), ("destination-address", destinations)) if v)
@@ -182,6 +185,19 @@ def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str)
         (dscp_kw, tuple(filter_code(plan, c) for c in rule.match_dscp)),
     ) if v)
     return replace(term, addresses=addresses, matches=matches)
+
+
+def _classify_only(plan: Plan, rule: Rule, service: Service) -> None:
+    """QOS114 for `mark: false` where the device rewrites DSCP: JUNOS marks by the egress rewrite rule of the
+    forwarding class (Junos OS Class of Service User Guide, "Rewriting Packet Headers to Ensure Forwarding
+    Behavior"), so the matched packets would leave those units with the service's code point."""
+    units = [i.name + (f".{i.unit}" if i.unit else "") for i in plan.device.interfaces if Domain.DSCP in i.rewrite]
+    if units:
+        plan.error("QOS114", f"rule '{rule.name}' classifies into '{service.name}' without marking (mark: false), "
+                   f"but on {plan.device.name} JUNOS marks by the rewrite rule of the forwarding class: "
+                   f"{', '.join(units[:4])}{' ...' if len(units) > 4 else ''} rewrite DSCP, so the packets would "
+                   f"leave there marked {dscp_mod.name(service.mark, 'junos')}", rule.where.at("mark"),
+                   "set rewrite without dscp on those interfaces (e.g. rewrite: [exp]), or let the rule mark")
 
 
 def _port(p: tuple[int, int]) -> str:

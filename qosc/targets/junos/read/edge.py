@@ -10,7 +10,8 @@ three-color-policer), "Two-Color Policer Configuration" (if-exceeding
 bandwidth-limit, burst-size-limit; then discard or loss-priority), "Two-Rate
 Three-Color Policers" (committed-information-rate, committed-burst-size,
 peak-information-rate, peak-burst-size: green -> low, yellow -> medium-high,
-red -> high loss priority).  A term without `from` at the end is the mark of
+red -> high loss priority).  A term whose forwarding class the unit's rewrite rule writes no code point for marks
+nothing: the rule says its class (`fc`).  A term without `from` at the end is the mark of
 unmatched traffic.  A policer is one instance per term that names it, unless it is `filter-specific`
 (Junos OS 12.3 CLI reference, 'filter-specific (Firewall)'): then the terms of one filter that name it
 share it (the rules' envelopes carry `shared`).
@@ -95,7 +96,8 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
         return None, mark
     env = policer(c, pol, fc or "", marks) if pol else None
     return Rule(term.rsplit("/", 1)[-1], tuple(src), tuple(dst), tuple(protos), tuple(sports), tuple(dports),
-                tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}"))), None
+                tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}")),
+                fc=fc if mark is None else None), None
 
 
 def _named(lines: list[Path]) -> str | None:
@@ -158,5 +160,5 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
                 merged[term] = Rule(term, old.sources + rule.sources, old.destinations + rule.destinations,
                                     tuple(dict.fromkeys(old.protocols + rule.protocols)), old.source_ports,
                                     old.destination_ports, old.match_dscp, old.mark, old.policer,
-                                    old.families + rule.families, old.origin)
+                                    old.families + rule.families, old.origin, old.fc)
     return [merged[term] for term in order], unmatched

@@ -1,0 +1,49 @@
+"""Edge rules read back as classifier rules of the policy (qosc import; qosc.behaviour.lift): the policy's
+names, what a rule matches, and the service it classifies into.
+
+A rule that marks a code point classifies into the service carrying it; one that marks nothing (the packets keep
+their DSCP: a JUNOS filter term that sets only the forwarding class) into the service of its class, with
+`mark: false` where that service has DSCP (a rule into it would mark its first code point).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from qosc import dscp as dscp_mod
+from qosc.behaviour.bodies import port_value
+from qosc.behaviour.model import Rule
+
+_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def ident(text: str, fallback: str) -> str:
+    """A policy name made of a configuration's name."""
+    name = _NAME.sub("-", text).strip("-._")
+    if not name or not name[0].isalpha():
+        name = f"{fallback}-{name}" if name else fallback
+    return name[:63]
+
+
+def match_body(r: Rule) -> dict[str, Any]:
+    """The policy's `match` of a rule (empty: it matches everything)."""
+    return {key: value for key, value in (
+        ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
+        ("source-port", [port_value(p) for p in r.source_ports]),
+        ("destination-port", [port_value(p) for p in r.destination_ports]),
+        ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
+
+
+def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, str], str],
+                 device: int) -> tuple[str | None, str]:
+    """The service a rule classifies into: its mark's (`service_of`), or, for a rule that marks nothing, its
+    class's (`by_class`: (device index, class) -> service); else None and why the rule is left out."""
+    if r.mark is not None:
+        return service_of.get(r.mark), f"marks {dscp_mod.name(r.mark)}, which no imported service carries"
+    service = by_class.get((device, r.fc)) if r.fc is not None else None
+    return service, (f"puts packets in class {r.fc}, which no imported service is made of" if r.fc else
+                     "marks nothing, which no imported service carries")
+
+
+__all__ = ["ident", "match_body", "rule_service"]

@@ -388,3 +388,50 @@ def test_assured_rate_sls_states_the_end_host_window() -> None:
     # the 21.4 ms / 460 Mbit/s path is Assured Rate; the 14.5 ms path is LBE, which is not parameterised
     assert any("21.4 ms" in line and "1230500 B window" in line for line in lines)
     assert not any("14.5 ms" in line for line in lines)
+
+
+def test_sls_of_rules_that_mark_nothing_and_of_an_uncapped_strict_queue(tmp_path: Path) -> None:
+    """A rule into a service carried in EXP alone (what import lifts of JVD ewan-fin wanedge1's IRB filters) made
+    the SLS end in an IndexError (the service's first DSCP); a `mark: false` rule and `rate-cap: none` are said."""
+    path = tmp_path / "p.yaml"
+    path.write_text("""\
+qosc: 1
+name: t
+services:
+  best-effort:
+    kind: best-effort
+    default: true
+    dscp: [be]
+    exp: [0]
+    queue: {share: 40%, priority: high}
+  llq:
+    kind: other
+    exp: [2]
+    queue: {share: 10%, strict: true, rate-cap: none}
+  high:
+    kind: assured
+    dscp: [af41]
+    exp: [1]
+    queue: {share: 20%, priority: high}
+  lbe:
+    kind: lbe
+    queue: {share: 1%, priority: low}
+classifiers:
+  irb-in:
+    rules:
+      - {name: stock, match: {destination: [198.18.0.0/16]}, service: llq}
+      - {name: keep, match: {destination: [198.19.0.0/16]}, service: high, mark: false}
+devices:
+  r1:
+    platform: junos-mx
+    interfaces:
+      xe-0/0/0: {role: core, speed: 10G, encapsulation: mpls, trust: exp}
+      irb: {role: edge, speed: 10G, unit: 1, classifier: irb-in, rewrite: [exp]}
+""")
+    result = api.validate(path)
+    assert result.policy is not None, [str(d) for d in result.diagnostics]
+    llq = render_service(result.policy, result.policy.service_map["llq"], "md")
+    assert "none: its service has no DSCP (carried in EXP or PCP)" in llq
+    assert "no queue rate-cap (rate-cap: none)" in llq
+    high = render_service(result.policy, result.policy.service_map["high"], "md")
+    assert "none: the packets keep their DSCP" in high

@@ -144,6 +144,9 @@ def build_document(policy: Policy, service: Service) -> Document:
         if q.rate_cap is not None:
             doc.excess.append(f"queue rate-cap {fmt_share(q.rate_cap)} of each link: traffic above it is dropped or "
                               "delayed at the hop (shaping)")
+        elif q.uncapped:
+            doc.excess.append("no queue rate-cap (rate-cap: none): the strict-priority queue is served first whatever "
+                              "it carries, and nothing at the hop limits it (QOS046)")
         if q.ceiling is not None:
             doc.excess.append(f"borrowing limited to a ceiling of {fmt_share(q.ceiling)} (shaping)")
         shapers = sorted({f"{d.name}:{i.name} shaped to {fmt_rate(i.shape)}" for d, i in carrying(policy, service)

@@ -12,6 +12,7 @@ from qosc import dscp as dscp_mod
 from qosc.diagnostics import Diagnostic
 from qosc.hosts import service_requirements
 from qosc.model import Action, Domain, Policer, Policy, Service
+from qosc.rulemarks import rule_mark
 from qosc.sls.bounds import Derived, Hop, fmt_rate, fmt_size, fmt_time, service_of_dscp
 
 MAX_ROWS = 64
@@ -85,8 +86,9 @@ def rule_rows(policy: Policy, service: Service) -> list[dict[str, Any]]:
                 "protocol": ", ".join(r.protocols) or "any", "source_port": ", ".join(sports) or "any",
                 "destination_port": ", ".join(ports) or "any",
                 "match_dscp": ", ".join(dscp_text(x) for x in r.match_dscp) or "any",
-                "mark": dscp_text(r.set_dscp if r.set_dscp is not None else service.mark) if r.mark
-                else "none: the packets keep their DSCP",
+                "mark": dscp_text(mark) if (mark := rule_mark(r, service)) is not None
+                else "none: the packets keep their DSCP" if not r.mark
+                else "none: its service has no DSCP (carried in EXP or PCP)",
                 "policer": r.policer or service.policer or "-",
                 "applied": ", ".join(where[:8]) + (f" and {len(where) - 8} more" if len(where) > 8 else "")
                 if where else "no interface",

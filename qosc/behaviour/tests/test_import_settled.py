@@ -66,3 +66,32 @@ def test_a_service_no_interface_left_queues_has_no_queue(tmp_path: Path) -> None
     policy, _ = _import(tmp_path, text)
     assert list(policy["devices"]["r"]["interfaces"]) == ["ae2"]
     assert "queue" not in policy["services"]["BE"], policy["services"]["BE"]
+
+
+# BE (the default service: DSCP 0) and AF leave ae2 with EXP 1 alike
+SHARED_EXP = """\
+set class-of-service forwarding-classes class BE queue-num 0
+set class-of-service forwarding-classes class AF queue-num 1
+set class-of-service classifiers dscp C forwarding-class BE loss-priority low code-points 000000
+set class-of-service classifiers dscp C forwarding-class AF loss-priority low code-points 001010
+set class-of-service rewrite-rules exp X forwarding-class BE loss-priority low code-point 001
+set class-of-service rewrite-rules exp X forwarding-class AF loss-priority low code-point 001
+set class-of-service schedulers S1 transmit-rate percent 40
+set class-of-service schedulers S2 transmit-rate percent 60
+set class-of-service scheduler-maps M forwarding-class BE scheduler S1
+set class-of-service scheduler-maps M forwarding-class AF scheduler S2
+set class-of-service interfaces ae2 scheduler-map M
+set class-of-service interfaces ae2 unit 0 classifiers dscp C
+set class-of-service interfaces ae2 unit 0 rewrite-rules exp X
+"""
+
+
+def test_an_exp_value_the_default_class_leaves_with_and_another_service_holds_is_named(tmp_path: Path) -> None:
+    """A value is one service in the policy (QOS083: two services of one EXP value must share a queue); the
+    default class, never joined to another by code points, loses EXP 1 to AF, which holds it: named at the
+    class's line (its scheduler-map entry), QOS172, not dropped in silence (BE leaves with the default's EXP 0)."""
+    policy, said = _import(tmp_path, SHARED_EXP)
+    assert policy["services"]["AF"]["exp"] == [1]
+    assert "exp" not in policy["services"]["BE"]
+    lost = [line for line in said.splitlines() if "QOS172" in line and "EXP 1" in line]
+    assert len(lost) == 1 and ":9:1:" in lost[0] and "service AF" in lost[0], said

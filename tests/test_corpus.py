@@ -76,9 +76,10 @@ UNCLEAN = {
         "round-trips with no difference",
     "junos/batfish-class-of-service-builtin-forwarding-classes.set":
         "grammar test: ae1 fixes every packet into assured-forwarding (queue 2, which Junos's default map does not "
-        "schedule) and router traffic goes to best-effort (queue 0, 95%: host-outbound-traffic, global to the "
-        "device, Junos CoS guide); the policy makes assured-forwarding the default service, which the compile "
-        "queues in queue 0, and the host class a network-control service in queue 3: equiv rightly finds router "
+        "schedule) and host-outbound-traffic puts router traffic in best-effort (queue 0, 95%; global to the "
+        "device, Junos CoS guide), so no traffic reaches network-control (queue 3) or expedited-forwarding; the "
+        "policy makes assured-forwarding the default service, which the compile queues in queue 0, and the host "
+        "class a network-control service in queue 3 (a policy says no queue numbers): equiv rightly finds router "
         "traffic in another queue (both classes are called best-effort, so it reads 'best-effort expected, "
         "best-effort found'), and the compiled ae1 (a filter, no class-of-service binding) is read as not queued by "
         "the default map although Junos queues every port without a scheduler map by it",

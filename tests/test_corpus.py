@@ -82,7 +82,9 @@ UNCLEAN = {
         "class a network-control service in queue 3 (a policy says no queue numbers): equiv rightly finds router "
         "traffic in another queue (both classes are called best-effort, so it reads 'best-effort expected, "
         "best-effort found'), and the compiled ae1 (a filter, no class-of-service binding) is read as not queued by "
-        "the default map although Junos queues every port without a scheduler map by it",
+        "the default map although Junos queues every port without a scheduler map by it; were it read so, equiv "
+        "(which compares no queues of two interfaces both at the device's defaults) would find nothing, though the "
+        "default map's shares go by queue number: assured-forwarding's 0% (queue 2) becomes 95% (queue 0)",
     "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
     "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,

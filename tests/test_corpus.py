@@ -69,16 +69,22 @@ INVALID: dict[str, str] = {}
 UNCLEAN = {
     "junos/batfish-class-of-service-comprehensive.set":
         "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
-        "rewrites EXP for them: it is left out (QOS087), so equiv finds it missing; ae2, fixed into FC-CLASS2, lifts "
-        "as an untrusted edge, but its FC-CLASS1 queue keeps the share ae1's map gave the service (10%, not the "
-        "default map's 95%: the service was first met on ae1), and EXP 001 is written for FC-CLASS1 and FC-CLASS3 "
-        "alike (one service keeps it)",
+        "rewrites EXP for them: Junos queues those in their classes' own queues with the minimal buffer and WRR "
+        "credit of an unconfigured class (Junos CoS guide, Configuring Forwarding Classes), which a policy cannot "
+        "say (a service an interface does not carry is queued and marked as the default: QOS116), so ae1 is left "
+        "out (QOS087) and equiv finds it missing (QOS171); ae2, fixed into FC-CLASS2 and lifted without ae1, "
+        "round-trips with no difference",
     "junos/batfish-class-of-service-builtin-forwarding-classes.set":
-        "grammar test: ae1 fixes every packet into assured-forwarding (lifted: an untrusted edge whose one rule "
-        "takes everything there, router traffic in best-effort) and queues by Junos's default map, whose "
-        "expedited-forwarding (queue 1, 0%) and network-control (queue 3, 5%) queues no code point of the "
-        "configuration is classified into: a service of the policy language is its code points (QOS034), so equiv "
-        "finds those two queues missing",
+        "grammar test: ae1 fixes every packet into assured-forwarding (queue 2, which Junos's default map does not "
+        "schedule) and host-outbound-traffic puts router traffic in best-effort (queue 0, 95%; global to the "
+        "device, Junos CoS guide), so no traffic reaches network-control (queue 3) or expedited-forwarding; the "
+        "policy makes assured-forwarding the default service, which the compile queues in queue 0, and the host "
+        "class a network-control service in queue 3 (a policy says no queue numbers): equiv rightly finds router "
+        "traffic in another queue (both classes are called best-effort, so it reads 'best-effort expected, "
+        "best-effort found'), and the compiled ae1 (a filter, no class-of-service binding) is read as not queued by "
+        "the default map although Junos queues every port without a scheduler map by it; were it read so, equiv "
+        "(which compares no queues of two interfaces both at the device's defaults) would find nothing, though the "
+        "default map's shares go by queue number: assured-forwarding's 0% (queue 2) becomes 95% (queue 0)",
     "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
     "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,

@@ -178,6 +178,9 @@ class _Lifter:
                     claimed |= {v for vs in found.values() for v in vs}
             if ("default",) in self.members:
                 lifted[("default",)] = liftmarks.default_values(self.members[("default",)], domain, claimed)
+                owners = {v: self.service_names[k] for k, found in lifted.items() if k != ("default",)
+                          for vs in found.values() for v in vs}
+                self.diagnostics += liftmarks.lost_defaults(self.members[("default",)], domain, owners)
             for key, found in lifted.items():
                 if found:  # values of a higher drop precedence alone stay there ({high: [...]})
                     self.services[key][domain] = liftmarks.body(found)

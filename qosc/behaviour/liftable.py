@@ -56,7 +56,12 @@ def not_lifted(iface: Interface, cls: Class, why: str) -> Diagnostic:
 
 def unscheduled(iface: Interface) -> list[Diagnostic]:
     """QOS172 where code points (DSCP, EXP or PCP values) are classified into a class the interface does not
-    schedule (a JUNOS forwarding class its scheduler map leaves out): they are lifted into the default service."""
+    schedule (a JUNOS forwarding class its scheduler map leaves out): they are lifted into the default service.
+    Junos queues such packets in their class's own queue with the minimal delay buffer and WRR credit of an
+    unconfigured class and a default drop profile ("A default congestion and transmission control mechanism is
+    used when an output interface is not configured for a certain forwarding class", Junos OS Class of Service
+    User Guide, Configuring Forwarding Classes, 13.2): a queue the policy cannot say (a service an interface
+    carries is scheduled there; one it does not carry is queued and marked as the default: QOS116)."""
     names = {c.name for c in iface.classes}
     if not names:
         return []
@@ -71,8 +76,9 @@ def unscheduled(iface: Interface) -> list[Diagnostic]:
                 lost.setdefault(cls, []).append(code)
         out += [warning("QOS172", f"interface {iface.name} unit {iface.unit}: {label} "
                         f"{' '.join(spell(c) for c in points[:8])}{' ...' if len(points) > 8 else ''} go to class "
-                        f"{cls}, which the interface does not schedule (no queue of its own here): not lifted (the "
-                        "imported policy gives them the default service)", iface.origin,
+                        f"{cls}, which the interface does not schedule (Junos gives its queue the minimal buffer and "
+                        "credit of a class without a scheduler, which a policy cannot say): not lifted (the imported "
+                        "policy gives them the default service)", iface.origin,
                         "schedule the class on the interface, or classify its code points into a scheduled one")
                 for cls, points in sorted(lost.items())]
     return out

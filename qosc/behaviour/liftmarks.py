@@ -13,7 +13,8 @@ marking settings of interfaces (generic: what every reader's behaviour says).
 - EXP and PCP values per drop precedence: the value a class leaves with (rewritten, imposed) first, then the
   values classified into it at that precedence; a precedence whose mark is what a lower one would give anyway
   (`Marking.mark` falls back) is left out.  The default service takes the values it is written with (all it
-  is classified by where nothing writes it), less values other services claim.
+  is classified by where nothing writes it), less values other services claim (a value it is written with that
+  another service holds is named, QOS172: lost_defaults).
 - Interfaces where EXP or PCP is classified, written or imposed get `encapsulation` (mpls where EXP is
   classified or written on them, vlan where PCP is), `trust` and `rewrite` (the domains classified and written),
   and at edges `impose: false` where labels are pushed without the service's EXP, each only where it differs
@@ -27,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from qosc.behaviour.model import DOMAINS3, Class, Device, Interface
+from qosc.diagnostics import Diagnostic, warning
 from qosc.marking import ENCAPSULATIONS, default_rewrite, default_trust
 
 Node = tuple[int, int, str]
@@ -176,6 +178,27 @@ def default_values(members: Iterable[tuple[Interface, str]], domain: str, claime
     written_values = set(marks.values())
     found = _fold(marks, {p: [v for v in vs if v in written_values] for p, vs in seen.items()} if marks else seen)
     return {p: kept for p, vs in found.items() if (kept := [v for v in vs if v not in claimed])}
+
+
+def lost_defaults(members: Iterable[tuple[Interface, str]], domain: str, owners: dict[int, str]
+                  ) -> list[Diagnostic]:
+    """QOS172 for each value a default class leaves with (rewrite, imposition) that another service holds
+    (`owners`: value -> that service): a value is one service in the policy (two services of one EXP or PCP value
+    share a queue: QOS083), so the default service does not take it and leaves with the default's value."""
+    out, seen = [], set()
+    for iface, name in members:
+        for value in sorted(set(written(iface, domain, name).values()) & set(owners)):
+            if (name, value) in seen:
+                continue
+            seen.add((name, value))
+            cls = iface.class_named(name)
+            out.append(warning(
+                "QOS172", f"interface {iface.name} unit {iface.unit}: class {name} (the default service) leaves "
+                f"with {domain.upper()} {value}, which service {owners[value]} holds: not lifted (a value is one "
+                f"service in the policy, and the two have queues of their own: QOS083), so the default service "
+                f"leaves with the default's {domain.upper()}", cls.origin if cls else iface.origin,
+                f"give one of the classes another {domain.upper()} value"))
+    return out
 
 
 def body(found: dict[int, list[int]]) -> Any:

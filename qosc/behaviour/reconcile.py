@@ -12,6 +12,9 @@ and named at its configuration line, and the reconciliation of the configuration
   nearest value that promises no more than the configuration guarantees, and the difference is said at the
   class's configuration line (QOS207): one share a target cannot write exactly never costs the service, and
   with the default service every other one (QOS032).
+- `lift_settled(devices, ...)`: lift and settle; where settle left an interface out whole, the devices are lifted
+  again without it (until none is): the policy is the lift of the interfaces it holds, so a service's queue, code
+  points and values never come from an interface left out (a service first met on one kept that one's queue).
 - `reconcile(devices, lifted)`: every QoS object a reader saw (Device.seen) is lifted (an element the policy holds
   is made of it: Device.uses) or named as not lifted: where no diagnostic named it at its line yet, a QOS172
   there says whether it is applied to no interface (it does nothing) or applied and not lifted; and one QOS202
@@ -24,12 +27,13 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
 
-from qosc.behaviour.liftable import Element
+from qosc.behaviour.lift import lift
+from qosc.behaviour.liftable import Element, element
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.model import Device
 from qosc.diagnostics import Diagnostic, Severity, warning
@@ -84,6 +88,9 @@ class Settled:
     """What was left out (QOS172 at the configuration) and, when nothing can be written, the errors why."""
     checked: list[Diagnostic]
     """`qosc validate`'s diagnostics of the text (warnings only: it has no error)."""
+    left_out: dict[Element, Diagnostic] = field(default_factory=dict)
+    """The interfaces read back that were left out whole, with the QOS172 naming each (lift_settled lifts again
+    without them)."""
 
 
 _FIELDS = {("queue", "ecn"), ("queue", "buffer"), ("queue", "ceiling"), ("drop-profile",), ("policer",)}
@@ -123,6 +130,7 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
     """The lifted policy as a text `qosc validate` accepts (see the module doc)."""
     named: list[Diagnostic] = []
     rounded: dict[str, Diagnostic] = {}
+    gone: dict[Element, Diagnostic] = {}
     for _ in range(MAX_ROUNDS):
         if not _something(lifted.policy):
             return _nothing(lifted, named, [])
@@ -131,7 +139,7 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
         errors = [d for d in checked if d.is_error]
         if not errors:
             kept = [d for name, d in rounded.items() if name in lifted.policy["services"]]
-            return Settled(text, kept + named, checked)
+            return Settled(text, kept + named, checked, gone)
         blamed = _blame(errors, yaml_spans(text), path)
         if _round_down(lifted, blamed, rounded):
             continue
@@ -147,8 +155,28 @@ def settle(lifted: Lifted, path: str, header: str) -> Settled:
         least = min(_rank(t) for t in doomed)
         for target, why in doomed.items():
             if _rank(target) == least:
-                named += _leave_out(lifted, target, why)
+                said = _leave_out(lifted, target, why)
+                if target[0] == "devices" and len(target) == 4 and (target[1], target[3]) in lifted.interfaces:
+                    gone[lifted.interfaces[(target[1], target[3])]] = said[0]
+                named += said
     return _nothing(lifted, named, [])
+
+
+def lift_settled(devices: Sequence[Device], name: str, path: str, header: str) -> tuple[Lifted, Settled]:
+    """The devices lifted (qosc.behaviour.lift) and settled; where settle left an interface out whole, the devices
+    are lifted again without it, until no interface is left out: what the policy holds is made of the interfaces
+    it keeps alone (a service's queue never comes from an interface left out, nor does a QOS173 compare with one),
+    and the QOS172 naming each interface left out is kept."""
+    gone: dict[Element, Diagnostic] = {}
+    while True:
+        kept = [replace(d, interfaces=tuple(i for i in d.interfaces if element("interface", d.name, i) not in gone))
+                for d in devices]
+        lifted = lift(kept, name)
+        settled = settle(lifted, path, header)
+        if not settled.left_out or settled.text is None:
+            settled.diagnostics[:0] = list(gone.values())
+            return lifted, settled
+        gone.update(settled.left_out)
 
 
 def _blame(errors: list[Diagnostic], spans: list[tuple[tuple[str, ...], int, int]], path: str

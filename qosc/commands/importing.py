@@ -14,7 +14,8 @@ below best effort) is reported again at the configuration line it came from.
 The policy is checked before it is written, with the policy's own checks
 (qosc.behaviour.reconcile.settle): what would make it invalid is left out
 and named at its configuration line (QOS172), so import never writes a
-policy `qosc validate` refuses.  Every QoS object the readers saw is lifted
+policy `qosc validate` refuses; an interface left out whole is lifted again
+without (reconcile.lift_settled), so nothing in the policy comes from it.  Every QoS object the readers saw is lifted
 or named (QOS172), and QOS202 states the count: seen = lifted + named.
 Exit 0 when a policy was written (warnings allowed); 3 when there is nothing
 to lift (the configurations apply no QoS qosc reads: QOS201, nothing
@@ -32,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from qosc.atomicfile import write_atomic
-from qosc.behaviour.lift import lift
 from qosc.behaviour.model import Device
-from qosc.behaviour.reconcile import reconcile, relocate, settle
+from qosc.behaviour.reconcile import lift_settled, reconcile, relocate
 from qosc.commands._common import add_report_options, report
 from qosc.commands.equiv import side
 from qosc.diagnostics import Diagnostic, Location, Severity, error, has_errors
@@ -86,9 +86,8 @@ def run(args: argparse.Namespace) -> int:
         report(diagnostics, args.format)
         return 2 if any(d.io for d in diagnostics) else 1
     out = Path(args.output)
-    lifted = lift(devices, args.name or out.stem)
+    lifted, settled = lift_settled(devices, args.name or out.stem, str(out), header(args.configs))
     diagnostics += lifted.diagnostics
-    settled = settle(lifted, str(out), header(args.configs))
     diagnostics += settled.diagnostics
     counted = reconcile(devices, lifted, diagnostics, ", ".join(args.configs))
     diagnostics += counted.diagnostics

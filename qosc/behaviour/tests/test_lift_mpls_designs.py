@@ -72,8 +72,9 @@ def test_exp_values_of_a_class_the_unit_does_not_schedule_are_named() -> None:
     found = read(UNSCHEDULED, "u.set", "junos-mx", "u")
     assert found.behaviour is not None
     named = [d.message for d in lift([found.behaviour], "u").diagnostics if "does not schedule" in d.message]
-    assert named == ["interface xe-1/0/0 unit 0: EXP 5 go to class gold, which the interface does not schedule (no "
-                     "queue of its own here): not lifted (the imported policy gives them the default service)"]
+    assert named == ["interface xe-1/0/0 unit 0: EXP 5 go to class gold, which the interface does not schedule "
+                     "(Junos gives its queue the minimal buffer and credit of a class without a scheduler, which a "
+                     "policy cannot say): not lifted (the imported policy gives them the default service)"]
 
 
 def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() -> None:

@@ -44,7 +44,11 @@ class Config:
     tcps: dict[str, list[Path]] = field(default_factory=dict)
     """Traffic-control profiles by name: their statements."""
     host_class: str | None = None
-    """host-outbound-traffic forwarding-class: where router-generated traffic is queued."""
+    """host-outbound-traffic forwarding-class: where router-generated traffic is queued, on every egress interface
+    ("The forwarding class selected is global to the device", Junos OS CoS User Guide, Change the Default Queuing
+    and Marking of Host Outbound Traffic).  Without it Junos's default assignments hold: control protocol packets
+    in queue 3 (network-control), management traffic in queue 0 (ibid., Default Routing Engine Protocol Queue
+    Assignments)."""
     filtered: dict[str, Location | None] = field(default_factory=dict)
     """Port -> where an input or output filter is bound on one of its units under `interfaces`: the origin of a
     unit no class-of-service statement names (an IRB unit classified by its filter alone)."""

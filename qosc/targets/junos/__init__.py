@@ -145,7 +145,7 @@ from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.junos import serialize
 from qosc.targets.junos.analysis import analyse
-from qosc.targets.junos.grammar import GRAMMAR
+from qosc.targets.junos.grammar import GRAMMAR, JunosGrammar
 from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.plan import Plan, jname
 from qosc.targets.junos.platform import JunosPlatform
@@ -212,6 +212,11 @@ class JunosTarget(Target):
     driver_needs = ("ncclient", "lxml")
     reader = "qosc.targets.junos.read"
     default_port = 830
+
+    def grammars_for(self, unit: Any) -> tuple[Grammar, ...]:
+        """The junos grammar of the unit's platform (its scheduler priorities: JunosGrammar.for_platform)."""
+        platform = self.platform_data.get(getattr(unit, "platform", ""))
+        return (JunosGrammar.for_platform(platform),) if isinstance(platform, JunosPlatform) else self.grammars
 
     def lower(self, policy: Policy, unit: Any, platform: Any) -> Lowered:
         assert isinstance(platform, JunosPlatform)

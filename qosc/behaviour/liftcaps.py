@@ -12,7 +12,6 @@ from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.model import UNCAPPED
 from qosc.units import format_rate
 
-
 K = TypeVar("K")
 
 

@@ -12,6 +12,7 @@ from qosc import api
 from qosc.behaviour import readback
 from qosc.behaviour.compare import compare
 from qosc.targets.junos.grammar import JunosGrammar
+from qosc.targets.junos.platform import JunosPlatform
 from qosc.targets.junos.tests.statements import parse_set
 from qosc.targets.registry import platform
 from qosc.tree import Document, kw, stmt
@@ -108,7 +109,7 @@ def test_a_third_strict_service_is_refused_on_junos_acx(tmp_path: Path) -> None:
     found = [d for d in result.diagnostics if d.code == "QOS093"]
     assert found and "3 strict-priority services but junos-acx allows 2 per interface" in found[0].message, [
         str(d) for d in result.diagnostics]
-    assert found[0].location.line == text.splitlines().index("  oam:") + 4
+    assert found[0].location is not None and found[0].location.line == text.splitlines().index("  oam:") + 4
 
 
 def test_a_share_on_a_strict_service_is_refused_on_junos_acx(tmp_path: Path) -> None:
@@ -118,7 +119,8 @@ def test_a_share_on_a_strict_service_is_refused_on_junos_acx(tmp_path: Path) -> 
                                                            "{share: 5%, strict: true, rate-cap: 5%}")
     result, _ = compiled(tmp_path, text)
     found = [d for d in result.diagnostics if d.code == "QOS113"]
-    assert found and found[0].location.line == text.splitlines().index("  signaling:") + 4, [
+    assert found and found[0].location is not None
+    assert found[0].location.line == text.splitlines().index("  signaling:") + 4, [
         str(d) for d in result.diagnostics]
 
 
@@ -126,6 +128,7 @@ def test_low_latency_is_in_the_grammar_of_junos_acx_only() -> None:
     doc = Document("r1", "junos", (stmt(kw("class-of-service"), children=(stmt(kw("schedulers"), children=(
         stmt(kw("S"), children=(stmt(kw("priority"), kw("low-latency")),)),)),)),))
     mx, acx = platform("junos-mx"), platform("junos-acx")
+    assert isinstance(mx, JunosPlatform) and isinstance(acx, JunosPlatform)
     assert JunosGrammar.for_platform(mx).check(doc)
     assert not JunosGrammar.for_platform(acx).check(doc)
 
@@ -161,4 +164,5 @@ def test_the_reader_keeps_the_order_of_two_strict_queues(tmp_path: Path) -> None
 @pytest.mark.parametrize("name", ["junos-mx", "junos-m-series", "junos-acx"])
 def test_every_junos_platform_names_its_strict_priorities(name: str) -> None:
     data = platform(name)
+    assert isinstance(data, JunosPlatform)
     assert len(data.strict_priorities) == data.strict_per_interface

@@ -47,12 +47,12 @@ QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platf
 AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
-ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-mx (qosc has no ACX platform): its "
-       "units with a fixed `forwarding-class` lift as edges with one rule without a match, but its fronthaul units "
-       "classified by a family ccc filter (learned 802.1p priority, source MAC) are named and not read: lifted with "
-       "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
-TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
-              "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
+ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-acx (two strict queues a port: "
+       "FC-LLQ low-latency and FC-SIGNALING strict-high round-trip): its units with a fixed `forwarding-class` lift "
+       "as edges with one rule without a match, but its fronthaul units classified by a family ccc filter (learned "
+       "802.1p priority, source MAC) are named and not read: lifted with their queues, they are compiled as edges "
+       "that write DSCP, where the original leaves DSCP alone (junos-acx has the JVD's three loss priorities, so "
+       "the compiled DSCP rewrite keeps fewer code points apart: QOS115)")
 IRB = ("; its 332 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208), their filter "
        "terms that set a forwarding class as rules into the classes' services")
 QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
@@ -94,14 +94,14 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-an1-acx7100-48l.conf": ACX + TWO_STRICT,
+    "junos/jvd-llq-an1-acx7100-48l.conf": ACX,
     "junos/jvd-llq-an3-acx7100-48l.conf":
         ACX + "; and its et-0/0/50 (a scheduler map, no classifier: Junos's implicit ipprec-compatibility puts cs6 "
         "in FC-CONTROL's queue 3) shares cs6 with the CL-DSCP units' FC-SIGNALING: a code point is one service in "
-        "the policy, so FC-SIGNALING is joined to FC-CONTROL (QOS173 per unit)",
-    "junos/jvd-llq-an4-acx7024.conf": ACX + TWO_STRICT,
-    "junos/jvd-llq-ag1-1-acx7509.conf": ACX + TWO_STRICT + IRB,
-    "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + TWO_STRICT + IRB,
+        "the policy, so FC-SIGNALING is joined to FC-CONTROL (QOS173 per unit) and loses its strict queue",
+    "junos/jvd-llq-an4-acx7024.conf": ACX,
+    "junos/jvd-llq-ag1-1-acx7509.conf": ACX + IRB,
+    "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + IRB,
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
@@ -134,7 +134,8 @@ def test_the_corpus_is_what_issue_22_asks_for() -> None:
         assert e["licence"] in LICENCES, e
         assert len(e["commit"]) == 40 and e["commit"] in sources, e["file"]
         assert e["file"] in sources, f"{e['file']} is not in SOURCES.md"
-        assert e["platform"] in {"junos-mx", "junos-m-series", "ios-xe", "ios-gsr", "catalyst6500", "linux"}
+        assert e["platform"] in {"junos-mx", "junos-m-series", "junos-acx", "ios-xe", "ios-gsr", "catalyst6500",
+                                 "linux"}
         if e["kind"] == "linux":
             assert (CORPUS / e["script"]).is_file(), e["script"]
     assert len(set(FILES)) == len(FILES)
@@ -163,10 +164,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes classify fronthaul units by ccc "
-                   "filters (802.1p, source MAC) and run two strict queues per port, the Linux dumps are link "
-                   "emulators, and two Batfish grammar "
-                   "tests (UNCLEAN says why per file)")
+                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes (junos-acx) classify fronthaul "
+                   "units by ccc filters (802.1p, source MAC) and the two aggregation nodes have IRB units, the Linux "
+                   "dumps are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

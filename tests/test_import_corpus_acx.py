@@ -322,3 +322,22 @@ def test_a_fixed_forwarding_class_is_lifted_as_an_edge_rule_without_a_match(
     assert unit["role"] == "edge" and unit["trust"] == "none" and unit["rewrite"] == ["pcp"], unit
     assert policy["classifiers"][unit["classifier"]] == {"rules": [{"name": "fixed", "service": "FC-LLQ"}]}
     assert status == 0, out
+
+
+def test_low_latency_and_strict_high_import_as_two_strict_services_on_junos_acx(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On junos-acx (ACX7000, Junos OS Evolved: two strict-priority queues a port) the JVD's FC-LLQ
+    (`priority low-latency`) and FC-SIGNALING (strict-high) both lift, the low-latency one first in the policy
+    whatever order the scheduler map lists them in, so compile writes low-latency and strict-high on the same
+    classes again and equiv finds the round trip clean.  As junos-mx, FC-SIGNALING is named (QOS093: above)."""
+    for order, text in (("llq-first", LOW_LATENCY + STRICT_HIGH), ("signaling-first", STRICT_HIGH + LOW_LATENCY)):
+        (tmp_path / order).mkdir()
+        policy, diagnostics, status, out = round_trip(tmp_path / order, capsys, "junos-acx", "llq.set", text)
+        assert policy is not None, named(diagnostics)
+        assert not [m for m in named(diagnostics) if "FC-SIGNALING" in m or "FC-LLQ" in m], named(diagnostics)
+        services = policy["services"]
+        strict = [name for name, body in services.items() if body.get("queue", {}).get("strict")]
+        assert strict == ["FC-LLQ", "FC-SIGNALING"], (order, strict)
+        assert services["FC-LLQ"]["queue"]["rate-cap"] == "40%" and services["FC-SIGNALING"]["queue"][
+            "rate-cap"] == "5%", services
+        assert status == 0, out

@@ -52,6 +52,7 @@ TABLE = [
     ("iosxr-asr9k", "HundredGigE0/0/0/0", "QOS048"),
     ("iosxr-8000", "HundredGigE0/0/0/0", "QOS048"),
     ("junos-m-series", "so-1/2/0", "QOS110"),  # no strict-high queue at all there
+    ("junos-acx", "et-0/0/4", "QOS113"),  # Junos OS Evolved ACX: no transmit-rate on a strict queue (the share)
 ]
 
 

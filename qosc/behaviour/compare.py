@@ -8,7 +8,7 @@ other side classifies most of that service's code points into.  Then:
 - every one of the 64 code points, IPv4 and IPv6: classified into the matched class; likewise the eight
   MPLS EXP and eight 802.1p PCP values (and their drop precedence) where the interface classifies on them;
 - per class: guaranteed share (within rounding), strictness, cap, ceiling, the order of priorities among
-  the interface's classes (vendors have different numbers of levels: only the order counts), drop curves per
+  the interface's classes, and of its strict classes where both sides say one (only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
 - how declared code points leave (rewrite), and what each class leaves with in EXP and PCP (rewrite, and the
   EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, the class of a
@@ -175,14 +175,16 @@ class _Pair:
                 continue
             pairs.append((cls, other))
             self._attributes(cls, other)
-        ranked = [(x, y) for x, y in pairs if not x.strict and x.priority is not None and y.priority is not None]
-        for x1, y1 in ranked:
-            for x2, y2 in ranked:
-                assert x1.priority is not None and x2.priority is not None
-                assert y1.priority is not None and y2.priority is not None
-                if x1.priority > x2.priority and not y1.priority > y2.priority:
-                    self.add(x1.name, f"priority relative to {x2.name}:", "higher", "not higher", x1.origin,
-                             y1.origin)
+        self._order([p for p in pairs if not p[0].strict], "priority", "priority", "higher", "not higher")
+        self._order(pairs, "strict_rank", "strict priority", "served first", "not first")  # (strict classes only)
+
+    def _order(self, pairs: list[tuple[Class, Class]], attr: str, what: str, higher: str, lower: str) -> None:
+        """The classes' order by `attr` where both sides give it (strict_rank: JUNOS low-latency first)."""
+        ranked = [(x, y, getattr(x, attr), getattr(y, attr)) for x, y in pairs]
+        for x1, y1, a1, b1 in ranked:
+            for x2, _, a2, b2 in ranked:
+                if None not in (a1, a2, b1, b2) and a1 > a2 and not b1 > b2:
+                    self.add(x1.name, f"{what} relative to {x2.name}:", higher, lower, x1.origin, y1.origin)
 
     def _cap(self, cls: Class) -> float | None:
         """A cap in percent; one known only as a rate is taken of whichever side knows the interface rate."""

@@ -19,6 +19,8 @@ against, so it reads the policy's semantics, not any vendor's:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from qosc.behaviour.model import FAMILIES, Class, Curve, Device, Envelope, Interface, Rule
 from qosc.model import Action, Domain, DropProfile, Kind, Policer, Policy, Role, Service, rate_percent
 from qosc.model import Device as ModelDevice
@@ -85,7 +87,9 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
         owner = policy.queue_owner(s)
         if owner not in owners:
             owners.append(owner)
-    classes = tuple(_class(policy, o, iface) for o in owners)
+    strict = [o for o in owners if o.queue.strict]  # served in the policy's order (IOS XR levels, JUNOS on ACX)
+    classes = tuple(replace(c, strict_rank=len(strict) - strict.index(o)) if o in strict else c
+                    for o, c in ((o, _class(policy, o, iface)) for o in owners))
     default = policy.default_service
     default_class = policy.queue_owner(default).name if default is not None and default in scheduled else None
     classify = [default_class] * 64

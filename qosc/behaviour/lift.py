@@ -275,7 +275,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     liftfixed.hosts(lifter, devices, out_devices, elements)
-    services = {lifter.service_names[k]: v for k, v in lifter.services.items()}
+    services = {lifter.service_names[k]: lifter.services[k] for k in liftcaps.strict_order(list(lifter.services),
+                                                                                          lifter.queued)}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
     for key, cls in lifter.queued.items():

@@ -1,14 +1,28 @@
-"""How import caps a strict-priority class (qosc.behaviour.lift): the policy language wants every strict queue
-capped (QOS042) or said uncapped on purpose (`rate-cap: none`, QOS046)."""
+"""How import caps and orders strict-priority classes (qosc.behaviour.lift): the policy language wants every strict
+queue capped (QOS042) or said uncapped on purpose (`rate-cap: none`, QOS046), and serves an interface's strict
+services in its own order (JUNOS on ACX: the first low-latency, the second strict-high)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar
 
 from qosc.behaviour.model import Class, Envelope
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.model import UNCAPPED
 from qosc.units import format_rate
+
+K = TypeVar("K")
+
+
+def strict_order(keys: list[K], queued: Mapping[K, Class]) -> list[K]:
+    """The services in policy order: as met, but the strict ones (each by the class its queue was lifted from) in
+    the order the device serves them, the first served first (strict_rank: JUNOS low-latency before strict-high),
+    each in the place of one of them, so compile gives every class its priority back."""
+    strict = [k for k in keys if k in queued and queued[k].strict]
+    served = sorted(strict, key=lambda k: -(queued[k].strict_rank or 0))
+    order = iter(served)
+    return [next(order) if k in strict else k for k in keys]
 
 
 class Capping(Protocol):

@@ -112,6 +112,9 @@ class Class:
     strict: bool = False
     priority: int | None = None
     """Rank for excess bandwidth, higher is served first (policy: low 0 .. high 3)."""
+    strict_rank: int | None = None
+    """Among an interface's strict classes, the order they are served in, higher first, where the configuration
+    says one (JUNOS: low-latency above strict-high; the policy: its order); None where it says none."""
     cap: float | None = None
     """Hard cap, percent of the interface rate."""
     cap_rate: int | None = None

@@ -102,7 +102,7 @@ def render(target: Target, policy: Policy, unit: Any, lowered: Lowered | None = 
             lowered = lower(target, policy, unit)[1]
             if lowered is None:
                 return [], []
-        grammars = {g.dialect: g for g in target.grammars}
+        grammars = {g.dialect: g for g in target.grammars_for(unit)}
         bad = []
         for doc in lowered.documents:
             if doc.dialect not in grammars:

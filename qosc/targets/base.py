@@ -132,6 +132,11 @@ class Target(abc.ABC):
     def platforms(self) -> tuple[str, ...]:
         return tuple(self.platform_data)
 
+    def grammars_for(self, unit: Any) -> tuple[Grammar, ...]:
+        """The grammars a unit's documents are checked by (default: the target's; a target whose platforms accept
+        different values overrides it)."""
+        return self.grammars
+
     def supports(self, field_path: str, platform: PlatformBase) -> bool:
         """Whether the target renders a policy field on this platform (default: it is in `fields`)."""
         return field_path in self.fields

@@ -35,6 +35,7 @@ from qosc.targets.platform import Platform
 from qosc.targets.registry import for_platform, platform
 
 PORTS = {"junos-mx": ("ge-0/0/0", "xe-0/1/0"), "junos-m-series": ("so-1/2/0", "so-2/0/0"),
+         "junos-acx": ("et-0/0/0", "et-0/0/1"),
          "ios-xe": ("GigabitEthernet0/0/0", "TenGigabitEthernet0/1/0"), "ios-gsr": ("POS0/0", "POS1/0"),
          "linux": ("eth0", "eth1")}
 SPEEDS = {"ge": ("1G",), "xe": ("10G",), "so": ("622M", "2.5G", "10G"), "Gi": ("1G",), "Te": ("10G",),
@@ -72,6 +73,13 @@ def policies(draw: st.DrawFn, name: str, curves: tuple[str, ...] = ("red",)) -> 
         budget -= cap
         services["premium"] = {"kind": "premium", "dscp": ["ef"],
                                "queue": {"share": f"{cap}%", "strict": True, "rate-cap": f"{cap}%"}}
+        if not getattr(data, "strict_transmit_rate", True):  # (junos-acx: a strict queue takes no share)
+            del services["premium"]["queue"]["share"]
+        if data.strict_per_interface > 1 and draw(st.booleans()):  # a second strict service, served after it
+            second = draw(st.integers(1, 5))
+            budget -= second
+            services["signaling"] = {"kind": "network-control", "dscp": ["cs5"],
+                                     "queue": {"strict": True, "rate-cap": f"{second}%"}}
     lbe = draw(st.booleans())
     be_share = draw(st.integers(10, 50))
     budget -= be_share
@@ -192,7 +200,7 @@ SETTINGS = settings(max_examples=_examples(40), derandomize=settings().derandomi
                     database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize("name", ["junos-mx", "junos-m-series", "ios-xe", "ios-gsr"])
+@pytest.mark.parametrize("name", ["junos-mx", "junos-m-series", "junos-acx", "ios-xe", "ios-gsr"])
 def test_generated_policies_read_back_as_their_intent(name: str) -> None:
     @SETTINGS
     @given(policies(name))

@@ -83,7 +83,10 @@ M-series; on MX the policy's priority is both `priority` (guaranteed rate) and
 `priority_mapping` (domain.md 4.3), except where the queue has no excess
 region: strict -> strict-high (with its rate cap as shaping-rate; `rate-cap: none`, no shaping-rate: a
 strict-high queue's transmit rate does not limit it), and an
-`exact` queue (Juniper's YANG refuses excess-priority with either).  Drop profiles: segmented `fill-level N
+`exact` queue (Juniper's YANG refuses excess-priority with either).  On ACX7000 (junos-acx) an interface
+has two strict queues: its first strict service in the policy's order is `priority low-latency`, the second
+`strict-high` (schedulers.py: one scheduler per class and strict priority), neither with a transmit-rate
+(QOS113 for a strict share there).  Drop profiles: segmented `fill-level N
 drop-probability M` per point, or `interpolate` lists when the profile says
 interpolate or was written as RED min/max/probability (a linear ramp, which
 a two-point segmented profile would not be).  `drop-profile-map loss-priority
@@ -145,7 +148,7 @@ from qosc.sizing import ClassSizing, Unsized
 from qosc.targets.base import Format, Lowered, Target
 from qosc.targets.junos import serialize
 from qosc.targets.junos.analysis import analyse
-from qosc.targets.junos.grammar import GRAMMAR
+from qosc.targets.junos.grammar import GRAMMAR, JunosGrammar
 from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.plan import Plan, jname
 from qosc.targets.junos.platform import JunosPlatform
@@ -201,7 +204,8 @@ FIELDS = frozenset({
 
 class JunosTarget(Target):
     name = "junos"
-    description = "Juniper JUNOS class-of-service and firewall (M-series 4 queues, MX 8 queues); .conf and .set"
+    description = ("Juniper JUNOS class-of-service and firewall (M-series 4 queues, MX 8 queues, ACX7000 8 queues "
+                   "with two strict); .conf and .set")
     package = __name__
     platform_class = JunosPlatform
     fields = FIELDS
@@ -212,6 +216,11 @@ class JunosTarget(Target):
     driver_needs = ("ncclient", "lxml")
     reader = "qosc.targets.junos.read"
     default_port = 830
+
+    def grammars_for(self, unit: Any) -> tuple[Grammar, ...]:
+        """The junos grammar of the unit's platform (its scheduler priorities: JunosGrammar.for_platform)."""
+        platform = self.platform_data.get(getattr(unit, "platform", ""))
+        return (JunosGrammar.for_platform(platform),) if isinstance(platform, JunosPlatform) else self.grammars
 
     def lower(self, policy: Policy, unit: Any, platform: Any) -> Lowered:
         assert isinstance(platform, JunosPlatform)

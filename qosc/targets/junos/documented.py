@@ -16,6 +16,9 @@ from qosc.tree import Statement
 _PRIORITY = Source("Junos OS Class of Service User Guide, 'priority (Schedulers)': low | medium-low | medium-high | "
                    "high | strict-high; 'excess-priority': low | medium-low | medium-high | high | none",
                    "Junos OS 12.3 .. 23.4")
+PRIORITIES = ("low", "medium-low", "medium-high", "high", "strict-high")
+"""The scheduler priorities of every platform; a platform's strict_priorities add to them (junos-acx: low-latency,
+"Transmission Priority Scheduling", whose levels 'vary depending on the platform')."""
 _DSCP = Source("Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, 'Firewall Filter Match "
                "Conditions for IPv4 Traffic' (dscp: a number 0..63 or an alias be, cs0..cs7, af11..af43, ef) and "
                "'... for IPv6 Traffic' (traffic-class: the same values)", "Junos OS 12.3 .. 23.4")
@@ -38,8 +41,6 @@ _DSCP_VALUE: ValueType = Union((IntRange(((0, 63),)), Enum(tuple(sorted(
     {a for a in BUILTIN_ALIASES if not a.startswith("nc")} | {f"cs{i}" for i in range(8)})))))
 
 RULES: tuple[tuple[str, int, ValueType, Source], ...] = (
-    ("class-of-service schedulers * priority *", 4,
-     Enum(("low", "medium-low", "medium-high", "high", "strict-high")), _PRIORITY),
     ("class-of-service schedulers * excess-priority *", 4,
      Enum(("low", "medium-low", "medium-high", "high", "none")), _PRIORITY),
     ("firewall family inet filter * term * from dscp *", 9, _DSCP_VALUE, _DSCP),
@@ -61,12 +62,16 @@ RULES: tuple[tuple[str, int, ValueType, Source], ...] = (
      Union((String(4, 4, (r"[01]{4}",)), _ALIAS)), _CODES),
 )
 _COMPILED = [(_matcher(p), at, t, s) for p, at, t, s in RULES]
+_SCHEDULER_PRIORITY = _matcher("class-of-service schedulers * priority *")
 
 
-def check(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]]) -> list[Violation]:
+def check(commands: Iterable[tuple[tuple[Statement, ...], tuple[str, ...]]],
+          priorities: tuple[str, ...] = PRIORITIES) -> list[Violation]:
+    """What the documented rules refuse; `priorities`: the scheduler priorities the platform has."""
     found = []
+    rules = [*_COMPILED, (_SCHEDULER_PRIORITY, 4, Enum(priorities), _PRIORITY)]
     for path, words in commands:
-        for matcher, at, vtype, source in _COMPILED:
+        for matcher, at, vtype, source in rules:
             if not _matches(matcher, words, prefix=False):
                 continue
             value = words[at]

@@ -25,7 +25,13 @@ class JunosPlatform(Platform):
     """What the policy's priority means on this platform (domain.md 4.3), and its source."""
     excess_priorities: Mapping[str, str] = field(default_factory=dict)
     """Policy queue priority label -> scheduler `excess-priority` (empty: the platform has no separate one)."""
-    strict_priority: str | None
+    strict_priorities: tuple[str, ...]
+    """The scheduler `priority` of an interface's strict-priority services, in the policy's order (the first
+    strict service of an interface takes the first); empty where the box has no strict-priority queue.  Its
+    length is `strict_per_interface`.  Source: `sources["strict_priorities"]`."""
+    strict_transmit_rate: bool = True
+    """Whether a strict-priority scheduler may have a transmit-rate (False: a strict service's share is refused,
+    QOS113).  Source: `sources["strict_transmit_rate"]` where False."""
     queue_shaping: bool
     three_color_policers: bool
     colour_loss_priority: Mapping[str, str] | None

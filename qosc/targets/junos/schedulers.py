@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from qosc.model import Service
+from qosc.model import Interface, Service
 from qosc.sizing import Burst
 from qosc.targets.junos.plan import ForwardingClass, Plan, SchedulerSpec, num
 from qosc.targets.junos.sizing import interface_burst
@@ -45,6 +45,12 @@ def plan_schedulers(plan: Plan) -> None:
         # minimum, only the default scheduler map gives queues rates without it; "excess-rate": excess bandwidth is
         # what strict-high queues and the transmit rates leave). `remainder` would guarantee what the rates leave.
         transmit = () if q.share is None else _rate(plan, s, "share", q.share)
+        if transmit and q.strict and not plan.platform.strict_transmit_rate:
+            plan.error("QOS113", f"service '{s.name}' is strict-priority with a share, but {plan.platform.name} takes "
+                       "no transmit-rate on a strict-priority queue (platform data strict_transmit_rate)",
+                       s.where.at("queue.share"), "remove the share: a strict queue is served first, up to its "
+                       "rate-cap")
+            transmit = ()
         caps = [(k, v) for k, v in (("rate-cap", q.rate_cap), ("ceiling", q.ceiling))
                 if v is not None and v != Percent(100.0)]
         shaping = None
@@ -54,7 +60,7 @@ def plan_schedulers(plan: Plan) -> None:
             key, cap = caps[0]
             if plan.platform.queue_shaping:
                 shaping = _rate(plan, s, key, cap)
-            elif not (q.strict and plan.platform.strict_priority is None):  # else QOS110 says what to do
+            elif not (q.strict and not plan.platform.strict_priorities):  # else QOS110 says what to do
                 plan.error("QOS112", f"service '{s.name}' {key} {cap} differs from its share, but {plan.platform.name}"
                            " cannot shape a queue: only transmit-rate ... exact (cap = share) exists there",
                            s.where.at(f"queue.{key}"), f"set {key} equal to the share, or remove it")
@@ -69,7 +75,7 @@ def plan_schedulers(plan: Plan) -> None:
                            s.where.at("queue.buffer"), "use a shorter time or a percentage")
             buffer = ("temporal", str(q.buffer.time_us))
         if q.strict:
-            priority = plan.platform.strict_priority
+            priority = next(iter(plan.platform.strict_priorities), None)  # (per interface: _variants)
             if priority is None:
                 plan.error("QOS110", f"service '{s.name}' is strict-priority, but {plan.platform.name} has no "
                            f"strict-high queue (device {plan.device.name})", s.where.at("queue.strict"),
@@ -92,24 +98,48 @@ def _queued(plan: Plan, fc: ForwardingClass) -> bool:
     return not carriers or any(not i.default_queueing for i in carriers)
 
 
-def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
-    """The schedulers of a class: one per distinct shaper burst of the interfaces that carry it (sizing.py).
+def _strict_priority(plan: Plan, iface: Interface, fc: ForwardingClass, spec: SchedulerSpec) -> str:
+    """The scheduler priority of a strict class on one interface: the platform's strict priority of its place
+    among the interface's strict services in the policy's order (junos-acx: low-latency, then strict-high)."""
+    levels = plan.platform.strict_priorities
+    if not fc.owner.queue.strict or len(levels) < 2:
+        return spec.priority
+    owners: list[Service] = []
+    for s in plan.policy.services_on(iface):
+        owner = plan.policy.queue_owner(s)
+        if owner.queue.strict and owner not in owners:
+            owners.append(owner)
+    rank = owners.index(fc.owner) if fc.owner in owners else 0
+    return levels[min(rank, len(levels) - 1)]  # (more strict services than levels: QOS093)
 
-    The one named after the class has the largest burst (or none, unshaped); the others are
-    `<class>-burst-<bytes>`, and `<class>-burst-default` for interfaces without a speed, whose percentage cap
-    qosc cannot size (Juniper's default burst applies), each name within JUNOS's 64 characters (plan.names).
+
+def _variants(plan: Plan, fc: ForwardingClass, spec: SchedulerSpec) -> None:
+    """The schedulers of a class: one per distinct shaper burst of the interfaces that carry it (sizing.py), and
+    per strict priority where a strict class is an interface's first strict service here and its second there.
+
+    The one named after the class has the first strict priority and the largest burst (or none, unshaped); the
+    others are `<class>-burst-<bytes>` (`<class>-burst-default` for interfaces without a speed, whose percentage
+    cap qosc cannot size: Juniper's default burst applies), `<class>-<priority>` and
+    `<class>-<priority>-burst-<bytes>`, each name within JUNOS's 64 characters (plan.names).
     """
-    groups: dict[int | None, tuple[Burst | None, list[str]]] = {}
+    groups: dict[tuple[str, int | None], tuple[Burst | None, list[str]]] = {}
     for iface in plan.device.interfaces:
         if iface.default_queueing or not any(plan.fc_of.get(n) == fc.name for n in iface.services):
             continue
         burst = interface_burst(plan.policy, iface, fc.owner, plan.platform) if spec.shaping else None
-        groups.setdefault(None if burst is None else burst.bytes, (burst, []))[1].append(iface.name)
-    order = sorted(groups, key=lambda b: (b is None, -(b or 0))) or [None]
-    for i, size in enumerate(order):
-        burst, serves = groups.get(size, (None, []))
-        wanted = fc.name if i == 0 else f"{fc.name}-burst-{'default' if size is None else size}"
-        sched = plan.names.name("scheduler", wanted, f"class {fc.name}" if i == 0 else f"class {fc.name} burst {size}")
-        plan.schedulers[sched] = replace(spec, burst=burst, serves=tuple(serves))
+        key = (_strict_priority(plan, iface, fc, spec), None if burst is None else burst.bytes)
+        groups.setdefault(key, (burst, []))[1].append(iface.name)
+    levels = list(plan.platform.strict_priorities)
+    order = sorted(groups, key=lambda k: (levels.index(k[0]) if k[0] in levels else -1, k[1] is None,
+                                          -(k[1] or 0))) or [(spec.priority, None)]
+    first_priority, first_size = order[0]
+    for i, (priority, size) in enumerate(order):
+        burst, serves = groups.get((priority, size), (None, []))
+        own = f" {priority}" if priority != first_priority else ""
+        tail = (f"-{priority}" if own else "") + (f"-burst-{'default' if size is None else size}"
+                                                  if size != first_size else "")
+        sched = plan.names.name("scheduler", fc.name + tail, f"class {fc.name}" if i == 0 else
+                                f"class {fc.name}{own}" + (f" burst {size}" if size != first_size else ""))
+        plan.schedulers[sched] = replace(spec, priority=priority, burst=burst, serves=tuple(serves))
         for name in serves:
             plan.scheduler_of[(name, fc.name)] = sched

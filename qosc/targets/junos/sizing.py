@@ -72,7 +72,7 @@ def class_sizing(policy: Policy, device: Device, iface: Interface, service: Serv
         return None
     owner = policy.queue_owner(service)
     q = owner.queue
-    if not q.strict or platform.strict_priority is None:
+    if not q.strict or not platform.strict_priorities:
         return sizing.Unsized("a queue that is not strict-high is served above its transmit-rate in the excess "
                               "round robin, whose share of the link Juniper's documentation does not bound")
     frame = iface.mtu

@@ -43,8 +43,9 @@ def default_classifier(code: int) -> tuple[str, str]:
 
 
 PRIORITY = {"low": 0, "medium-low": 1, "medium-high": 2, "high": 3, "strict-high": 3, "low-latency": 3}
-STRICT = frozenset({"strict-high", "low-latency"})
-"""Scheduler priorities served before every other queue: strict-high and, above it, low-latency ("Transmission
+STRICT = {"strict-high": 0, "low-latency": 1}
+"""Scheduler priorities served before every other queue, by the order they are served in (behaviour Class
+strict_rank): strict-high and, above it, low-latency ("Transmission
 Priority Scheduling", Junos OS Class of Service User Guide: in order of increasing priority low, low-medium,
 low-high, medium-low, medium-high, high, strict-high, low-latency; the low-latency queue has a higher priority
 than any other, strict-high included; Junos OS Evolved ACX7000 routers)."""

@@ -85,7 +85,7 @@ def _statement(c: Config, sched: str, p: Path, share_left: float, remainders: in
     if p[0] == "explicit-congestion-notification":
         return {"ecn": True}
     if p[0] == "priority" and len(p) >= 2:
-        return {"strict": p[1] in STRICT, "priority": PRIORITY.get(p[1])}
+        return {"strict": p[1] in STRICT, "strict_rank": STRICT.get(p[1]), "priority": PRIORITY.get(p[1])}
     if p[0] == "excess-priority" and len(p) >= 2:
         return {"excess": PRIORITY.get(p[1])}
     if p[0] == "buffer-size" and len(p) >= 3:
@@ -107,7 +107,7 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
     share = cap = None
     cap_rate: int | None = None
     strict = ecn = False
-    priority = None
+    priority = strict_rank = None
     buffer = None
     drops: dict[int, Curve] = {}
     # `exact` is a sibling of the rate: on the same line or its own (`transmit-rate { percent 20; exact; }`)
@@ -121,6 +121,7 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
             cap_rate = got.get("cap_rate", cap_rate)
             ecn = got.get("ecn", ecn)
             strict = got.get("strict", strict)
+            strict_rank = got.get("strict_rank", strict_rank)
             priority = got.get("priority", priority)
             excess = got.get("excess", excess)
             buffer = got.get("buffer", buffer)
@@ -131,7 +132,8 @@ def scheduler_class(c: Config, fc: str, sched: str, share_left: float, remainder
         drops[2] = drops[3]  # two loss priorities (M-series): medium drop precedence is classified high
     if set(drops) == {1, 2, 3} and len(set(drops.values())) == 1:
         drops = {0: drops[1]}
-    return Class(fc, share=share, strict=strict, priority=priority, cap=cap, cap_rate=cap_rate, buffer=buffer,
+    return Class(fc, share=share, strict=strict, priority=priority, strict_rank=strict_rank if strict else None,
+                 cap=cap, cap_rate=cap_rate, buffer=buffer,
                  drop=tuple(sorted(drops.items())), ecn=ecn, queue=c.queues.get(fc, DEFAULT_QUEUES.get(fc)),
                  origin=loc)
 

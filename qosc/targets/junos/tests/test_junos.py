@@ -55,7 +55,7 @@ def geant(tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, ...]]:
 
 def test_registered() -> None:
     target = targets()["junos"]
-    assert target.platforms == ("junos-m-series", "junos-mx")
+    assert target.platforms == ("junos-acx", "junos-m-series", "junos-mx")
     assert target is junos.TARGET
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from qosc import api
 from qosc.targets import junos
-from qosc.targets.junos.grammar import GRAMMAR, YANG
+from qosc.targets.junos.grammar import YANG, JunosGrammar
 from qosc.targets.junos.lower import lower_device
 from qosc.targets.junos.must import Configuration, MustError, parse
 from qosc.targets.junos.must import Path as MustPath
@@ -186,7 +186,7 @@ def _sources() -> list[Path]:
     return sorted([*ROOT.glob("policies/*.yaml"), *ROOT.glob("examples/*.yaml"), *HERE.glob("policies/*.yaml")])
 
 
-@pytest.mark.parametrize("plat", ["junos-mx", "junos-m-series"])
+@pytest.mark.parametrize("plat", ["junos-mx", "junos-m-series", "junos-acx"])
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: p.stem)
 def test_no_output_breaks_a_must_on_either_platform_or_release(tmp_path: Path, path: Path, plat: str) -> None:
     """Every reference policy, example and the every-feature policy, each device moved to either JUNOS platform
@@ -215,5 +215,6 @@ def test_no_output_breaks_a_must_on_either_platform_or_release(tmp_path: Path, p
             continue  # the policy does not fit this platform (say, strict priority on M-series)
         doc = lower_device(result.policy, device, plan)
         lowered += 1
-        assert GRAMMAR.check(doc) == [], (device.name, [str(v) for v in GRAMMAR.check(doc)])
+        grammar = JunosGrammar.for_platform(data)
+        assert grammar.check(doc) == [], (device.name, [str(v) for v in grammar.check(doc)])
     assert lowered or plat == "junos-m-series" or all(d.platform == "linux" for d in result.policy.devices)

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
-from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.classifier import mac_address
+from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
 from qosc.marking import ENCAPSULATIONS, default_rewrite, default_trust, domains, listed
 from qosc.model import (

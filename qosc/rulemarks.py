@@ -2,8 +2,9 @@
 
 A rule marks its `set-dscp`, else its service's first code point; it marks nothing where it says `mark: false`
 (classify only: the packets keep the DSCP they came with, the service picks their queue and the EXP or PCP
-written for them) or where its service has no DSCP (a service carried in EXP or PCP alone), or where it matches the Ethernet header
-(802.1p priority, MAC addresses: frames that are not routed, whose DSCP is neither read nor written).
+written for them) or where its service has no DSCP (a service carried in EXP or PCP alone), or where it matches
+the Ethernet header (802.1p priority, MAC addresses: frames that are not routed, whose DSCP is neither read nor
+written).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profil
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
-from qosc.behaviour.liftrules import ident, match_body, rule_service
+from qosc.behaviour.liftrules import ethernet, ident, match_body, rule_service
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -225,8 +225,8 @@ class _Lifter:
                 self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
-            if r.mark is None and any(self.services[k].get("dscp") for k, n in self.service_names.items()
-                                      if n == service):
+            if r.mark is None and not ethernet(r) and any(self.services[k].get("dscp") for k, n in
+                                                          self.service_names.items() if n == service):
                 item["mark"] = False  # the packets keep their DSCP; the service's would be marked
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
                 own = r.policer.shared is None and [x.policer for x in rules].count(r.policer) > 1
@@ -364,7 +364,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"
-    if liftmarks.involved(iface):
+    if liftmarks.involved(iface) or iface.ethernet:
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     if iface.fixed is not None:

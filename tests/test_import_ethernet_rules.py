@@ -250,3 +250,18 @@ def test_equiv_compares_no_dscp_on_a_unit_of_frames(tmp_path: Path, capsys: pyte
     assert main(["equiv", f"junos-mx:{first.with_name('d.conf')}", f"junos-mx:{ip}"]) == 1
     captured = capsys.readouterr()
     assert "leaves marked" in captured.out + captured.err, captured
+
+
+def test_a_class_written_with_another_of_its_code_points_lifts_that_one_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The IP units of an1 classify cs3 and af31 into FC-HIGH at loss priority low, and its rewrite rule writes af31
+    for both: the service lists af31 first (a policy marks a service's first code point of each drop precedence),
+    so the compiled rewrite writes af31 too (before: cs3 first, "DSCP 26 (af31): leaves marked DSCP 26 (af31)
+    expected, DSCP 24 (cs3) found" on each of an1's hundred L3VPN units)."""
+    text = AN1.replace("loss-priority low code-points cs3;", "loss-priority low code-points [ cs3 af31 ];").replace(
+        "loss-priority low code-point cs3;", "loss-priority low code-point af31;")
+    assert "[ cs3 af31 ]" in text and "code-point af31;" in text
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an1.conf", text)
+    assert policy is not None, diagnostics
+    assert policy["services"]["FC-HIGH"]["dscp"] == ["af31", "cs3"], policy["services"]["FC-HIGH"]
+    assert status == 0, out

@@ -139,7 +139,7 @@ class _Lifter:
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
-            body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+            body["dscp"] = [dscp_mod.name(c) for c in _marked_first(iface, codes)]
         return body
 
     def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:
@@ -241,6 +241,17 @@ class _Lifter:
         if iface.origin is not None:
             self.origins[("classifiers", name)] = iface.origin
         return name
+
+
+def _marked_first(iface: Interface, codes: frozenset[int]) -> list[int]:
+    """A service's code points, the one the interface's rewrite writes for most of the others first (JVD LLQ an1:
+    cs3 and af31 in FC-HIGH, both written af31): a policy marks a service's first code point of each drop
+    precedence (qosc.marking.dscp_mark), so the compiled rewrite writes what the configuration's does."""
+    written = Counter(w for c in codes if (w := iface.rewrite[0][c]) is not None and w != c and w in codes)
+    if not written:
+        return sorted(codes)
+    first = min(written, key=lambda w: (-written[w], w))
+    return [first] + sorted(codes - {first})
 
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:

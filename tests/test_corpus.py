@@ -48,9 +48,10 @@ AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
 ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-mx (qosc has no ACX platform): its "
-       "units with a fixed `forwarding-class` lift as edges with one rule without a match, but its fronthaul units "
-       "classified by a family ccc filter (learned 802.1p priority, source MAC) are named and not read: lifted with "
-       "their queues, they are compiled as edges that write DSCP, where the original leaves DSCP alone")
+       "units with a fixed `forwarding-class` lift as edges with one rule without a match, its fronthaul vlan-ccc "
+       "units as interfaces of Ethernet frames (encapsulation vlan) whose family ccc filter terms (802.1p, source "
+       "and destination MAC) are rules on the Ethernet header, compared without DSCP; but the term into "
+       "FC-SIGNALING is left out with its service, so the rules after it are compared out of place")
 TWO_STRICT = ("; FC-LLQ (`priority low-latency`) and FC-SIGNALING (strict-high) are two strict-priority queues per "
               "port, which ACX serves and junos-mx does not (QOS093: FC-SIGNALING named, equiv finds it missing)")
 IRB = ("; its 332 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208), their filter "
@@ -157,9 +158,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes classify fronthaul units by ccc "
-                   "filters (802.1p, source MAC) and run two strict queues per port, the Linux dumps are link "
-                   "emulators, and two Batfish grammar "
+                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes run two strict queues per port "
+                   "(their fronthaul units' ccc filters on 802.1p and MAC addresses are lifted), the Linux dumps are "
+                   "link emulators, and two Batfish grammar "
                    "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from qosc import dscp as dscp_mod
 from qosc import units
+from qosc.classifier import mac_address
 from qosc.diagnostics import Diagnostic, Location, error, shown
 from qosc.hosts import build_hosts
 from qosc.marking import ENCAPSULATIONS, default_rewrite, default_trust, domains, listed
@@ -252,6 +253,9 @@ class Builder:
                 set_dscp=self.dscp(rule_raw["set-dscp"], where.at("set-dscp")) if "set-dscp" in rule_raw else None,
                 policer=rule_raw.get("policer"), description=free_text(rule_raw.get("description")), where=where,
                 mark=rule_raw.get("mark", True) is not False,
+                pcp=tuple(sorted({int(v) for v in match.get("pcp", [])})),
+                source_macs=self.macs(match.get("source-mac", []), where.at("match.source-mac")),
+                destination_macs=self.macs(match.get("destination-mac", []), where.at("match.destination-mac")),
             ))
         return Classifier(name, tuple(rules), free_text(raw.get("description")), self.where(raw))
 
@@ -267,6 +271,17 @@ class Builder:
                 self.diagnostics.append(error("QOS015", f"invalid prefix {shown(str(value))}: {why}", loc,
                                               "write a network such as 198.18.1.0/24 or fd00:1::/64 "
                                               "(host bits must be zero)"))
+        return tuple(out)
+
+    def macs(self, values: list[Any], loc: Location | None) -> tuple[str, ...]:
+        out = []
+        for value in values:
+            try:
+                out.append(mac_address(str(value)))
+            except ValueError as exc:
+                self.diagnostics.append(error("QOS015", f"invalid MAC address {shown(str(value))}: {exc}", loc,
+                                              "write six hex pairs such as 00:0c:0d:00:00:01, or a prefix such "
+                                              "as 00:0c:0d:00:00:00/24"))
         return tuple(out)
 
     def protocols(self, values: list[Any], loc: Location | None) -> tuple[str, ...]:

@@ -46,7 +46,7 @@ CORE: tuple[Code, ...] = (
     _c("QOS012", _SCHEMA, "error", "missing required key"),
     _c("QOS013", _SCHEMA, "error", "bad value (name, enumeration, pattern, range)"),
     _c("QOS014", _SCHEMA, "error", "bad unit or quantity (rate, size, time, percentage)"),
-    _c("QOS015", _SCHEMA, "error", "bad prefix, port or protocol"),
+    _c("QOS015", _SCHEMA, "error", "bad prefix, port, protocol or MAC address"),
     _c("QOS016", _LOAD, "error", "policy too large: more than 2,000,000 nodes with its includes, or a list of more "
        "than 65,536 items"),
     _c("QOS020", _REFS, "error", "undefined service"),
@@ -66,6 +66,11 @@ CORE: tuple[Code, ...] = (
     _c("QOS037", _DSCP, "error", "rule that says mark: false and set-dscp"),
     _c("QOS038", _DSCP, "warning", "rule that classifies without marking (mark: false) into a service with DSCP, "
        "where interfaces trust DSCP: they classify the packets by the DSCP they keep"),
+    _c("QOS210", _DSCP, "error", "rule that matches the Ethernet header (pcp, MAC addresses) and the IP header, "
+       "or marks a DSCP"),
+    _c("QOS211", _DSCP, "error", "rule that matches IP or marks DSCP on an interface that carries Ethernet frames "
+       "only (encapsulation vlan)"),
+    _c("QOS212", _DSCP, "error", "rule on the Ethernet header in the classifier of an interface that carries IP"),
     _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
     _c("QOS041", _CAP, "error", "absolute rate on an interface without speed"),
     _c("QOS042", _CAP, "error", "strict priority without cap or policer"),

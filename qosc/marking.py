@@ -105,6 +105,13 @@ def dscp_mark(codes: tuple[int, ...], precedence: int = 1) -> int | None:
 ENCAPSULATIONS = ("ip", "mpls", "vlan")
 
 
+def ethernet_only(encapsulation: tuple[str, ...]) -> bool:
+    """An interface that carries Ethernet frames only, no routed IP: `encapsulation: vlan` alone (a bridged trunk,
+    or VLAN frames cross-connected into a pseudowire: an L2 circuit, EVPN-VPWS).  Its classifier rules match the
+    Ethernet header and mark no DSCP (QOS211); it classifies and rewrites 802.1p, never DSCP."""
+    return "ip" not in encapsulation and "mpls" not in encapsulation
+
+
 def listed(raw: Any, order: tuple[str, ...]) -> tuple[str, ...]:
     """A word or list of enumerated words (schema-checked) in canonical order."""
     given = set(raw) if isinstance(raw, list) else {raw}

@@ -14,15 +14,16 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from qosc.marking import DOMAINS, NO_MARKING, Domain, Marking, dscp_mark
-from qosc.protocols import families_of, match_families
+from qosc.classifier import Classifier, Rule
+from qosc.marking import DOMAINS, NO_MARKING, Domain, Marking, dscp_mark, ethernet_only
 from qosc.units import Percent
 from qosc.where import NOWHERE, Where
 
 if TYPE_CHECKING:  # pragma: no cover
     from qosc.hosts.model import Host
 
-__all__ = ["DOMAINS", "NOWHERE", "Domain", "Marking", "Where"]  # re-exported: model users import them from here
+# re-exported: model users import them from here
+__all__ = ["DOMAINS", "NOWHERE", "Classifier", "Domain", "Marking", "Rule", "Where"]
 
 Rate = int | Percent
 """A rate in bit/s, or a percentage of the interface speed."""
@@ -237,40 +238,6 @@ class Policer:
 
 
 @dataclass(frozen=True)
-class Rule:
-    name: str
-    service: str
-    sources: tuple[str, ...] = ()
-    destinations: tuple[str, ...] = ()
-    protocols: tuple[str, ...] = ()
-    source_ports: tuple[tuple[int, int], ...] = ()
-    destination_ports: tuple[tuple[int, int], ...] = ()
-    match_dscp: tuple[int, ...] = ()
-    set_dscp: int | None = None
-    policer: str | None = None
-    description: str | None = None
-    where: Where = field(default=NOWHERE, compare=False, repr=False)
-    mark: bool = True  # false: classify only, the packets keep their DSCP (schema `mark`; qosc.rulemarks)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        """IP families the rule can match (qosc.protocols.match_families); empty: it matches nothing (QOS036)."""
-        return match_families(self.sources, self.destinations, self.protocols)
-
-    def protocols_in(self, family: str) -> tuple[str, ...]:
-        """The rule's protocols that exist in `family` (all of them for the protocols of both families)."""
-        return tuple(p for p in self.protocols if family in families_of(p))
-
-
-@dataclass(frozen=True)
-class Classifier:
-    name: str
-    rules: tuple[Rule, ...]
-    description: str | None = None
-    where: Where = field(default=NOWHERE, compare=False, repr=False)
-
-
-@dataclass(frozen=True)
 class Interface:
     name: str
     role: Role = Role.CORE
@@ -303,6 +270,11 @@ class Interface:
     @property
     def vlan(self) -> bool:
         return "vlan" in self.encapsulation
+
+    @property
+    def ethernet_only(self) -> bool:
+        """Carries Ethernet frames only, no routed IP (encapsulation vlan alone: qosc.marking.ethernet_only)."""
+        return ethernet_only(self.encapsulation)
 
     @property
     def rate(self) -> int | None:

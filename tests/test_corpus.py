@@ -49,10 +49,9 @@ AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the
         "written")
 ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-acx (two strict queues a port: "
        "FC-LLQ low-latency and FC-SIGNALING strict-high round-trip): its units with a fixed `forwarding-class` lift "
-       "as edges with one rule without a match, but its fronthaul units classified by a family ccc filter (learned "
-       "802.1p priority, source MAC) are named and not read: lifted with their queues, they are compiled as edges "
-       "that write DSCP, where the original leaves DSCP alone (junos-acx has the JVD's three loss priorities, so "
-       "the compiled DSCP rewrite keeps fewer code points apart: QOS115)")
+       "as edges with one rule without a match, its fronthaul vlan-ccc units as interfaces of Ethernet frames "
+       "(encapsulation vlan) whose family ccc filter terms (802.1p, source and destination MAC) are rules on the "
+       "Ethernet header, compared without DSCP")
 IRB = ("; its 332 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208), their filter "
        "terms that set a forwarding class as rules into the classes' services")
 QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
@@ -164,9 +163,8 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes (junos-acx) classify fronthaul "
-                   "units by ccc filters (802.1p, source MAC) and the two aggregation nodes have IRB units, the Linux "
-                   "dumps are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
+                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes (junos-acx), the Linux dumps "
+                   "are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

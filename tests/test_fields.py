@@ -176,6 +176,16 @@ SR_VLAN = both(put("devices.sr1.interfaces.vprn:cust:to-cust:1/1/2:100.encapsula
                put("devices.ixr1.interfaces.vpls:cust:1/1/2:100.encapsulation", ["ip", "vlan"]))
 """The SR OS edges are SAPs on VLAN 100: carrying 802.1p, their sap-egress writes each class's PCP."""
 
+def ethernet_rule(key: str, value: list[Any]) -> Change:
+    """The edges carry Ethernet frames only (encapsulation vlan, no rewrite) and the classifier's rules match the
+    Ethernet header (`key`), into services whose rules mark no DSCP there (QOS211 otherwise)."""
+    return both(each_interface("encapsulation", "vlan", role="edge"), each_interface("rewrite", [], role="edge"),
+                put("classifiers.cust.rules", [{"name": "video", "service": "premium", "match": {key: value}},
+                                               {"name": "bulk", "service": "assured",
+                                                "match": {"pcp": [1]} if key != "pcp" else {"source-mac": [
+                                                    "00:0c:0d:00:00:01"]}}]))
+
+
 # field path -> how to change it (on the base policy)
 TABLE: dict[str, Change] = {
     "name": put("name", "feat2"),
@@ -228,6 +238,9 @@ TABLE: dict[str, Change] = {
     "classifiers.*.rules.*.set-dscp": put("classifiers.cust.rules.1.set-dscp", "af22"),
     "classifiers.*.rules.*.policer": put("classifiers.cust.rules.1.policer", "prem"),
     "classifiers.*.rules.*.mark": put("classifiers.cust.rules.1.mark", False),
+    "classifiers.*.rules.*.match.pcp": ethernet_rule("pcp", [5]),
+    "classifiers.*.rules.*.match.source-mac": ethernet_rule("source-mac", ["00:0c:0d:00:00:01/48"]),
+    "classifiers.*.rules.*.match.destination-mac": ethernet_rule("destination-mac", ["00:0c:22:00:00:00/24"]),
     "devices.*.description": each_device("description", "a device description"),
     "devices.*.interfaces.*.description": each_interface("description", "an interface description"),
     "devices.*.interfaces.*.role": each_interface("role", "transparent", role="core"),

@@ -5,13 +5,15 @@ Classes are matched by the code points they carry, never by their names
 the class the expected side gives a service is matched to the class the
 other side classifies most of that service's code points into.  Then:
 
-- every one of the 64 code points, IPv4 and IPv6: classified into the matched class; likewise the eight
+- every one of the 64 code points, IPv4 and IPv6: classified into the matched class (not where an interface carries
+  Ethernet frames only: no DSCP is read or written there, nor compared); likewise the eight
   MPLS EXP and eight 802.1p PCP values (and their drop precedence) where the interface classifies on them;
 - per class: guaranteed share (within rounding), strictness, cap, ceiling, the order of priorities among
   the interface's classes, and of its strict classes where both sides say one (only the order counts), drop curves per
   drop precedence (sampled every 5 % of fill), ECN, buffer (where both sides give it in one unit);
 - how declared code points leave (rewrite), and what each class leaves with in EXP and PCP (rewrite, and the
-  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches, marks, the class of a
+  EXP imposed at an MPLS edge) per drop precedence; at edges: the rules in order (matches on the IP header and on
+  the Ethernet header: 802.1p priority, MAC addresses; marks, the class of a
   rule that marks nothing where both sides say it, policer envelopes within rounding, which rules share one
   policer) and the mark of unmatched traffic;
 - (verify) qosc-owned objects the policy no longer produces: stale.
@@ -20,10 +22,11 @@ other side classifies most of that service's code points into.  Then:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Envelope, Interface, Rule
+from qosc.behaviour.comparerules import EdgeRules
+from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Interface
 from qosc.diagnostics import Location
 
 
@@ -93,7 +96,7 @@ def _off(want: float, around: list[float]) -> float:
     return max(0.0, min(around) - want, want - max(around))
 
 
-class _Pair:
+class _Pair(EdgeRules):
     """One interface on both sides, with the class matching."""
 
     def __init__(self, device: str, a: Interface, b: Interface, tol: Tolerance,
@@ -150,7 +153,13 @@ class _Pair:
             return "no class"
         return self.back.get(b_class, b_class)
 
+    @property
+    def rate_tolerance(self) -> float:
+        return self.tol.rate
+
     def classification(self) -> None:
+        if self.frames:
+            return
         for fam, family in enumerate(FAMILIES):
             for code in range(64):
                 want, got = self.a.classify[fam][code], self.b.classify[fam][code]
@@ -236,6 +245,8 @@ class _Pair:
                          cy.samples()[worst], x.origin, y.origin)
 
     def rewrite(self) -> None:
+        if self.frames:
+            return
         for fam, family in enumerate(FAMILIES):
             for code in range(64):
                 want, got = self.a.rewrite[fam][code], self.b.rewrite[fam][code]
@@ -273,84 +284,6 @@ class _Pair:
                 if other is not None and other != value:
                     self.add(f"{cls} (drop precedence {precedence})", f"{what} to", value, other,
                              self._at(self.a, cls), self.b.origin)
-
-    def edge(self) -> None:
-        if self.a.unmatched_mark != self.b.unmatched_mark and None not in (self.a.trust, self.b.trust):
-            self.add("unmatched traffic", "marked", self.a.unmatched_mark, self.b.unmatched_mark, self.a.origin,
-                     self.b.origin)
-        for i, want in enumerate(self.a.rules):
-            got = self.b.rules[i] if i < len(self.b.rules) else None
-            if got is None:
-                self.add(self.rule(want, self.a), "rule", "present", "missing", want.origin, self.b.origin)
-                continue
-            self._rule(want, got)
-        for got in self.b.rules[len(self.a.rules):]:
-            self.add(self.rule(got, self.b), "rule", "absent", "present", self.a.origin, got.origin)
-        self._sharing()
-
-    def _sharing(self) -> None:
-        """Rules that share one policer (an aggregate) on one side must share it on the other: by position."""
-        def partners(rules: tuple[Rule, ...]) -> list[set[int]]:
-            keys = [r.policer.shared if r.policer is not None else None for r in rules]
-            return [{j for j, other in enumerate(keys) if key is not None and other == key and j != i}
-                    for i, key in enumerate(keys)]
-
-        a, b = partners(self.a.rules), partners(self.b.rules)
-        for i, (want, got) in enumerate(zip(self.a.rules, self.b.rules, strict=False)):
-            if a[i] != b[i]:
-                def names(idx: set[int]) -> list[str]:
-                    return [self.a.rules[j].name if j < len(self.a.rules) else self.b.rules[j].name
-                            for j in sorted(idx)]
-                self.add(f"{self.rule(want, self.a)} policer", "shared with", names(a[i]) or "no rule",
-                         names(b[i]) or "no rule", want.origin, got.origin)
-
-    @staticmethod
-    def rule(r: Rule, iface: Interface) -> str:
-        """A rule, with the class (service) its mark, or the rule itself where it marks nothing, puts packets in."""
-        cls = iface.classify[0][r.mark] if r.mark is not None else r.fc
-        return f"rule {r.name} ({cls})" if cls else f"rule {r.name}"
-
-    def _rule(self, want: Rule, got: Rule) -> None:
-        for what in ("sources", "destinations", "protocols", "source_ports", "destination_ports", "match_dscp"):
-            a, b = getattr(want, what), getattr(got, what)
-            if sorted(a) != sorted(b):
-                self.add(self.rule(want, self.a), f"match {what.replace('_', '-')}", list(a), list(b), want.origin,
-                         got.origin)
-        if want.mark != got.mark:
-            self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
-        elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:  # by class
-            self.add(self.rule(want, self.a), "classifies into", want.fc, self.label(got.fc), want.origin, got.origin)
-        self._envelope(want, want.policer, got.policer, got)
-
-    def _envelope(self, want_rule: Rule, a: Envelope | None, b: Envelope | None, got_rule: Rule) -> None:
-        subject = f"{self.rule(want_rule, self.a)} policer"
-        if a is None or b is None:
-            if a is not b:
-                self.add(subject, "policer", "present" if a else "none", "present" if b else "none",
-                         want_rule.origin, got_rule.origin)
-            return
-        a, b = _one_rate(a), _one_rate(b)
-        for what in ("cir", "cbs", "pir", "pbs", "ebs"):
-            x, y = getattr(a, what), getattr(b, what)
-            if x is None and y is None:
-                continue
-            if x is None or y is None or abs(x - y) > self.tol.rate * max(x, y):
-                self.add(subject, what, x, y, want_rule.origin, got_rule.origin)
-        for what in ("conform", "exceed", "violate"):
-            # re-marking to the code point the rule marks anyway is transmitting (IOS writes one, JUNOS the other)
-            x = "transmit" if getattr(a, what) == f"dscp {want_rule.mark}" else getattr(a, what)
-            y = "transmit" if getattr(b, what) == f"dscp {got_rule.mark}" else getattr(b, what)
-            if x != y and not (what == "violate" and None in (x, y)):
-                self.add(subject, f"{what} action", x, y, want_rule.origin, got_rule.origin)
-
-
-def _one_rate(env: Envelope) -> Envelope:
-    """A policer that drops what exceeds CIR is one-rate whatever its second bucket: nothing above the committed
-    bucket is transmitted (the Catalyst renders such a policer without PIR, 12.2SX refusing drop with one)."""
-    if env.exceed != "drop":
-        return env
-    return replace(env, pir=None, pbs=None, ebs=None, violate=None)
-
 
 _QUEUEING = {False: "the policy's queues", True: "the device's default"}
 

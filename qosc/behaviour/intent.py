@@ -116,8 +116,10 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
             fc = policy.queue_owner(service).name if mark is None and service is not None else None
             rules.append(Rule(r.name, r.sources, r.destinations, r.protocols, r.source_ports, r.destination_ports,
                               r.match_dscp, mark, envelope(police, users.count(police.name) > 1) if police else None,
-                              r.families, origin=r.where.loc, fc=fc))
-        if not iface.trust and default is not None and default.dscp:  # an edge trusting EXP or PCP keeps those
+                              r.families, origin=r.where.loc, fc=fc, pcp=r.pcp, source_macs=r.source_macs,
+                              destination_macs=r.destination_macs))
+        # an edge trusting EXP or PCP keeps those; an interface of Ethernet frames writes no DSCP
+        if not iface.trust and default is not None and default.dscp and not iface.ethernet_only:
             unmatched = default.mark
         if trust:
             for s in scheduled:
@@ -125,12 +127,14 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
                 if police is not None and s.dscp:
                     rules.append(Rule(f"police-{s.name}", match_dscp=s.dscp, mark=s.mark, policer=envelope(police),
                                       origin=s.where.at("policer")))
-    both = tuple(classify)
+    both = tuple(classify) if not iface.ethernet_only else (None,) * 64  # frames: no DSCP is read or written
+    rewrite = rewrite if not iface.ethernet_only else (None,) * 64
     options = (("port-type", iface.port_type),) if iface.port_type else ()
     exp, pcp = (_classify3(policy, iface, scheduled, d) for d in (Domain.EXP, Domain.PCP))
     return Interface(iface.name, iface.unit, iface.role.value, iface.rate, iface.shape, classes, (both, both),
                      (rewrite, rewrite), trust, tuple(rules), unmatched, options, exp, pcp,
-                     _marks(policy, iface, owners), default_queueing=iface.default_queueing, origin=iface.where.loc)
+                     _marks(policy, iface, owners), default_queueing=iface.default_queueing, origin=iface.where.loc,
+                     ethernet=iface.ethernet_only)
 
 
 def _classify3(policy: Policy, iface: ModelInterface, scheduled: tuple[Service, ...],

@@ -42,7 +42,7 @@ from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profil
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
-from qosc.behaviour.liftrules import ident, match_body, rule_service
+from qosc.behaviour.liftrules import ethernet, ident, match_body, rule_service
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -139,7 +139,7 @@ class _Lifter:
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
-            body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+            body["dscp"] = [dscp_mod.name(c) for c in _marked_first(iface, codes)]
         return body
 
     def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:
@@ -228,8 +228,8 @@ class _Lifter:
                 self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
-            if r.mark is None and any(self.services[k].get("dscp") for k, n in self.service_names.items()
-                                      if n == service):
+            if r.mark is None and not ethernet(r) and any(self.services[k].get("dscp") for k, n in
+                                                          self.service_names.items() if n == service):
                 item["mark"] = False  # the packets keep their DSCP; the service's would be marked
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
                 own = r.policer.shared is None and [x.policer for x in rules].count(r.policer) > 1
@@ -244,6 +244,17 @@ class _Lifter:
         if iface.origin is not None:
             self.origins[("classifiers", name)] = iface.origin
         return name
+
+
+def _marked_first(iface: Interface, codes: frozenset[int]) -> list[int]:
+    """A service's code points, the one the interface's rewrite writes for most of the others first (JVD LLQ an1:
+    cs3 and af31 in FC-HIGH, both written af31): a policy marks a service's first code point of each drop
+    precedence (qosc.marking.dscp_mark), so the compiled rewrite writes what the configuration's does."""
+    written = Counter(w for c in codes if (w := iface.rewrite[0][c]) is not None and w != c and w in codes)
+    if not written:
+        return sorted(codes)
+    first = min(written, key=lambda w: (-written[w], w))
+    return [first] + sorted(codes - {first})
 
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
@@ -368,7 +379,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
                     element("rule", device.name, iface, r.name))
     if iface.trust is not None and iface.role == "edge":
         body["trust"] = "dscp" if iface.trust else "none"
-    if liftmarks.involved(iface):
+    if liftmarks.involved(iface) or iface.ethernet:
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
     if iface.fixed is not None:

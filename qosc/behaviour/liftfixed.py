@@ -11,6 +11,9 @@
   class takes every code point: the default service) and the others see it.  A fixed class that is no service
   even so (no code point of the device reaches it, or the interface does not schedule it) leaves the interface
   out, named (QOS172): the policy could only send its traffic elsewhere.
+- An interface that carries Ethernet frames only (Interface.ethernet: a JUNOS family ccc unit classified by its
+  filter's 802.1p and MAC terms) classifies no code point either: the lift sees it the same way (`views`), so its
+  classes join the device's services; it is lifted as `encapsulation: vlan` (liftmarks.settings).
 - Router-generated traffic (Device.host_class: JUNOS host-outbound-traffic): the policy puts it in the first
   network-control service a device carries, else in the default service (qosc.behaviour.intent.device, what the
   JUNOS target writes); where that is the service the host class was lifted into, the statement is lifted
@@ -37,15 +40,15 @@ def views(devices: Sequence[Device]) -> list[Device]:
     interfaces do into its classes (module doc)."""
     out = []
     for device in devices:
-        fixed = [i for i in device.interfaces if i.fixed is not None]
+        fixed = [i for i in device.interfaces if i.fixed is not None or i.ethernet]
         others = [i for i in device.interfaces if i.fixed is None and any(c is not None for c in i.classify[0])]
         if not fixed:
             out.append(device)
             continue
         # no interface classifies by code point: the first fixed one keeps its table (its class every code point's)
         others = others or fixed[:1]
-        out.append(replace(device, interfaces=tuple(_view(i, others) if i.fixed is not None and i not in others
-                                                    else i for i in device.interfaces)))
+        out.append(replace(device, interfaces=tuple(_view(i, others) if (i.fixed is not None or i.ethernet)
+                                                    and i not in others else i for i in device.interfaces)))
     return out
 
 

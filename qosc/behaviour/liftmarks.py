@@ -228,6 +228,9 @@ def settings(iface: Interface, role: str | None, mpls_device: bool) -> dict[str,
         kept and role == "edge")
     enc = {"mpls": exp_in or exp_out, "vlan": pcp_in or pcp_out}
     enc["ip"] = ((dscp_in or dscp_out) and not enc["mpls"]) or not (enc["mpls"] or enc["vlan"])
+    if iface.ethernet:  # Ethernet frames only (a JUNOS family ccc unit): encapsulation vlan alone, no DSCP
+        dscp_in = dscp_out = False
+        enc = {"ip": False, "mpls": False, "vlan": True}
     encapsulation = tuple(e for e in ENCAPSULATIONS if enc[e])
     out: dict[str, Any] = {}
     if encapsulation != ("ip",):

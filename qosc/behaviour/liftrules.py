@@ -3,7 +3,8 @@ names, what a rule matches, and the service it classifies into.
 
 A rule that marks a code point classifies into the service carrying it; one that marks nothing (the packets keep
 their DSCP: a JUNOS filter term that sets only the forwarding class) into the service of its class, with
-`mark: false` where that service has DSCP (a rule into it would mark its first code point).
+`mark: false` where that service has DSCP (a rule into it would mark its first code point), except a rule on the
+Ethernet header (802.1p priority, MAC addresses: a JUNOS family ccc filter term), which marks no DSCP anyway.
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ def match_body(r: Rule) -> dict[str, Any]:
         ("source", list(r.sources)), ("destination", list(r.destinations)), ("protocol", list(r.protocols)),
         ("source-port", [port_value(p) for p in r.source_ports]),
         ("destination-port", [port_value(p) for p in r.destination_ports]),
-        ("dscp", [dscp_mod.name(c) for c in r.match_dscp])) if value}
+        ("dscp", [dscp_mod.name(c) for c in r.match_dscp]), ("pcp", list(r.pcp)),
+        ("source-mac", list(r.source_macs)), ("destination-mac", list(r.destination_macs))) if value}
+
+
+def ethernet(r: Rule) -> bool:
+    """A rule on the Ethernet header (802.1p priority, MAC addresses): it marks no DSCP in the policy either
+    (qosc.rulemarks), so it needs no `mark: false`."""
+    return bool(r.pcp or r.source_macs or r.destination_macs)
 
 
 def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, str], str],
@@ -46,4 +54,4 @@ def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, 
                      "marks nothing, which no imported service carries")
 
 
-__all__ = ["ident", "match_body", "rule_service"]
+__all__ = ["ethernet", "ident", "match_body", "rule_service"]

@@ -99,6 +99,11 @@ class Rule:
     the class picks their queue and the EXP or PCP written for them (JUNOS `then forwarding-class` on a unit that
     rewrites no DSCP; a policy rule into a service without DSCP).  None where the rule marks (its class is its
     mark's) or the configuration does not say."""
+    pcp: tuple[int, ...] = ()
+    """802.1p priority values of the frame's VLAN tag it matches (a rule on the Ethernet header)."""
+    source_macs: tuple[str, ...] = ()
+    """Source MAC addresses it matches, canonical (qosc.classifier.mac_address)."""
+    destination_macs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,10 @@ class Interface:
     """The class every packet the interface receives is put in whatever its markings (JUNOS fixed classification,
     `forwarding-class` on a unit or port), where it classifies by nothing else; classify then holds it for every
     code point.  What import lifts as an untrusted edge whose one rule takes everything there."""
+    ethernet: bool = field(default=False, compare=False)
+    """Carries Ethernet frames only, no routed IP (a policy interface of encapsulation vlan alone; JUNOS: a unit that
+    binds a family ccc or bridge input filter): its DSCP behaviour (classification, rewrite, the mark of unmatched
+    traffic) means nothing and is compared with nothing; its classes, queues, 802.1p and EXP are."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

@@ -30,6 +30,7 @@ from qosc.checks import (
     capacity,
     dropprofiles,
     dscp_rules,
+    ethernet,
     hosts,
     lbe,
     marking,
@@ -51,6 +52,7 @@ NetworkCheck = Callable[[Policy, Network], Iterable[Diagnostic]]
 RULES: tuple[Check, ...] = (
     *references.RULES,
     *dscp_rules.RULES,
+    *ethernet.RULES,
     *policers.RULES,
     *dropprofiles.RULES,
 )
@@ -59,6 +61,7 @@ DEVICE_RULES: tuple[DeviceCheck, ...] = (
     *marking.DEVICE_RULES,
     *capacity.DEVICE_RULES,
     *roles.DEVICE_RULES,
+    *ethernet.DEVICE_RULES,
     *platform.DEVICE_RULES,
 )
 CLAIMS: tuple[Claimer, ...] = (*marking.CLAIMS,)

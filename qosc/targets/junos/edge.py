@@ -1,7 +1,12 @@
 """JUNOS target, part 2: edge conditioning as firewall filters and policers.
 
 One filter per (edge classifier, trust) and family, its terms taken from the
-classifier rules in order.  A term sets the forwarding class and loss
+classifier rules in order: inet and inet6, or, on a unit that carries Ethernet
+frames only (encapsulation vlan), one family ccc filter whose terms match
+learn-vlan-1p-priority, source-mac-address and destination-mac-address (Junos OS
+Routing Policies, Firewall Filters and Traffic Policers User Guide, "Firewall
+Filter Match Conditions for Layer 2 CCC Traffic"; YANG junos-conf-firewall
+ccc_filter, 17.4R1 and 23.4R1) and set the forwarding class alone.  A term sets the forwarding class and loss
 priority the plan gives the service's mark; the DSCP itself is written on the
 way out by the rewrite rule, so marking and re-marking are both expressed as
 (forwarding class, loss priority).  Three-colour policers only colour traffic
@@ -117,7 +122,8 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
     name = plan.names.name("filter", wanted, f"{iface.classifier} {trust_label(iface.trust)}")
     made = []
     named: dict[str, set[str]] = {}
-    for family in ("inet", "inet6"):  # IPv6 is conditioned like IPv4 (issue 14)
+    # IPv6 is conditioned like IPv4 (issue 14); Ethernet frames (a unit that routes no IP) by a family ccc filter
+    for family in ("ccc",) if iface.ethernet_only else ("inet", "inet6"):
         terms = [t for t in (_rule_term(plan, edge, r, family, classifier.name if classifier else "")
                              for r in rules) if t is not None]
         if trusted:
@@ -161,7 +167,7 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
 def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str) -> Term | None:
     sources = tuple(p for p in rule.sources if _family(p) == family)
     destinations = tuple(p for p in rule.destinations if _family(p) == family)
-    if family not in rule.families:  # no prefix of the family, or protocols of the other one only (icmp6)
+    if family != "ccc" and family not in rule.families:  # no prefix of the family, or the other one's protocols
         return None
     service = plan.policy.service_map.get(rule.service)
     if service is None:
@@ -176,6 +182,11 @@ def _rule_term(plan: Plan, edge: Edge, rule: Rule, family: str, classifier: str)
         _classify_only(plan, rule, service)
     term = _term(plan, edge, jname(rule.name), service, mark, rule.policer or service.policer,
                  rule.where.at("set-dscp", "service"))
+    if family == "ccc":  # the Ethernet header (the checks keep IP keys off such units: QOS211)
+        return replace(term, addresses=tuple((k, v) for k, v in (("source-mac-address", rule.source_macs),
+                                                                 ("destination-mac-address", rule.destination_macs))
+                                             if v),
+                       matches=(("learn-vlan-1p-priority", tuple(map(str, rule.pcp))),) if rule.pcp else ())
     addresses = tuple((k, v) for k, v in (("source-address", sources), ("destination-address", destinations)) if v)
     proto, dscp_kw = ("protocol", "dscp") if family == "inet" else ("next-header", "traffic-class")
     matches = tuple((k, v) for k, v in (

@@ -248,7 +248,7 @@ def lower_device(policy: Policy, device: Device, plan: Plan) -> Document:
     edge = plan.edge
     firewall = ([_policer(p, p.name in edge.shared) for p in edge.policers.values()]
                 + [_tcm(p, p.name in edge.shared) for p in edge.tcms.values()])
-    for family in ("inet", "inet6"):
+    for family in ("inet", "inet6", "ccc"):
         filters = [_filter(f) for f in edge.filters if f.family == family]
         if filters:
             firewall.append(stmt("family", kw(family), children=filters))
@@ -348,7 +348,9 @@ def _filter(f: Filter) -> Statement:
 
 
 def _match(key: str, value: str) -> Word:
-    return prefix(value) if key in ("source-address", "destination-address") else kw(value)
+    if key in ("source-address", "destination-address"):
+        return prefix(value)
+    return integer(int(value)) if key == "learn-vlan-1p-priority" else kw(value)
 
 
 def _term(t: Term) -> Statement:

@@ -39,6 +39,7 @@ DEFINES = (  # (pattern, index of the defined name, kind)
     ("firewall three-color-policer *", 2, "three-color-policer"),
     ("firewall family inet filter *", 4, "inet filter"),
     ("firewall family inet6 filter *", 4, "inet6 filter"),
+    ("firewall family ccc filter *", 4, "ccc filter"),
 )
 REFERS = (  # (pattern, index of the referenced name, kind)
     ("class-of-service classifiers <dscp|dscp-ipv6> * forwarding-class *", 5, "forwarding class"),
@@ -72,6 +73,7 @@ REFERS = (  # (pattern, index of the referenced name, kind)
     ("firewall family * filter * term * then three-color-policer * *", 10, "three-color-policer"),
     ("interfaces * unit * family inet filter input *", 8, "inet filter"),
     ("interfaces * unit * family inet6 filter input *", 8, "inet6 filter"),
+    ("interfaces * unit * family ccc filter input *", 8, "ccc filter"),
 )
 BUILTIN_ALIASES = frozenset({
     "be", "cs1", "af11", "af12", "af13", "cs2", "af21", "af22", "af23", "cs3", "af31", "af32", "af33", "cs4",

@@ -4,7 +4,10 @@ the unit's rewrite rule), and the policer envelope.
 Source: Junos OS Routing Policies, Firewall Filters and Traffic Policers User
 Guide, release 21.4: "Firewall Filter Match Conditions for IPv4/IPv6 Traffic"
 (source-address, destination-address, protocol / next-header, source-port,
-destination-port, dscp), "Firewall Filter Terminating Actions" (accept,
+destination-port, dscp), "Firewall Filter Match Conditions for Layer 2 CCC
+Traffic" (learn-vlan-1p-priority, source-mac-address, destination-mac-address:
+a family ccc or bridge filter, read as rules on the Ethernet header that mark
+nothing), "Firewall Filter Terminating Actions" (accept,
 discard), "Nonterminating Actions" (forwarding-class, loss-priority, policer,
 three-color-policer), "Two-Color Policer Configuration" (if-exceeding
 bandwidth-limit, burst-size-limit; then discard or loss-priority), "Two-Rate
@@ -23,9 +26,15 @@ import dataclasses
 from collections import Counter
 
 from qosc.behaviour.model import FAMILIES, Envelope, Rule
+from qosc.classifier import mac_address
 from qosc.diagnostics import warning
 from qosc.targets.junos.read.config import Config, Path
 from qosc.targets.junos.read.facts import code_point, number
+
+LAYER2 = ("ccc", "bridge")
+"""The filter families of units that carry Ethernet frames (Junos OS Routing Policies, Firewall Filters and Traffic
+Policers User Guide, "Firewall Filter Match Conditions for Layer 2 CCC Traffic" and "... for Layer 2 Bridging
+Traffic": learn-vlan-1p-priority, source-mac-address, destination-mac-address)."""
 
 
 def _port(text: str) -> tuple[int, int]:
@@ -65,6 +74,8 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
     sports: list[tuple[int, int]] = []
     dports: list[tuple[int, int]] = []
     dscps: list[int] = []
+    pcps: list[int] = []
+    macs: dict[str, list[str]] = {"source-mac-address": [], "destination-mac-address": []}
     fc, lp, pol = None, "low", None
     has_from = False
     for p in lines:
@@ -84,6 +95,10 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
             elif what in ("dscp", "traffic-class"):  # the code point's alias family; the term keeps its own
                 points = "dscp" if what == "dscp" else "dscp-ipv6"
                 dscps.append(code_point(value, c.aliases_of(points), points))
+            elif what == "learn-vlan-1p-priority":  # Layer 2 (ccc, bridge) filters: the frame's 802.1p priority
+                pcps.append(int(value))
+            elif what in macs:
+                macs[what].append(_mac(value))
         elif p[0] == "then" and len(p) >= 3:
             if p[1] == "forwarding-class":
                 fc = p[2]
@@ -97,7 +112,18 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
     env = policer(c, pol, fc or "", marks) if pol else None
     return Rule(term.rsplit("/", 1)[-1], tuple(src), tuple(dst), tuple(protos), tuple(sports), tuple(dports),
                 tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}")),
-                fc=fc if mark is None else None), None
+                fc=fc if mark is None else None, pcp=tuple(sorted(set(pcps))),
+                source_macs=tuple(macs["source-mac-address"]),
+                destination_macs=tuple(macs["destination-mac-address"])), None
+
+
+def _mac(text: str) -> str:
+    """A MAC address as the policy writes it (00:0c:0d:00:00:01/48 -> 00:0c:0d:00:00:01); as written, in lower
+    case, where it is not one (it then differs from every policy value: equiv names it)."""
+    try:
+        return mac_address(text)
+    except ValueError:
+        return text.lower()
 
 
 def _named(lines: list[Path]) -> str | None:
@@ -136,11 +162,13 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
     merged: dict[str, Rule] = {}
     order: list[str] = []
     unmatched = None
-    for family in FAMILIES:
+    for family in (*FAMILIES, *LAYER2):
         cursor = -1
         fname = bound.get(f"filter-input-{family}")
         if fname is None:
             continue
+        if family in LAYER2:
+            marks = {}  # frames: no DSCP is written (Interface.ethernet), the term's class is what it says
         terms = c.filters.get((family, fname))
         if terms is None:
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} filter {fname}, "

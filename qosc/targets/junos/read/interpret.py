@@ -25,6 +25,7 @@ from qosc.behaviour.model import Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, collect
+from qosc.targets.junos.read.edge import LAYER2
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
@@ -184,6 +185,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         # ipprec-compatibility of a PE's customer unit (it keeps the packet's DSCP and queues by it)
         classified = classified or (told and fam == 0)
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
+    ethernet = any(f"filter-input-{family}" in bound for family in LAYER2)  # frames: no DSCP read or written
+    if ethernet:
+        classify, rewrite = [(None,) * 64] * 2, [(None,) * 64] * 2
     for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
@@ -203,4 +207,4 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
-                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed)
+                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed, ethernet=ethernet)

@@ -139,7 +139,10 @@ class _Lifter:
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
-            body["dscp"] = [dscp_mod.name(c) for c in sorted(codes)]
+            # a code point the class's other code points are rewritten to comes first: the service marks it (a
+            # JUNOS rewrite rule writes af11 for FC-LOW's cs1 and af11 alike)
+            written = {iface.rewrite[0][c] for c in codes if iface.rewrite[0][c] not in (c, None)}
+            body["dscp"] = [dscp_mod.name(c) for c in sorted(codes, key=lambda c: (c not in written, c))]
         return body
 
     def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:

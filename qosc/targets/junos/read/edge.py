@@ -162,3 +162,21 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
                                     old.destination_ports, old.match_dscp, old.mark, old.policer,
                                     old.families + rule.families, old.origin, old.fc)
     return [merged[term] for term in order], unmatched
+
+
+def leading(c: Config, bound: dict[str, str]) -> str | None:
+    """The forwarding class of input filters whose first term has no `from` and sets one (every bound family's
+    the same): every packet the unit receives is in it, whatever its code points (what qosc writes for an edge
+    whose first rule matches everything: JUNOS fixed classification lifted).  None otherwise."""
+    found: set[str | None] = set()
+    for family in FAMILIES:
+        fname = bound.get(f"filter-input-{family}")
+        terms = c.filters.get((family, fname)) if fname is not None else None
+        if fname is None:
+            continue
+        first = next(iter(terms.values()), None) if terms else None
+        if first is None or any(p[0] == "from" for p in first):
+            return None
+        found.add(next((p[2] for p in first if p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class"), None))
+    return found.pop() if len(found) == 1 else None
+

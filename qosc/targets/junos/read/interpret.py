@@ -25,6 +25,7 @@ from qosc.behaviour.model import Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, collect
+from qosc.targets.junos.read.edge import leading
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
@@ -144,7 +145,10 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
         table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
     full = {code: table.get(code >> 3 if kind == PRECEDENCE else code) for code in range(64)}
     classify = tuple(_fc(c, v[0], known) if v else None for v in full.values())
-    rewrite = tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None for code, v in full.items())
+    # a default class name (from `import default`, dscp-default, ipprec-compatibility) is the class of its queue
+    # for the rewrite rule too, which names the configuration's classes (FC-BEST-EFFORT writes DSCP 4 as be)
+    rewrite = tuple((rule.get((v[0], v[1]), rule.get((_fc(c, v[0], set()), v[1]), code)) if rname else code)
+                    if v else None for code, v in full.items())
     return classify, rewrite, True
 
 
@@ -184,6 +188,14 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         # ipprec-compatibility of a PE's customer unit (it keeps the packet's DSCP and queues by it)
         classified = classified or (told and fam == 0)
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
+    first = leading(c, bound) if not any(k.startswith("classifiers-") for k in bound) else None
+    if first is not None:  # a filter that classifies every packet into one class, first of all
+        classify = [(_fc(c, first, known),) * 64] * 2
+    pinned = bound["forwarding-class"] if "forwarding-class" in bound and not any(
+        k.startswith(("classifiers-", "filter-input-")) for k in bound) else None
+    if pinned is not None:  # fixed: it trusts no code point, and every packet leaves with its class's rewrite
+        classified = False
+        unmatched = marks[0].get((pinned, "low"))
     for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
         if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
@@ -198,8 +210,7 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
     edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
     role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
-    fixed = _fc(c, bound["forwarding-class"], known) if "forwarding-class" in bound and not any(
-        k.startswith(("classifiers-", "filter-input-")) for k in bound) else None
+    fixed = _fc(c, pinned, known) if pinned is not None else first and _fc(c, first, known)
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,

@@ -1,0 +1,128 @@
+"""IP units of the ACX nodes of Juniper's Low Latency Queueing JVD (Juniper/jvd, service_provider/
+low_latency_queueing; tests/corpus/junos/jvd-llq-ag1-1-acx7509.conf and ag1-2-acx7100-32c, issue 22), each cause
+of their round trip's differences as a reproducer cut down from them.  The aggregation nodes' customer-facing et
+units and half their IRB units classify with CL-DSCP (`import default`) and rewrite with RR-DSCP; the other IRB
+units fix every packet into FC-REALTIME (`class-of-service interfaces irb unit N forwarding-class FC-REALTIME`)
+and rewrite with RR-DSCP.  (FC-SIGNALING is queued `priority high` here, not strict-high as in the JVD: the
+strict-high queue beside the low-latency one is the junos-acx platform's.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qosc.behaviour.readback import read
+from tests.test_import_corpus_causes import named, round_trip
+
+AG1 = """\
+set interfaces et-0/0/1 unit 0 family inet address 10.0.0.1/30
+set interfaces irb unit 101 family inet address 10.21.1.3/24
+set interfaces irb unit 184 family inet address 10.21.84.3/24
+set class-of-service classifiers dscp CL-DSCP import default
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-BEST-EFFORT loss-priority high code-points be
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-CONTROL loss-priority low code-points cs7
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-HIGH loss-priority low code-points [ cs3 af31 ]
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-HIGH loss-priority high code-points af33
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-LOW loss-priority low code-points [ cs1 af11 ]
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-MEDIUM loss-priority low code-points [ cs2 af21 ]
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-REALTIME loss-priority low code-points ef
+set class-of-service forwarding-classes class FC-BEST-EFFORT queue-num 0
+set class-of-service forwarding-classes class FC-CONTROL queue-num 3
+set class-of-service forwarding-classes class FC-HIGH queue-num 4
+set class-of-service forwarding-classes class FC-LOW queue-num 1
+set class-of-service forwarding-classes class FC-MEDIUM queue-num 2
+set class-of-service forwarding-classes class FC-REALTIME queue-num 5
+set class-of-service forwarding-classes class FC-SIGNALING queue-num 7
+set class-of-service interfaces et-0/0/1 scheduler-map SM
+set class-of-service interfaces et-0/0/1 unit 0 classifiers dscp CL-DSCP
+set class-of-service interfaces et-0/0/1 unit 0 rewrite-rules dscp RR-DSCP
+set class-of-service interfaces irb unit 184 classifiers dscp CL-DSCP
+set class-of-service interfaces irb unit 101 forwarding-class FC-REALTIME
+set class-of-service interfaces irb unit 101 rewrite-rules dscp RR-DSCP
+set class-of-service interfaces irb unit 184 rewrite-rules dscp RR-DSCP
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-BEST-EFFORT loss-priority high code-point be
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-BEST-EFFORT loss-priority low code-point be
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-CONTROL loss-priority high code-point cs7
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-CONTROL loss-priority low code-point cs7
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-HIGH loss-priority high code-point af33
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-HIGH loss-priority low code-point af31
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-LOW loss-priority low code-point af11
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-MEDIUM loss-priority low code-point af21
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-REALTIME loss-priority high code-point ef
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-REALTIME loss-priority low code-point ef
+set class-of-service scheduler-maps SM forwarding-class FC-BEST-EFFORT scheduler SC-BEST-EFFORT
+set class-of-service scheduler-maps SM forwarding-class FC-CONTROL scheduler SC-CONTROL
+set class-of-service scheduler-maps SM forwarding-class FC-HIGH scheduler SC-HIGH
+set class-of-service scheduler-maps SM forwarding-class FC-LOW scheduler SC-LOW
+set class-of-service scheduler-maps SM forwarding-class FC-MEDIUM scheduler SC-MEDIUM
+set class-of-service scheduler-maps SM forwarding-class FC-REALTIME scheduler SC-REALTIME
+set class-of-service schedulers SC-BEST-EFFORT transmit-rate remainder
+set class-of-service schedulers SC-BEST-EFFORT priority low
+set class-of-service schedulers SC-CONTROL shaping-rate percent 5
+set class-of-service schedulers SC-CONTROL priority high
+set class-of-service schedulers SC-HIGH transmit-rate percent 40
+set class-of-service schedulers SC-HIGH priority low
+set class-of-service schedulers SC-LOW transmit-rate percent 20
+set class-of-service schedulers SC-LOW priority low
+set class-of-service schedulers SC-MEDIUM transmit-rate percent 30
+set class-of-service schedulers SC-MEDIUM priority low
+set class-of-service schedulers SC-REALTIME shaping-rate percent 30
+set class-of-service schedulers SC-REALTIME priority medium-high
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-SIGNALING loss-priority high code-points cs5
+set class-of-service classifiers dscp CL-DSCP forwarding-class FC-SIGNALING loss-priority low code-points cs6
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-SIGNALING loss-priority high code-point cs5
+set class-of-service rewrite-rules dscp RR-DSCP forwarding-class FC-SIGNALING loss-priority low code-point cs6
+set class-of-service scheduler-maps SM forwarding-class FC-SIGNALING scheduler SC-SIGNALING
+set class-of-service schedulers SC-SIGNALING shaping-rate percent 5
+set class-of-service schedulers SC-SIGNALING priority high
+"""
+
+
+def test_a_code_point_of_import_default_leaves_by_the_rewrite_of_its_queues_class() -> None:
+    """`import default` gives DSCP 4 dscp-default's best-effort, which is FC-BEST-EFFORT (queue 0: "Default
+    Forwarding Classes", Junos OS Class of Service User Guide) and RR-DSCP writes FC-BEST-EFFORT low as be: the
+    packet leaves as DSCP 0 (before: the rewrite was looked up under the name best-effort, which RR-DSCP does not
+    name, and DSCP 4 was read as leaving unchanged)."""
+    unit = read(AG1, "ag1.set", "junos-mx").behaviour.interface("et-0/0/1", 0)  # type: ignore[union-attr]
+    assert unit is not None
+    assert unit.classify[0][4] == "FC-BEST-EFFORT"
+    assert [unit.rewrite[0][c] for c in (4, 5, 6, 7, 48, 56)] == [0, 0, 0, 0, 48, 56]
+
+
+def test_ag1_ip_units_round_trip_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The service of a class whose code points RR-DSCP writes as one (FC-LOW: cs1 and af11 leave as af11) lists
+    that code point first, so the compiled rewrite writes it for the class too (before: [cs1, af11], and cs1, af11
+    left as cs1); irb unit 101, fixed to FC-REALTIME and rewriting, lifts as an untrusted edge whose one rule takes
+    everything into FC-REALTIME, and the filter qosc writes for it (a first term without `from`) reads back as
+    putting every packet in that class, as the fixed unit does (before: the compiled unit was read as classifying
+    by the code points the rewrite writes, 24 differences); the fixed unit's unmatched traffic leaves as ef, its
+    class's rewrite, as the compiled edge's does.  Equiv finds the round trip clean."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag1.set", AG1)
+    assert policy is not None, diagnostics
+    assert not named(diagnostics), named(diagnostics)
+    assert policy["services"]["FC-LOW"]["dscp"][:2] == ["af11", "cs1"], policy["services"]["FC-LOW"]
+    irb = policy["devices"]["ag1"]["interfaces"]["irb.101"]
+    assert irb["trust"] == "none" and policy["classifiers"][irb["classifier"]]["rules"] == [
+        {"name": "fixed", "service": "FC-REALTIME"}], irb
+    assert status == 0, out
+
+
+def test_a_fixed_unit_reads_as_the_edge_qosc_writes_for_it() -> None:
+    """irb unit 101 (fixed, rewriting) and a unit whose filter's first term sets FC-REALTIME with no `from` are
+    read alike: every code point in FC-REALTIME, trusting none, unmatched traffic leaving as ef."""
+    device = read(AG1 + """\
+set interfaces irb unit 102 family inet filter input ALL
+set interfaces irb unit 102 family inet6 filter input ALL6
+set class-of-service interfaces irb unit 102 rewrite-rules dscp RR-DSCP
+set firewall family inet filter ALL term all then forwarding-class FC-REALTIME
+set firewall family inet filter ALL term all then loss-priority low
+set firewall family inet6 filter ALL6 term all then forwarding-class FC-REALTIME
+set firewall family inet6 filter ALL6 term all then loss-priority low
+""", "ag1.set", "junos-mx").behaviour
+    assert device is not None
+    fixed, filtered = device.interface("irb", 101), device.interface("irb", 102)
+    assert fixed is not None and filtered is not None
+    for unit in (fixed, filtered):
+        assert set(unit.classify[0]) == set(unit.classify[1]) == {"FC-REALTIME"}
+        assert (unit.role, unit.trust, unit.unmatched_mark, unit.fixed) == ("edge", False, 46, "FC-REALTIME")

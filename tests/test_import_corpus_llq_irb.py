@@ -8,6 +8,7 @@ strict-high queue beside the low-latency one is the junos-acx platform's.)"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,32 @@ set firewall family inet6 filter ALL6 term all then loss-priority low
     for unit in (fixed, filtered):
         assert set(unit.classify[0]) == set(unit.classify[1]) == {"FC-REALTIME"}
         assert (unit.role, unit.trust, unit.unmatched_mark, unit.fixed) == ("edge", False, 46, "FC-REALTIME")
+
+
+# jvd-llq-an3-acx7100-48l.conf: et-0/0/50 (to AN4) queues by the scheduler map and binds no classifier: Junos's
+# implicit ipprec-compatibility classifies its IPv4, cs6 (precedence 6) into network-control's queue 3 class,
+# FC-CONTROL, while CL-DSCP puts cs6 in FC-SIGNALING
+AN3 = AG1 + """\
+set interfaces et-0/0/50 unit 0 family inet address 10.10.0.6/30
+set class-of-service interfaces et-0/0/50 scheduler-map SM
+"""
+
+
+def test_a_port_classified_by_the_implicit_classifier_does_not_join_services(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The device's classifiers say a code point's service: cs6 stays FC-SIGNALING's and FC-CONTROL keeps cs7
+    alone (before: et-0/0/50's implicit cs6 joined FC-SIGNALING to FC-CONTROL, QOS173, and every CL-DSCP unit
+    differed on cs5, cs6 and precedence 6 and 7); what et-0/0/50's implicit classifier does otherwise is named at
+    its line, and only et-0/0/50 differs in the round trip."""
+    unit = read(AN3, "an3.set", "junos-mx").behaviour.interface("et-0/0/50", 0)  # type: ignore[union-attr]
+    assert unit is not None and unit.implicit and unit.classify[0][48] == "FC-CONTROL"
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an3.set", AN3)
+    assert policy is not None, diagnostics
+    services = policy["services"]
+    assert "cs6" in services["FC-SIGNALING"]["dscp"] and services["FC-CONTROL"]["dscp"] == ["cs7"], services
+    assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics
+    assert [m for m in named(diagnostics) if m.startswith("interface et-0/0/50 unit 0: its implicit default")
+            and "cs6 in FC-CONTROL here, in FC-SIGNALING by them" in m], named(diagnostics)
+    assert status == 1
+    differing = {m.group(1) for line in out.splitlines() if (m := re.search(r"\]: \S+?\.set:(\S+?): ", line))}
+    assert differing == {"et-0/0/50"}, out

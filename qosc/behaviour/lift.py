@@ -37,7 +37,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
-from qosc.behaviour import liftcaps, liftfixed, liftmarks
+from qosc.behaviour import liftcaps, liftfixed, liftimplicit, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
@@ -248,8 +248,10 @@ class _Lifter:
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
+    devices, implicit = liftimplicit.views(devices)
     devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
+    lifter.diagnostics += implicit
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}

@@ -174,6 +174,10 @@ class Interface:
     """The class every packet the interface receives is put in whatever its markings (JUNOS fixed classification,
     `forwarding-class` on a unit or port), where it classifies by nothing else; classify then holds it for every
     code point.  What import lifts as an untrusted edge whose one rule takes everything there."""
+    implicit: bool = field(default=False, compare=False)
+    """Whether its IPv4 classification is the device's implicit default, not a classifier of the configuration
+    (JUNOS ipprec-compatibility on a unit that binds no classifier, rewrite or filter).  Import lets the device's
+    own classifiers say a code point's service where they differ (qosc.behaviour.liftimplicit)."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

@@ -120,15 +120,16 @@ def _table(c: Config, family: str, name: str, loc: Location | None, seen: frozen
 
 def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam: int, known: set[str],
                     rule: dict[tuple[str, str], int], loc: Location | None
-                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool]:
-    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, and
-    whether a classifier of the unit (bound, or JUNOS's implicit one) says the classes."""
+                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool, bool]:
+    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, whether
+    a classifier of the unit (bound, or JUNOS's implicit one) says the classes, and whether it is the implicit one."""
     family = DSCP_FAMILIES[fam]
     rname = bound.get(f"rewrite-rules-{family}")
     cname, kind = bound.get(f"classifiers-{family}"), family
     if cname is None and fam == 0 and f"classifiers-{PRECEDENCE}" in bound:
         cname, kind = bound[f"classifiers-{PRECEDENCE}"], PRECEDENCE
     table = _table(c, kind, cname, loc) if cname is not None else None
+    implicit = False
     if table is None and cname is None and "forwarding-class" in bound:  # fixed: every code point is the class's
         table = dict.fromkeys(range(64), (bound["forwarding-class"], "low"))
     if table is None:
@@ -141,15 +142,16 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
         if own or fam or any(k.startswith("filter-input") for k in bound) or cname is not None or any(
                 f"classifiers-{f}" in bound for f in THREE_BIT):
             return tuple(_fc(c, own[code], known) if code in own else None for code in range(64)), \
-                (None,) * 64, False
+                (None,) * 64, False, False
         table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
+        implicit = True
     full = {code: table.get(code >> 3 if kind == PRECEDENCE else code) for code in range(64)}
     classify = tuple(_fc(c, v[0], known) if v else None for v in full.values())
     # a default class name (from `import default`, dscp-default, ipprec-compatibility) is the class of its queue
     # for the rewrite rule too, which names the configuration's classes (FC-BEST-EFFORT writes DSCP 4 as be)
     rewrite = tuple((rule.get((v[0], v[1]), rule.get((_fc(c, v[0], set()), v[1]), code)) if rname else code)
                     if v else None for code, v in full.items())
-    return classify, rewrite, True
+    return classify, rewrite, True, implicit
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
@@ -173,7 +175,7 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     classify: list[tuple[str | None, ...]] = []
     rewrite: list[tuple[int | None, ...]] = []
     marks: list[dict[tuple[str, str], int]] = []
-    classified = False
+    classified = implicit = False
     for fam, family in enumerate(DSCP_FAMILIES):
         rname = bound.get(f"rewrite-rules-{family}")
         rule = DEFAULT_REWRITE if rname == "default" else c.rewrites.get((family, rname or ""), {})
@@ -181,7 +183,8 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} rewrite rule "
                                          f"{rname}, which is not defined", loc))
         marks.append(rule)
-        table, written, told = _classification(c, port, unit, bound, fam, known, rule, loc)
+        table, written, told, default = _classification(c, port, unit, bound, fam, known, rule, loc)
+        implicit = implicit or default
         classify.append(table)
         rewrite.append(written)
         # an edge trusts DSCP where a classifier says the classes of IPv4: its own, or the implicit
@@ -214,4 +217,4 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
-                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed)
+                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed, implicit=implicit)

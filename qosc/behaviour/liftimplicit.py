@@ -46,8 +46,9 @@ def _view(iface: Interface, explicit: Sequence[Interface], found: list[Diagnosti
     moved: dict[tuple[str, str], list[int]] = {}
     for code in range(64):
         theirs = next((o.classify[0][code] for o in explicit if o.classify[0][code] is not None), None)
-        if theirs is not None and theirs != table[code] and theirs in names and table[code] is not None:
-            moved.setdefault((table[code], theirs), []).append(code)
+        here = table[code]
+        if theirs is not None and here is not None and theirs != here and theirs in names:
+            moved.setdefault((here, theirs), []).append(code)
             table[code] = theirs
     parts = []
     for (here, there), codes in moved.items():

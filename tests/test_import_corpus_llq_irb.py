@@ -156,3 +156,43 @@ def test_a_port_classified_by_the_implicit_classifier_does_not_join_services(
     assert status == 1
     differing = {m.group(1) for line in out.splitlines() if (m := re.search(r"\]: \S+?\.set:(\S+?): ", line))}
     assert differing == {"et-0/0/50"}, out
+
+
+# ag1's other IRB units (267-350 and 517-600) bind no class-of-service statement at all, only an input filter
+# that moves cs1..cs4 into other classes and accepts the rest (FF-MFC-IPV4-L3VPN-EVPN-IRB)
+FILTERED = AG1 + """\
+set interfaces irb unit 267 family inet filter input FF-MFC-IPV4
+set interfaces irb unit 267 family inet address 10.21.167.3/24
+set firewall family inet filter FF-MFC-IPV4 interface-specific
+set firewall family inet filter FF-MFC-IPV4 term fc-realtime from dscp cs1
+set firewall family inet filter FF-MFC-IPV4 term fc-realtime then forwarding-class FC-REALTIME
+set firewall family inet filter FF-MFC-IPV4 term fc-high from dscp cs2
+set firewall family inet filter FF-MFC-IPV4 term fc-high then forwarding-class FC-HIGH
+set firewall family inet filter FF-MFC-IPV4 term fc-medium from dscp cs3
+set firewall family inet filter FF-MFC-IPV4 term fc-medium then forwarding-class FC-MEDIUM
+set firewall family inet filter FF-MFC-IPV4 term fc-low from dscp cs4
+set firewall family inet filter FF-MFC-IPV4 term fc-low then forwarding-class FC-LOW
+set firewall family inet filter FF-MFC-IPV4 term default then accept
+"""
+
+
+def test_filter_terms_into_classes_the_device_rewrites_lift_as_marking_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """irb unit 267 rewrites nothing itself, but the device rewrites those classes' DSCP on the units the packets
+    leave by (JUNOS marks by the egress rewrite rule of the forwarding class), so `mark: false` is refused there
+    (QOS114): the rule is lifted marking its service's code point, the `mark: false` named at the unit's line
+    (before: each rule was left out and the unit lifted with no classifier), and the unit with `rewrite: []` (it
+    writes no DSCP itself: the compiled unit binds the filter alone, as the original).  Equiv finds the round trip
+    clean (where unmatched traffic goes, Junos's implicit classifier, is the reader's known gap:
+    tests/test_import_classify_only.py)."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag1.set", FILTERED)
+    assert policy is not None, diagnostics
+    irb = policy["devices"]["ag1"]["interfaces"]["irb.267"]
+    assert irb["rewrite"] == [] and irb["trust"] == "none", irb
+    rules = policy["classifiers"][irb["classifier"]]["rules"]
+    assert [(r["name"], r["service"], "mark" in r) for r in rules] == [
+        ("fc-realtime", "FC-REALTIME", False), ("fc-high", "FC-HIGH", False), ("fc-medium", "FC-MEDIUM", False),
+        ("fc-low", "FC-LOW", False)], rules
+    assert sorted(m.split(" of rule ")[1].split()[0] for m in named(diagnostics) if m.startswith("`mark: false`")) \
+        == ["fc-high", "fc-low", "fc-medium", "fc-realtime"], named(diagnostics)
+    assert status == 0, out

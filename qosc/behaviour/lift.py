@@ -372,6 +372,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if liftmarks.involved(iface):
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
+    elif iface.role == "edge" and iface.rules and iface.unmatched_mark is None and all(
+            r.mark is None for r in iface.rules):  # its rules mark nothing there (a filter, no DSCP rewrite)
+        body["rewrite"] = []
     if iface.fixed is not None:
         liftfixed.edge(lifter, body, iface, of_class[iface.fixed], mpls_device)
     body.update(dict(iface.options))

@@ -182,17 +182,26 @@ def test_filter_terms_into_classes_the_device_rewrites_lift_as_marking_rules(
     leave by (JUNOS marks by the egress rewrite rule of the forwarding class), so `mark: false` is refused there
     (QOS114): the rule is lifted marking its service's code point, the `mark: false` named at the unit's line
     (before: each rule was left out and the unit lifted with no classifier), and the unit with `rewrite: []` (it
-    writes no DSCP itself: the compiled unit binds the filter alone, as the original).  Equiv finds the round trip
-    clean (where unmatched traffic goes, Junos's implicit classifier, is the reader's known gap:
-    tests/test_import_classify_only.py)."""
+    writes no DSCP itself: the compiled unit binds no DSCP rewrite, as the original).  The filter's last term
+    accepts without a class, so what it does not match is classified by the unit's classifier: Junos's implicit
+    ipprec-compatibility, as it binds none ("Default IP Precedence Classifier", "Multifield Classifier Overview",
+    Junos OS Class of Service User Guide): the unit trusts DSCP (before: the rest was read as unknown and the unit
+    as trusting nothing).  Where the implicit classifier puts code points in other classes than CL-DSCP (af11 in
+    best effort, precedence 6 and 7 in FC-CONTROL), the policy cannot say it (a code point is one service): named
+    at the unit's line, and the only differences of the round trip."""
     policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag1.set", FILTERED)
     assert policy is not None, diagnostics
     irb = policy["devices"]["ag1"]["interfaces"]["irb.267"]
-    assert irb["rewrite"] == [] and irb["trust"] == "none", irb
+    assert irb["rewrite"] == [] and irb["trust"] == "dscp", irb
     rules = policy["classifiers"][irb["classifier"]]["rules"]
     assert [(r["name"], r["service"], "mark" in r) for r in rules] == [
         ("fc-realtime", "FC-REALTIME", False), ("fc-high", "FC-HIGH", False), ("fc-medium", "FC-MEDIUM", False),
         ("fc-low", "FC-LOW", False)], rules
     assert sorted(m.split(" of rule ")[1].split()[0] for m in named(diagnostics) if m.startswith("`mark: false`")) \
         == ["fc-high", "fc-low", "fc-medium", "fc-realtime"], named(diagnostics)
-    assert status == 0, out
+    assert [m for m in named(diagnostics) if m.startswith("interface irb unit 267: its implicit default") and
+            "cs1 af11 in FC-BEST-EFFORT here, in FC-LOW by them" in m], named(diagnostics)
+    assert status == 1
+    found = [line for line in out.splitlines() if "error[QOS177]" in line]
+    assert found and all(".set:irb: DSCP " in line and ": classified to " in line for line in found), out
+    assert "DSCP 10 (af11): classified to FC-BEST-EFFORT" in out and not [x for x in found if "(IPv6)" in x], out

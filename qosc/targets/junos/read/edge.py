@@ -180,3 +180,28 @@ def leading(c: Config, bound: dict[str, str]) -> str | None:
         found.add(next((p[2] for p in first if p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class"), None))
     return found.pop() if len(found) == 1 else None
 
+
+def catch_all(c: Config, bound: dict[str, str], family: str) -> str | None:
+    """The forwarding class a unit's input filter of a family sets in its last term, where that term has no
+    `from` (it takes everything no term before it matched)."""
+    fname = bound.get(f"filter-input-{family}")
+    terms = c.filters.get((family, fname)) if fname is not None else None
+    last = list(terms.values())[-1] if terms else []
+    if not last or any(p[0] == "from" for p in last):
+        return None
+    return next((p[2] for p in last if p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class"), None)
+
+
+def open_catch_all(c: Config, bound: dict[str, str], family: str) -> bool:
+    """Whether a unit's input filter of a family ends in a term without `from` that accepts and sets no
+    forwarding class: what no term matches keeps the class the unit's behaviour aggregate classifier gave it
+    (Junos's implicit ipprec-compatibility where it binds none; "Default Behavior Aggregate Classification",
+    Junos OS Class of Service User Guide: a multifield classifier overrides the BA class only where it sets one)."""
+    fname = bound.get(f"filter-input-{family}")
+    terms = c.filters.get((family, fname)) if fname is not None else None
+    if not terms:
+        return False
+    last = list(terms.values())[-1]
+    return not any(p[0] == "from" for p in last) and ("then", "accept") in {tuple(p[:2]) for p in last} and not any(
+        p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class" for p in last)
+

@@ -13,7 +13,15 @@ the input filter's terms as edge rules.  Dangling references are QOS174,
 code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
 in the class whose rewrite writes it, every other code point in the class of
-the filter's catch-all term (unknown without one).  A unit with a classifier
+the filter's catch-all term (unknown without one); a filter whose first term
+takes everything into a class (what qosc writes for a fixed unit) puts every
+code point there, and one whose catch-all term accepts without a class leaves
+IPv4 to Junos's implicit ipprec-compatibility classifier (a multifield
+classifier overrides the BA class only where it sets one), the unit trusting
+DSCP by it (Interface.implicit).  A fixed unit that rewrites DSCP reads as the
+edge qosc writes for it: unmatched traffic leaves with its class's mark.  A
+default class name (`import default`) is rewritten as the configuration's
+class of its queue.  A unit with a classifier
 and no DSCP rewrite rule keeps every code point: its role is transparent.  The
 EXP and 802.1p tables, rewrites and the EXP a PE imposes: read.marks (a unit
 through which traffic enters LSPs is an edge).
@@ -21,11 +29,11 @@ through which traffic enters LSPs is an edge).
 
 from __future__ import annotations
 
-from qosc.behaviour.model import Device, Interface
+from qosc.behaviour.model import FAMILIES, Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, collect
-from qosc.targets.junos.read.edge import leading
+from qosc.targets.junos.read.edge import catch_all, leading, open_catch_all
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
@@ -139,8 +147,9 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
         # classifies EXP or 802.1p: its IP classification is not the policy's (qosc writes an MPLS or 802.1p
         # interface's classifiers of those families alone, and reads it back so)
         own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
-        if own or fam or any(k.startswith("filter-input") for k in bound) or cname is not None or any(
-                f"classifiers-{f}" in bound for f in THREE_BIT):
+        # (an input filter whose catch-all term accepts without a class leaves the rest to that classifier too)
+        filtered = any(k.startswith("filter-input") for k in bound) and not open_catch_all(c, bound, "inet")
+        if own or fam or filtered or cname is not None or any(f"classifiers-{f}" in bound for f in THREE_BIT):
             return tuple(_fc(c, own[code], known) if code in own else None for code in range(64)), \
                 (None,) * 64, False, False
         table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
@@ -163,8 +172,11 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     rate = shape or port_rate(c, port)
     klasses = classes(c, smap, rate) if smap else ()
-    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound):
-        klasses = default_classes(c, loc)  # the unit classifies or rewrites: its port queues by Junos's default map
+    if not smap and (any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound)
+                     or open_catch_all(c, bound, "inet")):
+        # the unit classifies (a classifier, or a filter that leaves the rest to the implicit one) or rewrites: its
+        # port queues by Junos's default map
+        klasses = default_classes(c, loc)
     known = {k.name for k in klasses}
     for key, name in bound.items():
         kind, _, family = key.partition("s-")
@@ -201,9 +213,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         unmatched = marks[0].get((pinned, "low"))
     for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
-        if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
-            catch = classify[fam][unmatched]
-            classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
+        catch = classify[fam][unmatched] if unmatched is not None else catch_all(c, bound, FAMILIES[fam])
+        if f"classifiers-{family}" not in bound and catch:
+            classify[fam] = tuple(x if x is not None else _fc(c, catch, known) for x in classify[fam])
     exp, pcp, marked = unit_marking(c, f"interface {port} unit {unit}", bound, loc, lambda n: _fc(c, n, known),
                                     imposed, platform)
     # a unit that classifies DSCP but binds no DSCP rewrite rule keeps every code point as it came: transparent

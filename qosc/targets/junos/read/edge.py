@@ -194,9 +194,11 @@ def catch_all(c: Config, bound: dict[str, str], family: str) -> str | None:
 
 def open_catch_all(c: Config, bound: dict[str, str], family: str) -> bool:
     """Whether a unit's input filter of a family ends in a term without `from` that accepts and sets no
-    forwarding class: what no term matches keeps the class the unit's behaviour aggregate classifier gave it
-    (Junos's implicit ipprec-compatibility where it binds none; "Default Behavior Aggregate Classification",
-    Junos OS Class of Service User Guide: a multifield classifier overrides the BA class only where it sets one)."""
+    forwarding class: what no term matches keeps the class the unit's behaviour aggregate classifier gave it.
+    Junos OS Class of Service User Guide: "Configuring Multifield Classifiers" (BA classification is performed
+    first, then multifield classification, whose result overrides the BA result where they conflict), "Default
+    Behavior Aggregate Classification Overview" (an implicit IP precedence classifier, ipprec-compatibility, on
+    every logical interface that binds none)."""
     fname = bound.get(f"filter-input-{family}")
     terms = c.filters.get((family, fname)) if fname is not None else None
     if not terms:

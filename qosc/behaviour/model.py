@@ -176,7 +176,8 @@ class Interface:
     code point.  What import lifts as an untrusted edge whose one rule takes everything there."""
     implicit: bool = field(default=False, compare=False)
     """Whether its IPv4 classification is the device's implicit default, not a classifier of the configuration
-    (JUNOS ipprec-compatibility on a unit that binds no classifier, rewrite or filter).  Import lets the device's
+    (JUNOS ipprec-compatibility on a unit that binds no classifier or rewrite, and no filter or one whose catch-all
+    term accepts without a forwarding class).  Import lets the device's
     own classifiers say a code point's service where they differ (qosc.behaviour.liftimplicit)."""
 
     def class_named(self, name: str | None) -> Class | None:

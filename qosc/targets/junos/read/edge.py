@@ -171,9 +171,9 @@ def leading(c: Config, bound: dict[str, str]) -> str | None:
     found: set[str | None] = set()
     for family in FAMILIES:
         fname = bound.get(f"filter-input-{family}")
-        terms = c.filters.get((family, fname)) if fname is not None else None
         if fname is None:
             continue
+        terms = c.filters.get((family, fname))
         first = next(iter(terms.values()), None) if terms else None
         if first is None or any(p[0] == "from" for p in first):
             return None
@@ -206,4 +206,3 @@ def open_catch_all(c: Config, bound: dict[str, str], family: str) -> bool:
     last = list(terms.values())[-1]
     return not any(p[0] == "from" for p in last) and ("then", "accept") in {tuple(p[:2]) for p in last} and not any(
         p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class" for p in last)
-

@@ -52,8 +52,12 @@ ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-
        "as edges with one rule without a match, its fronthaul vlan-ccc units as interfaces of Ethernet frames "
        "(encapsulation vlan) whose family ccc filter terms (802.1p, source and destination MAC) are rules on the "
        "Ethernet header, compared without DSCP")
-IRB = ("; its 332 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208), their filter "
-       "terms that set a forwarding class as rules into the classes' services")
+IRB = ("; its 500 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208): the 166 fixed to "
+       "FC-REALTIME and the 166 classified by CL-DSCP round-trip clean but for FC-SIGNALING's cs5 and cs6; the 168 "
+       "that bind a filter alone lift its terms as marking rules (JUNOS marks by the egress rewrite, QOS114: the "
+       "`mark: false` named), but what the filter does not match Junos's implicit ipprec-compatibility classifies "
+       "(the af classes and ef in best effort, precedence 6 and 7 in FC-CONTROL), which the policy cannot say beside "
+       "CL-DSCP (a code point is one service: QOS172 per unit), so equiv finds 32 code points per unit elsewhere")
 QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
              "it receives into {fc}, a QFX class that an MX port queued by Junos's default map does not schedule: "
              "the port is named, not lifted, and nothing is written")
@@ -63,8 +67,8 @@ TRACEBACK: dict[str, str] = {}
 """Files whose import, validate, compile or equiv ends in a traceback: none any more (issue 22)."""
 INVALID: dict[str, str] = {}
 """Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
-# jvd-ewan-fin-wanedge1-mx304.conf is clean by equiv; what equiv cannot see on its IRB units (where a filter's
-# catch-all without a class leaves unmatched traffic) is a strict xfail in tests/test_import_classify_only.py
+# jvd-ewan-fin-wanedge1-mx304.conf is clean by equiv, its IRB units' unmatched traffic included (a filter's
+# catch-all without a class leaves it to Junos's implicit classifier: tests/test_import_classify_only.py)
 UNCLEAN = {
     "junos/batfish-class-of-service-comprehensive.set":
         "grammar test: ae1 classifies every family on one unit into classes its scheduler map does not schedule and "
@@ -95,9 +99,10 @@ UNCLEAN = {
         "classes without a parent (QOS141): nothing written",
     "junos/jvd-llq-an1-acx7100-48l.conf": ACX,
     "junos/jvd-llq-an3-acx7100-48l.conf":
-        ACX + "; and its et-0/0/50 (a scheduler map, no classifier: Junos's implicit ipprec-compatibility puts cs6 "
-        "in FC-CONTROL's queue 3) shares cs6 with the CL-DSCP units' FC-SIGNALING: a code point is one service in "
-        "the policy, so FC-SIGNALING is joined to FC-CONTROL (QOS173 per unit) and loses its strict queue",
+        ACX + "; and its et-0/0/50 (a scheduler map, no classifier) is classified by Junos's implicit "
+        "ipprec-compatibility (cs6 in FC-CONTROL's queue 3, the af classes and ef in best effort): the policy keeps "
+        "the CL-DSCP units' services (a code point is one service) and names what et-0/0/50 does otherwise "
+        "(QOS172), so equiv finds those 32 code points elsewhere there",
     "junos/jvd-llq-an4-acx7024.conf": ACX,
     "junos/jvd-llq-ag1-1-acx7509.conf": ACX + IRB,
     "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + IRB,

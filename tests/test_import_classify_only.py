@@ -231,16 +231,14 @@ def test_a_filter_that_classifies_into_a_service_with_dscp_lifts_as_mark_false(
     assert status == 0, out
 
 
-@pytest.mark.xfail(strict=True, reason="the JUNOS reader reads a filtered unit without a classifier whose catch-all "
-                   "term sets no forwarding class as classifying the rest into an unknown class, not through "
-                   "Junos's implicit ipprec-compatibility classifier, so equiv cannot see where unmatched traffic "
-                   "goes (the wanedge1 round trip forces it to the default service)")
 def test_equiv_sees_where_a_catch_all_without_a_class_leaves_unmatched_traffic(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """wanedge1's `term accept-all-else { then accept; }` leaves unmatched IPv4 to the implicit ipprec-compatibility
     classifier (precedence 6 and 7 to network-control; Junos OS Class of Service User Guide, "Default IP Precedence
-    Classifier"), while the compiled round trip's catch-all term puts it in BEST-EFFORT: a difference equiv should
-    report."""
+    Classifier"), while the compiled round trip's catch-all term puts it in BEST-EFFORT: a difference equiv
+    reports (before: the reader took the unclassified rest of a filtered unit for unknown; now a catch-all that
+    accepts without a class leaves it to the unit's classifier, the implicit one where it binds none, and the
+    wanedge1 IRB units lift as trusting DSCP by it)."""
     original, forced = tmp_path / "a.conf", tmp_path / "b.conf"
     original.write_text(WANEDGE, encoding="utf-8")
     forced.write_text(WANEDGE.replace("""            term accept-all-else {

@@ -14,7 +14,7 @@ against, so it reads the policy's semantics, not any vendor's:
   service without DSCP marks nothing and says its class) and apply the rule's or the
   service's policer; a policer several rules of the interface name is one policer for all of them (shared);
   edges that trust nothing mark unmatched traffic as the default service (an edge trusting EXP or PCP leaves it
-  to that classification).
+  to that classification), and where their first rule matches every packet, every code point is in its class.
 """
 
 from __future__ import annotations
@@ -127,6 +127,9 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
                 if police is not None and s.dscp:
                     rules.append(Rule(f"police-{s.name}", match_dscp=s.dscp, mark=s.mark, policer=envelope(police),
                                       origin=s.where.at("policer")))
+    if rules and not trust and _everything(rules[0]):  # its first rule takes every packet: one class for all
+        first = rules[0]
+        classify = [classify[first.mark] if first.mark is not None else first.fc] * 64
     both = tuple(classify) if not iface.ethernet_only else (None,) * 64  # frames: no DSCP is read or written
     rewrite = rewrite if not iface.ethernet_only else (None,) * 64
     options = (("port-type", iface.port_type),) if iface.port_type else ()
@@ -135,6 +138,12 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
                      (rewrite, rewrite), trust, tuple(rules), unmatched, options, exp, pcp,
                      _marks(policy, iface, owners), default_queueing=iface.default_queueing, origin=iface.where.loc,
                      ethernet=iface.ethernet_only)
+
+
+def _everything(rule: Rule) -> bool:
+    """Whether an edge rule matches every packet (no match of any kind, both IP families)."""
+    return not (rule.sources or rule.destinations or rule.protocols or rule.source_ports or rule.destination_ports
+                or rule.match_dscp) and set(rule.families) == set(FAMILIES)
 
 
 def _classify3(policy: Policy, iface: ModelInterface, scheduled: tuple[Service, ...],

@@ -37,7 +37,7 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour import liftable as lifting
-from qosc.behaviour import liftcaps, liftfixed, liftmarks
+from qosc.behaviour import liftcaps, liftfixed, liftimplicit, liftmarks
 from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profile_body, queue_body
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
@@ -259,8 +259,10 @@ def _marked_first(iface: Interface, codes: frozenset[int]) -> list[int]:
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
+    devices, implicit = liftimplicit.views(devices)
     devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
+    lifter.diagnostics += implicit
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}
@@ -382,6 +384,9 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     if liftmarks.involved(iface) or iface.ethernet:
         body.pop("trust", None)
         body.update(liftmarks.settings(iface, iface.role, mpls_device))
+    elif iface.role == "edge" and iface.rules and iface.unmatched_mark is None and all(
+            r.mark is None for r in iface.rules):  # its rules mark nothing there (a filter, no DSCP rewrite)
+        body["rewrite"] = []
     if iface.fixed is not None:
         liftfixed.edge(lifter, body, iface, of_class[iface.fixed], mpls_device)
     body.update(dict(iface.options))

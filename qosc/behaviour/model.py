@@ -186,6 +186,11 @@ class Interface:
     """Carries Ethernet frames only, no routed IP (a policy interface of encapsulation vlan alone; JUNOS: a unit that
     binds a family ccc or bridge input filter): its DSCP behaviour (classification, rewrite, the mark of unmatched
     traffic) means nothing and is compared with nothing; its classes, queues, 802.1p and EXP are."""
+    implicit: bool = field(default=False, compare=False)
+    """Whether its IPv4 classification is the device's implicit default, not a classifier of the configuration
+    (JUNOS ipprec-compatibility on a unit that binds no classifier or rewrite, and no filter or one whose catch-all
+    term accepts without a forwarding class).  Import lets the device's
+    own classifiers say a code point's service where they differ (qosc.behaviour.liftimplicit)."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

@@ -107,6 +107,8 @@ def _field(path: tuple[str, ...]) -> tuple[str, ...] | None:
                 return path[:2 + len(tail)]
     if path[:1] == ("devices",) and len(path) >= 5 and path[2] == "interfaces" and path[4] in _PORT_FIELDS:
         return path[:5]
+    if path[:1] == ("classifiers",) and len(path) >= 5 and path[2] == "rules" and path[4] == "mark":
+        return path[:5]  # `mark: false` a target cannot keep (JUNOS marks by the egress rewrite: QOS114): it marks
     return None
 
 
@@ -246,13 +248,17 @@ def _leave_out(lifted: Lifted, target: tuple[str, ...], why: Diagnostic) -> list
     reason = f"{why.code} {why.message}"
     gone: set[Element] = set()
     if _field(target) == target:
-        holder = policy
+        holder: Any = policy
         for key in target[:-1]:
-            holder = holder[key]
+            holder = holder[int(key)] if isinstance(holder, list) else holder[key]
         holder.pop(target[-1], None)
-        what = f"{'.'.join(target[2:] if kind == 'services' else target[4:])} of " + (
-            f"service {name}" if kind == "services" else f"interface {target[3]}")
-        origin = lifted.origins.get(target[:2] if kind == "services" else target[:4]) or origin
+        if kind == "classifiers":
+            what = (f"`mark: false` (the rule marks the service's code point) of rule {holder.get('name')} of "
+                    f"classifier {name}")
+        else:
+            what = f"{'.'.join(target[2:] if kind == 'services' else target[4:])} of " + (
+                f"service {name}" if kind == "services" else f"interface {target[3]}")
+            origin = lifted.origins.get(target[:2] if kind == "services" else target[:4]) or origin
     elif kind == "services":
         policy["services"].pop(name, None)
         gone |= lifted.carriers.get(name, set())

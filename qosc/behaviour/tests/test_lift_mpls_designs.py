@@ -82,7 +82,10 @@ def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() 
     forwarding class (FC-LLQ, a strict queue without a rate) and schedule nothing there.  Such a unit was written
     as an edge with `services: []` and no classifier, which qosc's compile writes as an empty unit; its rules now
     lift (they classify into their class's service without marking, tests/test_import_classify_only.py), so each
-    IRB unit has its classifier; a unit whose rule puts packets in a class no service is made of is still named."""
+    IRB unit has its classifier; a unit whose rule puts packets in a class no service is made of has the rule
+    named, and lifts what it still does: the filter's catch-all term accepts without a class, so Junos's implicit
+    ipprec-compatibility classifies the rest (the unit trusts DSCP by it, queued by the device's defaults; before,
+    it was read as classifying nothing and named not lifted)."""
     text = (CORPUS / "jvd-ewan-fin-wanedge1-mx304.conf").read_text(encoding="utf-8")
     lifted = lift([junos(CORPUS / "jvd-ewan-fin-wanedge1-mx304.conf")], "we1")
     interfaces = lifted.policy["devices"]["jvd-ewan-fin-wanedge1-mx304"]["interfaces"]
@@ -93,9 +96,10 @@ def test_a_unit_whose_classes_and_rules_lift_into_nothing_is_named_not_lifted() 
     assert found.behaviour is not None
     lifted = lift([found.behaviour], "we1")
     interfaces = lifted.policy["devices"]["we1"]["interfaces"]
-    assert "irb.1" not in interfaces and "irb.21" in interfaces
-    assert any(d.message == "interface irb unit 1 not lifted: none of its classes can be a service and none of its "
-               "rules marks into one" for d in lifted.diagnostics)
+    assert interfaces["irb.1"] == {"role": "edge", "trust": "dscp", "rewrite": [], "egress-queueing": "device-default"}
+    assert "classifier" in interfaces["irb.21"]
+    assert any(d.message == "rule stock_exch puts packets in class FC-NOWHERE, which no imported service is made of: "
+               "the rule is left out" for d in lifted.diagnostics)
 
 
 def test_leaving_out_a_unit_of_a_port_leaves_out_what_was_lifted_of_that_unit_alone() -> None:

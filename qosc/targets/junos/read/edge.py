@@ -190,3 +190,47 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
                                     old.destination_ports, old.match_dscp, old.mark, old.policer,
                                     old.families + rule.families, old.origin, old.fc)
     return [merged[term] for term in order], unmatched
+
+
+def leading(c: Config, bound: dict[str, str]) -> str | None:
+    """The forwarding class of input filters whose first term has no `from` and sets one (every bound family's
+    the same): every packet the unit receives is in it, whatever its code points (what qosc writes for an edge
+    whose first rule matches everything: JUNOS fixed classification lifted).  None otherwise."""
+    found: set[str | None] = set()
+    for family in FAMILIES:
+        fname = bound.get(f"filter-input-{family}")
+        if fname is None:
+            continue
+        terms = c.filters.get((family, fname))
+        first = next(iter(terms.values()), None) if terms else None
+        if first is None or any(p[0] == "from" for p in first):
+            return None
+        found.add(next((p[2] for p in first if p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class"), None))
+    return found.pop() if len(found) == 1 else None
+
+
+def catch_all(c: Config, bound: dict[str, str], family: str) -> str | None:
+    """The forwarding class a unit's input filter of a family sets in its last term, where that term has no
+    `from` (it takes everything no term before it matched)."""
+    fname = bound.get(f"filter-input-{family}")
+    terms = c.filters.get((family, fname)) if fname is not None else None
+    last = list(terms.values())[-1] if terms else []
+    if not last or any(p[0] == "from" for p in last):
+        return None
+    return next((p[2] for p in last if p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class"), None)
+
+
+def open_catch_all(c: Config, bound: dict[str, str], family: str) -> bool:
+    """Whether a unit's input filter of a family ends in a term without `from` that accepts and sets no
+    forwarding class: what no term matches keeps the class the unit's behaviour aggregate classifier gave it.
+    Junos OS Class of Service User Guide: "Configuring Multifield Classifiers" (BA classification is performed
+    first, then multifield classification, whose result overrides the BA result where they conflict), "Default
+    Behavior Aggregate Classification Overview" (an implicit IP precedence classifier, ipprec-compatibility, on
+    every logical interface that binds none)."""
+    fname = bound.get(f"filter-input-{family}")
+    terms = c.filters.get((family, fname)) if fname is not None else None
+    if not terms:
+        return False
+    last = list(terms.values())[-1]
+    return not any(p[0] == "from" for p in last) and ("then", "accept") in {tuple(p[:2]) for p in last} and not any(
+        p[0] == "then" and len(p) >= 3 and p[1] == "forwarding-class" for p in last)

@@ -13,7 +13,15 @@ the input filter's terms as edge rules.  Dangling references are QOS174,
 code points listed twice in one classifier QOS175.  A unit without a
 classifier (an untrusted edge, classified by its filter): a code point is
 in the class whose rewrite writes it, every other code point in the class of
-the filter's catch-all term (unknown without one).  A unit with a classifier
+the filter's catch-all term (unknown without one); a filter whose first term
+takes everything into a class (what qosc writes for a fixed unit) puts every
+code point there, and one whose catch-all term accepts without a class leaves
+IPv4 to Junos's implicit ipprec-compatibility classifier (a multifield
+classifier overrides the BA class only where it sets one), the unit trusting
+DSCP by it (Interface.implicit).  A fixed unit that rewrites DSCP reads as the
+edge qosc writes for it: unmatched traffic leaves with its class's mark.  A
+default class name (`import default`) is rewritten as the configuration's
+class of its queue.  A unit with a classifier
 and no DSCP rewrite rule keeps every code point: its role is transparent.  The
 EXP and 802.1p tables, rewrites and the EXP a PE imposes: read.marks (a unit
 through which traffic enters LSPs is an edge).
@@ -21,11 +29,11 @@ through which traffic enters LSPs is an edge).
 
 from __future__ import annotations
 
-from qosc.behaviour.model import Device, Interface
+from qosc.behaviour.model import FAMILIES, Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, collect
-from qosc.targets.junos.read.edge import LAYER2
+from qosc.targets.junos.read.edge import LAYER2, catch_all, leading, open_catch_all
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
@@ -120,15 +128,16 @@ def _table(c: Config, family: str, name: str, loc: Location | None, seen: frozen
 
 def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam: int, known: set[str],
                     rule: dict[tuple[str, str], int], loc: Location | None
-                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool]:
-    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, and
-    whether a classifier of the unit (bound, or JUNOS's implicit one) says the classes."""
+                    ) -> tuple[tuple[str | None, ...], tuple[int | None, ...], bool, bool]:
+    """The class and the rewritten code point of each of the 64 code points of one IP family on a unit, whether
+    a classifier of the unit (bound, or JUNOS's implicit one) says the classes, and whether it is the implicit one."""
     family = DSCP_FAMILIES[fam]
     rname = bound.get(f"rewrite-rules-{family}")
     cname, kind = bound.get(f"classifiers-{family}"), family
     if cname is None and fam == 0 and f"classifiers-{PRECEDENCE}" in bound:
         cname, kind = bound[f"classifiers-{PRECEDENCE}"], PRECEDENCE
     table = _table(c, kind, cname, loc) if cname is not None else None
+    implicit = False
     if table is None and cname is None and "forwarding-class" in bound:  # fixed: every code point is the class's
         table = dict.fromkeys(range(64), (bound["forwarding-class"], "low"))
     if table is None:
@@ -138,15 +147,20 @@ def _classification(c: Config, port: str, unit: str, bound: dict[str, str], fam:
         # classifies EXP or 802.1p: its IP classification is not the policy's (qosc writes an MPLS or 802.1p
         # interface's classifiers of those families alone, and reads it back so)
         own = {code: fc for (fc, lp), code in sorted(rule.items(), key=lambda kv: kv[0][1] != "low")}
-        if own or fam or any(k.startswith("filter-input") for k in bound) or cname is not None or any(
-                f"classifiers-{f}" in bound for f in THREE_BIT):
+        # (an input filter whose catch-all term accepts without a class leaves the rest to that classifier too)
+        filtered = any(k.startswith("filter-input") for k in bound) and not open_catch_all(c, bound, "inet")
+        if own or fam or filtered or cname is not None or any(f"classifiers-{f}" in bound for f in THREE_BIT):
             return tuple(_fc(c, own[code], known) if code in own else None for code in range(64)), \
-                (None,) * 64, False
+                (None,) * 64, False, False
         table, kind = {p: ipprec_compatibility(p) for p in range(8)}, PRECEDENCE
+        implicit = True
     full = {code: table.get(code >> 3 if kind == PRECEDENCE else code) for code in range(64)}
     classify = tuple(_fc(c, v[0], known) if v else None for v in full.values())
-    rewrite = tuple((rule.get((v[0], v[1]), code) if rname else code) if v else None for code, v in full.items())
-    return classify, rewrite, True
+    # a default class name (from `import default`, dscp-default, ipprec-compatibility) is the class of its queue
+    # for the rewrite rule too, which names the configuration's classes (FC-BEST-EFFORT writes DSCP 4 as be)
+    rewrite = tuple((rule.get((v[0], v[1]), rule.get((_fc(c, v[0], set()), v[1]), code)) if rname else code)
+                    if v else None for code, v in full.items())
+    return classify, rewrite, True, implicit
 
 
 def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str | None,
@@ -158,8 +172,11 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     rate = shape or port_rate(c, port)
     klasses = classes(c, smap, rate) if smap else ()
-    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound):
-        klasses = default_classes(c, loc)  # the unit classifies or rewrites: its port queues by Junos's default map
+    if not smap and (any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound)
+                     or open_catch_all(c, bound, "inet")):
+        # the unit classifies (a classifier, or a filter that leaves the rest to the implicit one) or rewrites: its
+        # port queues by Junos's default map
+        klasses = default_classes(c, loc)
     known = {k.name for k in klasses}
     for key, name in bound.items():
         kind, _, family = key.partition("s-")
@@ -170,7 +187,7 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     classify: list[tuple[str | None, ...]] = []
     rewrite: list[tuple[int | None, ...]] = []
     marks: list[dict[tuple[str, str], int]] = []
-    classified = False
+    classified = implicit = False
     for fam, family in enumerate(DSCP_FAMILIES):
         rname = bound.get(f"rewrite-rules-{family}")
         rule = DEFAULT_REWRITE if rname == "default" else c.rewrites.get((family, rname or ""), {})
@@ -178,21 +195,30 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
             c.diagnostics.append(warning("QOS174", f"interface {port} unit {unit} names {family} rewrite rule "
                                          f"{rname}, which is not defined", loc))
         marks.append(rule)
-        table, written, told = _classification(c, port, unit, bound, fam, known, rule, loc)
+        table, written, told, default = _classification(c, port, unit, bound, fam, known, rule, loc)
+        implicit = implicit or default
         classify.append(table)
         rewrite.append(written)
         # an edge trusts DSCP where a classifier says the classes of IPv4: its own, or the implicit
         # ipprec-compatibility of a PE's customer unit (it keeps the packet's DSCP and queues by it)
         classified = classified or (told and fam == 0)
     rules, unmatched = edge_rules(c, port, unit, bound, marks[0])
+    first = leading(c, bound) if not any(k.startswith("classifiers-") for k in bound) else None
+    if first is not None:  # a filter that classifies every packet into one class, first of all
+        classify = [(_fc(c, first, known),) * 64] * 2
+    pinned = bound["forwarding-class"] if "forwarding-class" in bound and not any(
+        k.startswith(("classifiers-", "filter-input-")) for k in bound) else None
+    if pinned is not None:  # fixed: it trusts no code point, and every packet leaves with its class's rewrite
+        classified = False
+        unmatched = marks[0].get((pinned, "low"))
     ethernet = any(f"filter-input-{family}" in bound for family in LAYER2)  # frames: no DSCP read or written
     if ethernet:
         classify, rewrite = [(None,) * 64] * 2, [(None,) * 64] * 2
     for fam, family in enumerate(DSCP_FAMILIES):
         # no classifier but a catch-all filter term: the code points no class writes are that term's class
-        if f"classifiers-{family}" not in bound and unmatched is not None and classify[fam][unmatched]:
-            catch = classify[fam][unmatched]
-            classify[fam] = tuple(x if x is not None else catch for x in classify[fam])
+        catch = classify[fam][unmatched] if unmatched is not None else catch_all(c, bound, FAMILIES[fam])
+        if f"classifiers-{family}" not in bound and catch and not ethernet:
+            classify[fam] = tuple(x if x is not None else _fc(c, catch, known) for x in classify[fam])
     exp, pcp, marked = unit_marking(c, f"interface {port} unit {unit}", bound, loc, lambda n: _fc(c, n, known),
                                     imposed, platform)
     # a unit that classifies DSCP but binds no DSCP rewrite rule keeps every code point as it came: transparent
@@ -202,9 +228,9 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
         not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
     edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
     role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
-    fixed = _fc(c, bound["forwarding-class"], known) if "forwarding-class" in bound and not any(
-        k.startswith(("classifiers-", "filter-input-")) for k in bound) else None
+    fixed = _fc(c, pinned, known) if pinned is not None else first and _fc(c, first, known)
     return Interface(port, int(unit), role, rate, shape, klasses, (classify[0], classify[1]),
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
-                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed, ethernet=ethernet)
+                     default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed, ethernet=ethernet,
+                     implicit=implicit)

@@ -79,15 +79,12 @@ UNCLEAN = {
         "round-trips with no difference",
     "junos/batfish-class-of-service-builtin-forwarding-classes.set":
         "grammar test: ae1 fixes every packet into assured-forwarding (queue 2, which Junos's default map does not "
-        "schedule) and host-outbound-traffic puts router traffic in best-effort (queue 0, 95%; global to the "
+        "schedule: 0%) and host-outbound-traffic puts router traffic in best-effort (queue 0, 95%; global to the "
         "device, Junos CoS guide), so no traffic reaches network-control (queue 3) or expedited-forwarding; the "
         "policy makes assured-forwarding the default service, which the compile queues in queue 0, and the host "
-        "class a network-control service in queue 3 (a policy says no queue numbers): equiv rightly finds router "
-        "traffic in another queue (both classes are called best-effort, so it reads 'best-effort expected, "
-        "best-effort found'), and the compiled ae1 (a filter, no class-of-service binding) is read as not queued by "
-        "the default map although Junos queues every port without a scheduler map by it; were it read so, equiv "
-        "(which compares no queues of two interfaces both at the device's defaults) would find nothing, though the "
-        "default map's shares go by queue number: assured-forwarding's 0% (queue 2) becomes 95% (queue 0)",
+        "class a network-control service in queue 3 (a policy says no queue numbers): equiv compares the classes "
+        "traffic reaches on the two default-queued ae1 and rightly finds assured-forwarding's 0% become 95% and "
+        "router traffic's 95% become 5%",
     "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
     "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,
@@ -97,13 +94,11 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-an1-acx7100-48l.conf": ACX,
     "junos/jvd-llq-an3-acx7100-48l.conf":
         ACX + "; and its et-0/0/50 (a scheduler map, no classifier) is classified by Junos's implicit "
         "ipprec-compatibility (cs6 in FC-CONTROL's queue 3, the af classes and ef in best effort): the policy keeps "
         "the CL-DSCP units' services (a code point is one service) and names what et-0/0/50 does otherwise "
         "(QOS172), so equiv finds those 32 code points elsewhere there",
-    "junos/jvd-llq-an4-acx7024.conf": ACX,
     "junos/jvd-llq-ag1-1-acx7509.conf": ACX + IRB,
     "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + IRB,
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
@@ -167,9 +162,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes (junos-acx), the Linux dumps "
-                   "are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="50 of the 60 files on qosc's platforms round-trip clean (21 of the 31 that "
+                   "apply QoS); issue 22 asks for 90%: three of the LLQ JVD's five ACX nodes (junos-acx), the Linux "
+                   "dumps are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -52,13 +52,18 @@ set class-of-service interfaces ae9 unit 0 rewrite-rules exp RR-MPLS
 AE9_LINE = AG3.splitlines().index("set class-of-service interfaces ae9 unit 0 classifiers exp CL-MPLS") + 1
 
 
+# the same classes numbered densely (FC-HIGH in queue 1, FC-LLQ in queue 2): what a compile numbers alike
+DENSE = AG3.replace("FC-HIGH queue-num 4", "FC-HIGH queue-num 1").replace("FC-LLQ queue-num 6", "FC-LLQ queue-num 2")
+
+
 def test_a_unit_without_a_scheduler_map_lifts_as_device_default_queueing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """ae9 is lifted with `egress-queueing: device-default` (said at its line, QOS208), the services keep the 5G
-    map's queues (ae8's), and the round trip is clean: the compiled ae9 has no scheduler map either.  Before, ae9's
-    default-map classes disagreed with ae8's (QOS173 per service) and ae9 was compiled with the 5G map: equiv
-    found the differences."""
-    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag3.set", AG3)
+    map's queues (ae8's), and the round trip is clean: the compiled ae9 has no scheduler map either, and each class
+    keeps its queue number (the services in the order of the device's queues), so the default map gives the same
+    class its 5% (queue 3: FC-CONTROL).  Before, ae9's default-map classes disagreed with ae8's (QOS173 per
+    service) and ae9 was compiled with the 5G map: equiv found the differences."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag3.set", DENSE)
     assert policy is not None, diagnostics
     interfaces = policy["devices"]["ag3"]["interfaces"]
     assert interfaces["ae9"].get("egress-queueing") == "device-default", interfaces["ae9"]
@@ -67,10 +72,24 @@ def test_a_unit_without_a_scheduler_map_lifts_as_device_default_queueing(
     said = [d for d in diagnostics if d["code"] == "QOS208"]
     assert len(said) == 1 and said[0]["line"] == AE9_LINE and "ae9" in said[0]["message"], said
     services = policy["services"]
+    assert list(services) == ["FC-BEST-EFFORT", "FC-HIGH", "FC-LLQ", "FC-CONTROL"]  # queues 0, 1, 2, 3
     # ae8's 5G map, not the default map's 0% (its 40% transmit rate is guaranteed of what the 40% strict-high cap
     # leaves: QOS206)
     assert services["FC-HIGH"]["queue"]["share"] == "24%" and services["FC-LLQ"]["queue"]["strict"] is True
     assert status == 0, out
+
+
+def test_equiv_sees_the_default_map_give_another_class_its_share_where_queue_numbers_move(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Junos's default map shares by queue number (queue 0 95%, queue 3 5%), and the policy language has no queue
+    numbers: with the original's queues 0, 3, 4, 6 the compile numbers the four services 0 to 3, and the class in
+    queue 3 on the default-queued ae9 is another one.  equiv compares the classes traffic reaches on two
+    default-queued units, so it says so (before, two default-queued units were not compared queue by queue: the
+    round trip was reported clean)."""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "ag3.set", AG3)
+    assert policy is not None, diagnostics
+    assert status != 0, out
+    assert "ae9: FC-CONTROL [no code point]: share 5% expected, 0% found" in out, out
 
 
 def test_equiv_reports_a_unit_queued_by_the_policy_against_one_left_at_the_default(

@@ -175,9 +175,13 @@ class _Pair(EdgeRules):
         cls = iface.class_named(name)
         return cls.origin if cls is not None else iface.origin
 
-    def classes(self) -> None:
+    def classes(self, only: set[str] | None = None) -> None:
+        """Each class of `a` (those in `only`, when given) against its match: a queue of its own, its attributes,
+        and the order of priorities."""
         pairs: list[tuple[Class, Class]] = []
         for cls in self.a.classes:
+            if only is not None and cls.name not in only:
+                continue
             other = self.b.class_named(self.match.get(cls.name))
             if other is None:
                 self.add(cls.name, "class", "a queue of its own", "none", cls.origin, self.b.origin)
@@ -289,8 +293,11 @@ _QUEUEING = {False: "the policy's queues", True: "the device's default"}
 
 
 def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
-            buffer_units: frozenset[str] = POLICY_UNITS) -> list[Finding]:
-    """Every way `found` behaves differently from `expected` (empty when they are equivalent)."""
+            buffer_units: frozenset[str] = POLICY_UNITS, default_queues: bool = False) -> list[Finding]:
+    """Every way `found` behaves differently from `expected` (empty when they are equivalent).  `default_queues`:
+    two interfaces both queued by their device's defaults are compared by the classes traffic reaches (equiv: both
+    sides are configurations read back, each reader knowing its default map; verify's expected side is the
+    policy, whose service queues a device-default interface does not use)."""
     tol = tolerance or Tolerance()
     findings: list[Finding] = []
     for a in expected.interfaces:
@@ -304,14 +311,27 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
         if a.default_queueing != b.default_queueing:  # one side queued by the device's own defaults
             pair.add("egress queueing", "by", _QUEUEING[a.default_queueing], _QUEUEING[b.default_queueing],
                      a.origin, b.origin)
-        elif not a.default_queueing:  # both by a policy (both by the device's defaults: its queues, not compared)
+        elif not a.default_queueing:  # both by a policy
             pair.classes()
+        elif default_queues:  # both by the device's defaults, as each side's reader knows them: the classes reached
+            pair.classes(_reached(a, expected.host_class))
         pair.rewrite()
         pair.marking()
         pair.edge()
         findings.extend(pair.found)
     findings.extend(_host(expected, found, tol))
     return findings
+
+
+def _reached(iface: Interface, host: str | None) -> set[str]:
+    """The classes traffic reaches on an interface: by a code point or value classified into it, an edge rule,
+    the interface's fixed class, or router traffic (the device's host class).  A class nothing reaches has no
+    behaviour but the share and buffer it leaves unused (equiv of two interfaces queued by device defaults)."""
+    found = {c for table in iface.classify for c in table if c is not None}
+    for domain in DOMAINS3:
+        found |= {v[0] for v in iface.classified(domain) if v is not None}
+    found |= {r.fc for r in iface.rules if r.fc is not None}
+    return found | {c for c in (iface.fixed, host) if c is not None}
 
 
 def _host(expected: Device, found: Device, tol: Tolerance) -> list[Finding]:

@@ -288,8 +288,8 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
     liftfixed.hosts(lifter, devices, out_devices, elements)
-    services = {lifter.service_names[k]: lifter.services[k] for k in liftcaps.strict_order(list(lifter.services),
-                                                                                          lifter.queued)}
+    services = {lifter.service_names[k]: lifter.services[k] for k in liftcaps.strict_order(
+        liftcaps.queue_order(list(lifter.services), lifter.queued), lifter.queued)}
     trusted_edge = any(b.get("role") == "edge" and b.get("trust") != "none" for d in out_devices.values()
                        for b in d["interfaces"].values())
     for key, cls in lifter.queued.items():

@@ -15,6 +15,16 @@ from qosc.units import format_rate
 K = TypeVar("K")
 
 
+def queue_order(keys: list[K], queued: Mapping[K, Class]) -> list[K]:
+    """The services as met, in the order of the device's queue numbers where the configuration says them (JUNOS
+    forwarding-classes queue-num): a target numbers the queues of the policy's other services in policy order
+    (JUNOS: the default service queue 0, network control queue 3, the rest in order), and an interface queued
+    by the device's default map shares by queue number (queue 0 95%, queue 3 5%: Junos CoS guide, "Default
+    Schedulers"), so the compiled configuration keeps each class where the original had it (JVD LLQ ag3-1's
+    FC-CONTROL in queue 3 on ae9, default-queued)."""
+    return sorted(keys, key=lambda k: q if k in queued and (q := queued[k].queue) is not None else 99)
+
+
 def strict_order(keys: list[K], queued: Mapping[K, Class]) -> list[K]:
     """The services in policy order: as met, but the strict ones (each by the class its queue was lifted from) in
     the order the device serves them, the first served first (strict_rank: JUNOS low-latency before strict-high),

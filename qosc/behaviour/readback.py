@@ -225,8 +225,8 @@ def equiv(a: Read, b: Read, interfaces: Mapping[str, str] | None = None,
     common = names_a & names_b
     left = replace(left, interfaces=tuple(i for i in left.interfaces if (i.name, i.unit) in common))
     right = replace(right, interfaces=tuple(i for i in right.interfaces if (i.name, i.unit) in common))
-    forward = compare(left, right, tolerance)
-    backward = compare(right, left, tolerance)
+    forward = compare(left, right, tolerance, default_queues=True)
+    backward = compare(right, left, tolerance, default_queues=True)
     seen = {(f.interface, f.subject, f.what) for f in forward}
     found = forward + [f for f in backward if f.what == "class" and (f.interface, f.subject, f.what) not in seen]
     return [_labelled(f, left, right) for f in found], problems

@@ -172,10 +172,10 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                                      "defined", loc))
     rate = shape or port_rate(c, port)
     klasses = classes(c, smap, rate) if smap else ()
-    if not smap and (any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class")) for k in bound)
-                     or open_catch_all(c, bound, "inet")):
-        # the unit classifies (a classifier, or a filter that leaves the rest to the implicit one) or rewrites: its
-        # port queues by Junos's default map
+    if not smap and any(k.startswith(("classifiers-", "rewrite-rules-", "forwarding-class", "filter-input-"))
+                        for k in bound):
+        # the unit classifies (a classifier, a filter, a fixed class) or rewrites: its port queues by Junos's
+        # default map
         klasses = default_classes(c, loc)
     known = {k.name for k in klasses}
     for key, name in bound.items():

@@ -52,10 +52,6 @@ ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-
        "as edges with one rule without a match, its fronthaul vlan-ccc units as interfaces of Ethernet frames "
        "(encapsulation vlan) whose family ccc filter terms (802.1p, source and destination MAC) are rules on the "
        "Ethernet header, compared without DSCP")
-DISCARD = ("; its fronthaul filter FF-MF-EVPN-VPWS-MH ends with no catch-all term, so Junos discards the frames no "
-           "term matches (the implicit discard at the end of a filter), which the policy cannot say (QOS172 at the "
-           "filter's last term): the compiled filter accepts them into the default service, and equiv finds unmatched "
-           "traffic no longer discarded on each vlan-ccc unit")
 IRB = ("; its 500 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208): the 166 fixed to "
        "FC-REALTIME and the 166 classified by CL-DSCP round-trip clean but for FC-SIGNALING's cs5 and cs6; the 168 "
        "that bind a filter alone lift its terms as marking rules (JUNOS marks by the egress rewrite, QOS114: the "
@@ -71,6 +67,8 @@ TRACEBACK: dict[str, str] = {}
 """Files whose import, validate, compile or equiv ends in a traceback: none any more (issue 22)."""
 INVALID: dict[str, str] = {}
 """Files whose import writes a policy qosc's own validate refuses: none any more (issue 22)."""
+# jvd-llq-an1 and an4 are clean by equiv, the implicit discard at the end of their fronthaul filter included (lifted
+# as the classifier's unmatched: drop: tests/test_import_discard.py)
 # jvd-ewan-fin-wanedge1-mx304.conf is clean by equiv, its IRB units' unmatched traffic included (a filter's
 # catch-all without a class leaves it to Junos's implicit classifier: tests/test_import_classify_only.py)
 UNCLEAN = {
@@ -101,13 +99,11 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-an1-acx7100-48l.conf": ACX + DISCARD,
     "junos/jvd-llq-an3-acx7100-48l.conf":
         ACX + "; and its et-0/0/50 (a scheduler map, no classifier) is classified by Junos's implicit "
         "ipprec-compatibility (cs6 in FC-CONTROL's queue 3, the af classes and ef in best effort): the policy keeps "
         "the CL-DSCP units' services (a code point is one service) and names what et-0/0/50 does otherwise "
         "(QOS172), so equiv finds those 32 code points elsewhere there",
-    "junos/jvd-llq-an4-acx7024.conf": ACX + DISCARD,
     "junos/jvd-llq-ag1-1-acx7509.conf": ACX + IRB,
     "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + IRB,
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
@@ -171,9 +167,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="48 of the 60 files on qosc's platforms round-trip clean (19 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the LLQ JVD's five ACX nodes (junos-acx), the Linux dumps "
-                   "are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="50 of the 60 files on qosc's platforms round-trip clean (21 of the 31 that "
+                   "apply QoS); issue 22 asks for 90%: three of the LLQ JVD's five ACX nodes (junos-acx), the Linux "
+                   "dumps are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -212,10 +212,11 @@ class _Lifter:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
             return None
+        drop = iface.unmatched_drop and not iface.trust  # a trusted edge's unmatched traffic is the trusted kind
         key = (rules, iface.unmatched_drop)
         if key in self.classifiers:
             return self.classifiers[key]
-        self.diagnostics += unmatched_dropped(iface)
+        self.diagnostics += unmatched_dropped(iface) if not drop else []  # lifted as `unmatched: drop`
         name = ident(f"{iface.name}-in", "classifier")
         n = 2
         while name in self.classifier_bodies:
@@ -242,7 +243,7 @@ class _Lifter:
         if not body:  # every rule left out (named above): no classifier
             return None
         self.classifiers[key] = name
-        self.classifier_bodies[name] = {"rules": body}
+        self.classifier_bodies[name] = {"rules": body, **({"unmatched": "drop"} if drop else {})}
         if iface.origin is not None:
             self.origins[("classifiers", name)] = iface.origin
         return name

@@ -58,15 +58,17 @@ def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, 
 
 
 def unmatched_dropped(iface: Interface) -> list[Diagnostic]:
-    """QOS172 where what no rule of the interface matches is discarded (Interface.unmatched_drop): the policy sends
-    it to the default service."""
+    """QOS172 where what no rule of an interface that trusts a marking matches is discarded (Interface.unmatched_drop):
+    the policy's `unmatched: drop` would discard the trusted traffic there (QOS213), so the policy gives it the
+    interface's trusted classification."""
     if not iface.unmatched_drop:
         return []
     return [warning("QOS172", f"interface {iface.name} unit {iface.unit}: what no rule of its input filter matches "
-                    "is discarded (the implicit discard at the end of a JUNOS filter, or a final term that discards): "
-                    "not lifted, the policy gives it the default service",
+                    "is discarded (the implicit discard at the end of a JUNOS filter, or a final term that discards), "
+                    "but the interface trusts a marking: not lifted (unmatched: drop would discard the trusted "
+                    "traffic, QOS213), the policy classifies it by its marking",
                     iface.rules[-1].origin if iface.rules else iface.origin,  # where the filter ends
-                    "add a final catch-all term that accepts to the filter, or drop it by other means")]
+                    "end the filter with a catch-all term that accepts, or trust nothing there")]
 
 
 __all__ = ["ethernet", "ident", "match_body", "rule_service", "unmatched_dropped"]

@@ -201,8 +201,8 @@ def unmatched_dropped(c: Config, bound: dict[str, str]) -> bool:
     """Whether a unit's input filters (any family read: inet, inet6, ccc, bridge) discard what no term matches: a
     filter whose last term has a `from` ends in Junos's implicit discard, and a last term without `from` that
     discards or rejects says it (Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, release
-    21.4, "How Firewall Filters Evaluate Packets": "If a packet does not match any term, the packet is implicitly
-    discarded"; "Firewall Filter Terminating Actions")."""
+    21.4, "How Firewall Filters Evaluate Packets" and, for release 13.2 and later, "How Simple Filters Evaluate
+    Packets": a packet that matches the conditions of no term is discarded; "Firewall Filter Terminating Actions")."""
     for family in (*FAMILIES, *LAYER2):
         fname = bound.get(f"filter-input-{family}")
         terms = c.filters.get((family, fname)) if fname is not None else None

@@ -257,7 +257,8 @@ class Builder:
                 source_macs=self.macs(match.get("source-mac", []), where.at("match.source-mac")),
                 destination_macs=self.macs(match.get("destination-mac", []), where.at("match.destination-mac")),
             ))
-        return Classifier(name, tuple(rules), free_text(raw.get("description")), self.where(raw))
+        return Classifier(name, tuple(rules), free_text(raw.get("description")), self.where(raw),
+                          drop_unmatched=raw.get("unmatched") == "drop")
 
     def prefixes(self, values: list[Any], loc: Location | None) -> tuple[str, ...]:
         out = []

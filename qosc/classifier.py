@@ -88,6 +88,8 @@ class Classifier:
     rules: tuple[Rule, ...]
     description: str | None = None
     where: Where = field(default=NOWHERE, compare=False, repr=False)
+    drop_unmatched: bool = False
+    """`unmatched: drop`: traffic none of the rules matches is discarded, not given the default service."""
 
 
 __all__ = ["ETHERNET_KEYS", "IP_KEYS", "Classifier", "Rule", "mac_address"]

@@ -71,6 +71,8 @@ CORE: tuple[Code, ...] = (
     _c("QOS211", _DSCP, "error", "rule that matches IP or marks DSCP on an interface that carries Ethernet frames "
        "only (encapsulation vlan)"),
     _c("QOS212", _DSCP, "error", "rule on the Ethernet header in the classifier of an interface that carries IP"),
+    _c("QOS213", _DSCP, "error", "classifier with unmatched: drop on an interface that trusts a marking"),
+    _c("QOS214", _DSCP, "warning", "classifier with unmatched: drop: what its rules do not match is discarded"),
     _c("QOS040", _CAP, "error", "shares plus strict caps over 100% of a link"),
     _c("QOS041", _CAP, "error", "absolute rate on an interface without speed"),
     _c("QOS042", _CAP, "error", "strict priority without cap or policer"),

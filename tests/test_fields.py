@@ -241,6 +241,7 @@ TABLE: dict[str, Change] = {
     "classifiers.*.rules.*.match.pcp": ethernet_rule("pcp", [5]),
     "classifiers.*.rules.*.match.source-mac": ethernet_rule("source-mac", ["00:0c:0d:00:00:01/48"]),
     "classifiers.*.rules.*.match.destination-mac": ethernet_rule("destination-mac", ["00:0c:22:00:00:00/24"]),
+    "classifiers.*.unmatched": both(ethernet_rule("pcp", [5]), put("classifiers.cust.unmatched", "drop")),
     "devices.*.description": each_device("description", "a device description"),
     "devices.*.interfaces.*.description": each_interface("description", "an interface description"),
     "devices.*.interfaces.*.role": each_interface("role", "transparent", role="core"),

@@ -164,13 +164,24 @@ firewall {
 }
 """
 
+ACCEPTING = AN1.replace("""                then forwarding-class FC-REALTIME;
+            }
+""", """                then forwarding-class FC-REALTIME;
+            }
+            term rest {
+                then accept;
+            }
+""")
+"""AN1 whose filter accepts what no term matches (an1's discards it: Junos's implicit discard)."""
+
 
 def test_a_ccc_unit_with_an_ethernet_filter_lifts_and_round_trips(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """et-0/0/2 unit 1101 is lifted as an interface of Ethernet frames (`encapsulation: vlan`) whose classifier holds
     the filter's terms as rules on the Ethernet header (into the services of their forwarding classes, no mark), no
-    term is named as not lifted, and equiv finds the round trip clean."""
-    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an1.conf", AN1)
+    term is named as not lifted, and equiv finds the round trip clean.  (Here the filter accepts what no term
+    matches; an1's own discards it: tests/test_import_discard.py.)"""
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an1.conf", ACCEPTING)
     assert policy is not None, diagnostics
     assert not named(diagnostics), named(diagnostics)
     unit = policy["devices"]["an1"]["interfaces"]["et-0/0/2.1101"]
@@ -258,7 +269,8 @@ def test_a_class_written_with_another_of_its_code_points_lifts_that_one_first(
     for both: the service lists af31 first (a policy marks a service's first code point of each drop precedence),
     so the compiled rewrite writes af31 too (before: cs3 first, "DSCP 26 (af31): leaves marked DSCP 26 (af31)
     expected, DSCP 24 (cs3) found" on each of an1's hundred L3VPN units)."""
-    text = AN1.replace("loss-priority low code-points cs3;", "loss-priority low code-points [ cs3 af31 ];").replace(
+    text = ACCEPTING.replace("loss-priority low code-points cs3;",
+                             "loss-priority low code-points [ cs3 af31 ];").replace(
         "loss-priority low code-point cs3;", "loss-priority low code-point af31;")
     assert "[ cs3 af31 ]" in text and "code-point af31;" in text
     policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an1.conf", text)

@@ -1,7 +1,8 @@
 """Edge rules compared (qosc.behaviour.compare): the rules of an edge in order, by what they match (IP header:
 prefixes, protocols, ports, DSCP; Ethernet header: 802.1p priority, MAC addresses), what they mark or the class
-they put packets in, their policer envelopes within rounding and which rules share one policer; and the mark of
-unmatched traffic (not where an interface carries Ethernet frames only: no DSCP is written there)."""
+they put packets in or whether they discard it, their policer envelopes within rounding and which rules share one
+policer; the mark of unmatched traffic (not where an interface carries Ethernet frames only: no DSCP is written
+there), and whether it is discarded."""
 
 from __future__ import annotations
 
@@ -44,6 +45,9 @@ class EdgeRules:
                 not self.frames:
             self.add("unmatched traffic", "marked", self.a.unmatched_mark, self.b.unmatched_mark, self.a.origin,
                      self.b.origin)
+        if self.a.unmatched_drop != self.b.unmatched_drop:
+            self.add("unmatched traffic", "discarded", self.a.unmatched_drop, self.b.unmatched_drop, self.a.origin,
+                     self.b.origin)
         for i, want in enumerate(self.a.rules):
             got = self.b.rules[i] if i < len(self.b.rules) else None
             if got is None:
@@ -81,7 +85,9 @@ class EdgeRules:
             a, b = getattr(want, what), getattr(got, what)
             if sorted(a) != sorted(b):
                 self.add(self.rule(want, self.a), f"match {key}", list(a), list(b), want.origin, got.origin)
-        if want.mark != got.mark:
+        if want.drop != got.drop:
+            self.add(self.rule(want, self.a), "discards", want.drop, got.drop, want.origin, got.origin)
+        elif want.mark != got.mark:
             self.add(self.rule(want, self.a), "marks", want.mark, got.mark, want.origin, got.origin)
         elif None not in (want.fc, got.fc) and (self.match.get(want.fc or "") or want.fc) != got.fc:  # by class
             self.add(self.rule(want, self.a), "classifies into", want.fc, self.label(got.fc), want.origin, got.origin)

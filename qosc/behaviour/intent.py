@@ -13,7 +13,8 @@ against, so it reads the policy's semantics, not any vendor's:
 - at edges, classifier rules mark the service's first code point (or set-dscp; a rule with mark: false or into a
   service without DSCP marks nothing and says its class) and apply the rule's or the
   service's policer; a policer several rules of the interface name is one policer for all of them (shared);
-  edges that trust nothing mark unmatched traffic as the default service (an edge trusting EXP or PCP leaves it
+  edges that trust nothing mark unmatched traffic as the default service (a classifier with `unmatched: drop`
+  discards it instead) (an edge trusting EXP or PCP leaves it
   to that classification), and where their first rule matches every packet, every code point is in its class.
 """
 
@@ -102,6 +103,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     rewrite = tuple(code if transparent or code in declared else None for code in range(64))
     rules: list[Rule] = []
     unmatched = None
+    dropped = False
     trust = Domain.DSCP in iface.trust
     if iface.role is Role.EDGE:
         classifier = policy.classifier_map.get(iface.classifier or "")
@@ -119,7 +121,8 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
                               r.families, origin=r.where.loc, fc=fc, pcp=r.pcp, source_macs=r.source_macs,
                               destination_macs=r.destination_macs))
         # an edge trusting EXP or PCP keeps those; an interface of Ethernet frames writes no DSCP
-        if not iface.trust and default is not None and default.dscp and not iface.ethernet_only:
+        dropped = classifier is not None and classifier.drop_unmatched  # `unmatched: drop`: discarded, not marked
+        if not iface.trust and default is not None and default.dscp and not iface.ethernet_only and not dropped:
             unmatched = default.mark
         if trust:
             for s in scheduled:
@@ -137,7 +140,7 @@ def interface(policy: Policy, iface: ModelInterface) -> Interface:
     return Interface(iface.name, iface.unit, iface.role.value, iface.rate, iface.shape, classes, (both, both),
                      (rewrite, rewrite), trust, tuple(rules), unmatched, options, exp, pcp,
                      _marks(policy, iface, owners), default_queueing=iface.default_queueing, origin=iface.where.loc,
-                     ethernet=iface.ethernet_only)
+                     ethernet=iface.ethernet_only, unmatched_drop=dropped)
 
 
 def _everything(rule: Rule) -> bool:

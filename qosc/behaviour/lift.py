@@ -42,7 +42,7 @@ from qosc.behaviour.bodies import CLASS_KEYS, class_value, envelope_body, profil
 from qosc.behaviour.liftable import Element, element, families, not_lifted, unliftable, unscheduled
 from qosc.behaviour.lifted import Lifted, yaml_spans
 from qosc.behaviour.liftkinds import kind_of, priorities
-from qosc.behaviour.liftrules import ethernet, ident, match_body, rule_service
+from qosc.behaviour.liftrules import ethernet, ident, match_body, rule_service, unmatched_dropped
 from qosc.behaviour.model import DOMAINS3, Class, Curve, Device, Envelope, Interface
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.units import format_rate
@@ -139,7 +139,7 @@ class _Lifter:
                                                    and iface.rewrite[0][c] == c)
             body["dscp"] = [dscp_mod.name(c) for c in (declared or [0])][:8]
         elif codes:  # a class carried in EXP or PCP alone has no DSCP (never `dscp: []`)
-            body["dscp"] = [dscp_mod.name(c) for c in _marked_first(iface, codes)]
+            body["dscp"] = [dscp_mod.name(c) for c in liftmarks.marked_first(iface, codes)]
         return body
 
     def _queue(self, body: dict[str, Any], iface: Interface, cls: Class, priority: str | None) -> None:
@@ -212,8 +212,11 @@ class _Lifter:
         rules = tuple(r for r in iface.rules if not r.name.startswith("police-"))
         if not rules:
             return None
-        if rules in self.classifiers:
-            return self.classifiers[rules]
+        drop = iface.unmatched_drop and not iface.trust  # a trusted edge's unmatched traffic is the trusted kind
+        key = (rules, iface.unmatched_drop)
+        if key in self.classifiers:
+            return self.classifiers[key]
+        self.diagnostics += unmatched_dropped(iface) if not drop else []  # lifted as `unmatched: drop`
         name = ident(f"{iface.name}-in", "classifier")
         n = 2
         while name in self.classifier_bodies:
@@ -239,22 +242,11 @@ class _Lifter:
             body.append(item)
         if not body:  # every rule left out (named above): no classifier
             return None
-        self.classifiers[rules] = name
-        self.classifier_bodies[name] = {"rules": body}
+        self.classifiers[key] = name
+        self.classifier_bodies[name] = {"rules": body, **({"unmatched": "drop"} if drop else {})}
         if iface.origin is not None:
             self.origins[("classifiers", name)] = iface.origin
         return name
-
-
-def _marked_first(iface: Interface, codes: frozenset[int]) -> list[int]:
-    """A service's code points, the one the interface's rewrite writes for most of the others first (JVD LLQ an1:
-    cs3 and af31 in FC-HIGH, both written af31): a policy marks a service's first code point of each drop
-    precedence (qosc.marking.dscp_mark), so the compiled rewrite writes what the configuration's does."""
-    written = Counter(w for c in codes if (w := iface.rewrite[0][c]) is not None and w != c and w in codes)
-    if not written:
-        return sorted(codes)
-    first = min(written, key=lambda w: (-written[w], w))
-    return [first] + sorted(codes - {first})
 
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:

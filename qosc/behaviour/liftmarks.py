@@ -245,3 +245,14 @@ def settings(iface: Interface, role: str | None, mpls_device: bool) -> dict[str,
     if role == "edge" and mpls_device and not iface.marked("impose"):
         out["impose"] = False
     return out
+
+
+def marked_first(iface: Interface, codes: frozenset[int]) -> list[int]:
+    """A service's code points, the one the interface's rewrite writes for most of the others first (JVD LLQ an1:
+    cs3 and af31 in FC-HIGH, both written af31): a policy marks a service's first code point of each drop
+    precedence (qosc.marking.dscp_mark), so the compiled rewrite writes what the configuration's does."""
+    written = Counter(w for c in codes if (w := iface.rewrite[0][c]) is not None and w != c and w in codes)
+    if not written:
+        return sorted(codes)
+    first = min(written, key=lambda w: (-written[w], w))
+    return [first] + sorted(codes - {first})

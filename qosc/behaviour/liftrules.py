@@ -14,7 +14,8 @@ from typing import Any
 
 from qosc import dscp as dscp_mod
 from qosc.behaviour.bodies import port_value
-from qosc.behaviour.model import Rule
+from qosc.behaviour.model import Interface, Rule
+from qosc.diagnostics import Diagnostic, warning
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -47,6 +48,8 @@ def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, 
                  device: int) -> tuple[str | None, str]:
     """The service a rule classifies into: its mark's (`service_of`), or, for a rule that marks nothing, its
     class's (`by_class`: (device index, class) -> service); else None and why the rule is left out."""
+    if r.drop:
+        return None, "discards what it matches (a policy rule classifies into a service; none discards)"
     if r.mark is not None:
         return service_of.get(r.mark), f"marks {dscp_mod.name(r.mark)}, which no imported service carries"
     service = by_class.get((device, r.fc)) if r.fc is not None else None
@@ -54,4 +57,18 @@ def rule_service(r: Rule, service_of: dict[int, str], by_class: dict[tuple[int, 
                      "marks nothing, which no imported service carries")
 
 
-__all__ = ["ethernet", "ident", "match_body", "rule_service"]
+def unmatched_dropped(iface: Interface) -> list[Diagnostic]:
+    """QOS172 where what no rule of an interface that trusts a marking matches is discarded (Interface.unmatched_drop):
+    the policy's `unmatched: drop` would discard the trusted traffic there (QOS213), so the policy gives it the
+    interface's trusted classification."""
+    if not iface.unmatched_drop:
+        return []
+    return [warning("QOS172", f"interface {iface.name} unit {iface.unit}: what no rule of its input filter matches "
+                    "is discarded (the implicit discard at the end of a JUNOS filter, or a final term that discards), "
+                    "but the interface trusts a marking: not lifted (unmatched: drop would discard the trusted "
+                    "traffic, QOS213), the policy classifies it by its marking",
+                    iface.rules[-1].origin if iface.rules else iface.origin,  # where the filter ends
+                    "end the filter with a catch-all term that accepts, or trust nothing there")]
+
+
+__all__ = ["ethernet", "ident", "match_body", "rule_service", "unmatched_dropped"]

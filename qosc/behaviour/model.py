@@ -104,6 +104,9 @@ class Rule:
     source_macs: tuple[str, ...] = ()
     """Source MAC addresses it matches, canonical (qosc.classifier.mac_address)."""
     destination_macs: tuple[str, ...] = ()
+    drop: bool = False
+    """It discards what it matches (JUNOS `then discard` or `reject`: Junos OS Routing Policies, Firewall Filters and
+    Traffic Policers User Guide, "Firewall Filter Terminating Actions")."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,12 @@ class Interface:
     (JUNOS ipprec-compatibility on a unit that binds no classifier or rewrite, and no filter or one whose catch-all
     term accepts without a forwarding class).  Import lets the device's
     own classifiers say a code point's service where they differ (qosc.behaviour.liftimplicit)."""
+
+    unmatched_drop: bool = False
+    """What no edge rule matches is discarded, not left to the default class or the trusted marking (JUNOS: an input
+    filter without a final catch-all term, whose end discards every packet no term matched, or whose final term
+    without `from` discards: Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, release
+    21.4, "How Firewall Filters Evaluate Packets"; a policy classifier's `unmatched: drop`)."""
 
     def class_named(self, name: str | None) -> Class | None:
         return next((c for c in self.classes if c.name == name), None)

@@ -39,6 +39,7 @@ from qosc.checks import (
     references,
     roles,
     sls,
+    unmatched,
 )
 from qosc.checks.network import Claim, Cores, Network, Part, Scratch, cores_of, part_of
 from qosc.diagnostics import Diagnostic, Location
@@ -53,6 +54,7 @@ RULES: tuple[Check, ...] = (
     *references.RULES,
     *dscp_rules.RULES,
     *ethernet.RULES,
+    *unmatched.RULES,
     *policers.RULES,
     *dropprofiles.RULES,
 )
@@ -62,6 +64,7 @@ DEVICE_RULES: tuple[DeviceCheck, ...] = (
     *capacity.DEVICE_RULES,
     *roles.DEVICE_RULES,
     *ethernet.DEVICE_RULES,
+    *unmatched.DEVICE_RULES,
     *platform.DEVICE_RULES,
 )
 CLAIMS: tuple[Claimer, ...] = (*marking.CLAIMS,)

@@ -194,7 +194,7 @@ FIELDS = frozenset({
     "classifiers.*.rules.*.match.destination-port", "classifiers.*.rules.*.match.dscp",
     "classifiers.*.rules.*.service", "classifiers.*.rules.*.set-dscp", "classifiers.*.rules.*.policer",
     "classifiers.*.rules.*.mark", "classifiers.*.rules.*.match.pcp", "classifiers.*.rules.*.match.source-mac",
-    "classifiers.*.rules.*.match.destination-mac",
+    "classifiers.*.rules.*.match.destination-mac", "classifiers.*.unmatched",
     "devices.*.interfaces.*.description", "devices.*.interfaces.*.role", "devices.*.interfaces.*.shape",
     "devices.*.interfaces.*.trust", "devices.*.interfaces.*.classifier", "devices.*.interfaces.*.services",
     "devices.*.interfaces.*.port-type", "devices.*.interfaces.*.unit", "devices.*.description",

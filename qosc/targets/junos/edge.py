@@ -39,6 +39,8 @@ class Term:
     """(single-rate | two-rate, three-colour policer name)."""
     origin: Location | None = None
     """The policy line the term comes from (its rule, or the service it polices)."""
+    discard: bool = False
+    """`then discard` instead of accept: the classifier's `unmatched: drop` (a term without `from`)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ def _filters(plan: Plan, edge: Edge, iface: Interface) -> list[tuple[str, str]]:
             if not terms:
                 continue
             terms.append(Term("trusted"))
+        elif classifier is not None and classifier.drop_unmatched:  # `unmatched: drop`: said, not left implicit
+            terms.append(Term("unmatched", discard=True, origin=classifier.where.at("unmatched")))
         else:
             default = policy.default_service
             if default is not None and default.name in plan.fc_of:

@@ -368,6 +368,6 @@ def _term(t: Term) -> Statement:
         then.append(stmt("forwarding-class", name(t.fc)))
     if t.lp is not None:
         then.append(stmt("loss-priority", kw(t.lp)))
-    then.append(stmt("accept"))
+    then.append(stmt("discard" if t.discard else "accept"))
     body.append(stmt("then", children=then))
     return stmt("term", name(t.name), children=body, origin=t.origin)

@@ -114,7 +114,12 @@ def _term(c: Config, family: str, term: str, lines: list[Path],  # term: FILTER/
                 tuple(dscps), mark, env, (family,), origin=c.where.get(("term", f"{family}/{term}")),
                 fc=fc if mark is None else None, pcp=tuple(sorted(set(pcps))),
                 source_macs=tuple(macs["source-mac-address"]),
-                destination_macs=tuple(macs["destination-mac-address"])), None
+                destination_macs=tuple(macs["destination-mac-address"]), drop=_discards(lines)), None
+
+
+def _discards(lines: list[Path]) -> bool:
+    """Whether a term's action discards what it matches (`then discard`, `then reject` with or without a reason)."""
+    return any(p[0] == "then" and len(p) >= 2 and p[1] in ("discard", "reject") for p in lines)
 
 
 def _mac(text: str) -> str:
@@ -188,8 +193,25 @@ def rules(c: Config, port: str, unit: str, bound: dict[str, str],
                 merged[term] = Rule(term, old.sources + rule.sources, old.destinations + rule.destinations,
                                     tuple(dict.fromkeys(old.protocols + rule.protocols)), old.source_ports,
                                     old.destination_ports, old.match_dscp, old.mark, old.policer,
-                                    old.families + rule.families, old.origin, old.fc)
+                                    old.families + rule.families, old.origin, old.fc, drop=old.drop)
     return [merged[term] for term in order], unmatched
+
+
+def unmatched_dropped(c: Config, bound: dict[str, str]) -> bool:
+    """Whether a unit's input filters (any family read: inet, inet6, ccc, bridge) discard what no term matches: a
+    filter whose last term has a `from` ends in Junos's implicit discard, and a last term without `from` that
+    discards or rejects says it (Junos OS Routing Policies, Firewall Filters and Traffic Policers User Guide, release
+    21.4, "How Firewall Filters Evaluate Packets" and, for release 13.2 and later, "How Simple Filters Evaluate
+    Packets": a packet that matches the conditions of no term is discarded; "Firewall Filter Terminating Actions")."""
+    for family in (*FAMILIES, *LAYER2):
+        fname = bound.get(f"filter-input-{family}")
+        terms = c.filters.get((family, fname)) if fname is not None else None
+        if terms is None:  # not bound, or not defined (QOS174)
+            continue
+        last: list[Path] = list(terms.values())[-1] if terms else [("from",)]  # no term: everything discarded
+        if any(p[0] == "from" for p in last) or _discards(last):
+            return True
+    return False
 
 
 def leading(c: Config, bound: dict[str, str]) -> str | None:

@@ -33,7 +33,7 @@ from qosc.behaviour.model import FAMILIES, Device, Interface
 from qosc.configtext import guard
 from qosc.diagnostics import Diagnostic, Location, warning
 from qosc.targets.junos.read.config import Config, collect
-from qosc.targets.junos.read.edge import LAYER2, catch_all, leading, open_catch_all
+from qosc.targets.junos.read.edge import LAYER2, catch_all, leading, open_catch_all, unmatched_dropped
 from qosc.targets.junos.read.edge import rules as edge_rules
 from qosc.targets.junos.read.facts import (
     BITS,
@@ -226,6 +226,7 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
     # another family is an MPLS or 802.1p core (its marks); a unit whose traffic enters LSPs (imposes) is an edge
     rewrites = any(k in ("rewrite-rules-dscp", "rewrite-rules-dscp-ipv6") for k in bound) or (
         not any(k.startswith("classifiers-dscp") for k in bound) and any(k.startswith("rewrite-rules-") for k in bound))
+    dropped = unmatched_dropped(c, bound)
     edge = rules or unmatched is not None or any(m[0] == "impose" for m in marked)
     role = "edge" if edge else ("core" if rewrites else "transparent" if bound or smap else None)
     fixed = _fc(c, pinned, known) if pinned is not None else first and _fc(c, first, known)
@@ -233,4 +234,4 @@ def _interface(c: Config, port: str, unit: str, bound: dict[str, str], smap: str
                      (rewrite[0], rewrite[1]), None if role != "edge" else classified,
                      tuple(rules), unmatched, classify_exp=exp, classify_pcp=pcp, marks=marked,
                      default_queueing=not smap and bool(klasses), origin=loc, fixed=fixed, ethernet=ethernet,
-                     implicit=implicit)
+                     implicit=implicit, unmatched_drop=dropped)

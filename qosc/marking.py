@@ -105,11 +105,13 @@ def dscp_mark(codes: tuple[int, ...], precedence: int = 1) -> int | None:
 ENCAPSULATIONS = ("ip", "mpls", "vlan")
 
 
-def ethernet_only(encapsulation: tuple[str, ...]) -> bool:
+def ethernet_only(encapsulation: tuple[str, ...], trust: tuple[Domain, ...], rewrite: tuple[Domain, ...]) -> bool:
     """An interface that carries Ethernet frames only, no routed IP: `encapsulation: vlan` alone (a bridged trunk,
-    or VLAN frames cross-connected into a pseudowire: an L2 circuit, EVPN-VPWS).  Its classifier rules match the
-    Ethernet header and mark no DSCP (QOS211); it classifies and rewrites 802.1p, never DSCP."""
-    return "ip" not in encapsulation and "mpls" not in encapsulation
+    or VLAN frames cross-connected into a pseudowire: an L2 circuit, EVPN-VPWS) that neither trusts nor rewrites
+    DSCP (one that reads or writes the DSCP carries IP in its VLANs: a VLAN edge with `trust: [dscp, pcp]`).  Its
+    classifier rules match the Ethernet header and mark no DSCP (QOS211); it classifies and rewrites 802.1p."""
+    return "ip" not in encapsulation and "mpls" not in encapsulation and Domain.DSCP not in trust \
+        and Domain.DSCP not in rewrite
 
 
 def listed(raw: Any, order: tuple[str, ...]) -> tuple[str, ...]:

@@ -273,8 +273,9 @@ class Interface:
 
     @property
     def ethernet_only(self) -> bool:
-        """Carries Ethernet frames only, no routed IP (encapsulation vlan alone: qosc.marking.ethernet_only)."""
-        return ethernet_only(self.encapsulation)
+        """Carries Ethernet frames only, no routed IP (encapsulation vlan alone, no DSCP trusted or rewritten:
+        qosc.marking.ethernet_only)."""
+        return ethernet_only(self.encapsulation, self.trust, self.rewrite)
 
     @property
     def rate(self) -> int | None:

@@ -168,3 +168,25 @@ def test_every_other_target_refuses_the_ethernet_keys_at_their_line(tmp_path: Pa
         [d.message for d in diagnostics if d.code == "QOS090"]
     assert ("junos", "mx1") in files and "family ccc" in next(
         t for n, t in files[("junos", "mx1")].items() if n.endswith(".conf"))
+
+
+def test_a_vlan_edge_that_trusts_dscp_carries_ip(tmp_path: Path) -> None:
+    """`encapsulation: vlan` with DSCP trusted (or rewritten) reads IP headers, so it carries IP in its VLANs: JUNOS
+    conditions it with family inet/inet6 filters.  Before, every vlan-alone interface was taken for one of Ethernet
+    frames only, and JUNOS wrote a family ccc filter matching traffic-class, which its grammar refused (QOS199: the
+    network of tests/test_scale.py)."""
+    policy = copy.deepcopy(POLICY)
+    del policy["classifiers"]
+    policy["devices"]["an1"]["interfaces"]["et-0/0/2"] = {
+        "unit": 100, "role": "edge", "speed": "10G", "encapsulation": "vlan", "trust": ["dscp", "pcp"]}
+    policy["services"]["high"]["policer"] = "p"
+    policy["policers"] = {"p": {"cir": "1G", "cbs": "100k"}}
+    path, _ = _diagnostics(tmp_path, policy)
+    diagnostics, files = compile_units(path)
+    assert not [d for d in diagnostics if d.is_error], diagnostics
+    text = "".join(files[("junos", "an1")].values())
+    assert "family inet" in text and "family ccc" not in text, text
+    ethernet = copy.deepcopy(POLICY)  # the same unit trusting 802.1p alone: frames only, a family ccc filter
+    path, _ = _diagnostics(tmp_path, ethernet)
+    diagnostics, files = compile_units(path)
+    assert "family ccc" in "".join(files[("junos", "an1")].values()), diagnostics

@@ -104,6 +104,9 @@ class Rule:
     source_macs: tuple[str, ...] = ()
     """Source MAC addresses it matches, canonical (qosc.classifier.mac_address)."""
     destination_macs: tuple[str, ...] = ()
+    implicit: bool = field(default=False, compare=False)
+    """It is the device's implicit classification, not a term of the configuration (qosc.behaviour.liftimplicit):
+    its packets leave as the device's egress rewrite of their class writes them, so it is lifted marking."""
     drop: bool = False
     """It discards what it matches (JUNOS `then discard` or `reject`: Junos OS Routing Policies, Firewall Filters and
     Traffic Policers User Guide, "Firewall Filter Terminating Actions")."""

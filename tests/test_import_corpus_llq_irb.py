@@ -8,7 +8,6 @@ strict-high queue beside the low-latency one is the junos-acx platform's.)"""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest

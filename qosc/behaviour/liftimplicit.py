@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from qosc.behaviour.model import Device, Interface, Rule
-from qosc.diagnostics import Diagnostic, warning
+from qosc.diagnostics import Diagnostic
 
 
 def views(devices: Sequence[Device]) -> tuple[list[Device], list[Diagnostic]]:

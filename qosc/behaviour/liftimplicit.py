@@ -1,6 +1,6 @@
 """What import makes of an interface classified by the device's implicit default classifier (Interface.implicit:
 JUNOS assigns ipprec-compatibility to every logical interface that binds no classifier: "Default IP Precedence
-Classifier", Junos OS Class of Service User Guide; the table is the reader's, qosc.targets.junos.read.facts).
+Classifier", Junos OS Class of Service User Guide; the table is the JUNOS reader's facts).
 
 A code point is one service in the policy.  Where the device's own classifiers (those of its other interfaces)
 put a code point in one class and the implicit classifier puts it in another (JUNOS: cs6 to network-control's

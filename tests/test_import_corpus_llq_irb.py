@@ -205,3 +205,31 @@ def test_filter_terms_into_classes_the_device_rewrites_lift_as_marking_rules(
     assert not [m for m in named(diagnostics) if m.startswith("interface irb unit 267: its implicit default")], \
         named(diagnostics)
     assert status == 0, out
+
+
+# jvd-llq-an3: the device imposes EXP (its MPLS unit ae20 rewrites EXP with RR-MPLS), so et-0/0/50's traffic
+# entering LSPs gets the EXP of its class: the port marks EXP, and still writes no DSCP
+AN3_MPLS = AN3 + "".join(f"""\
+set class-of-service classifiers exp CL-MPLS forwarding-class {fc} loss-priority low code-points {bits}
+set class-of-service rewrite-rules exp RR-MPLS forwarding-class {fc} loss-priority low code-point {bits}
+""" for fc, bits in (("FC-BEST-EFFORT", "000"), ("FC-LOW", "001"), ("FC-MEDIUM", "010"), ("FC-HIGH", "011"),
+                     ("FC-REALTIME", "101"), ("FC-SIGNALING", "110"), ("FC-CONTROL", "111"))) + """\
+set interfaces ae20 unit 0 family mpls
+set class-of-service interfaces ae20 scheduler-map SM
+set class-of-service interfaces ae20 unit 0 classifiers exp CL-MPLS
+set class-of-service interfaces ae20 unit 0 rewrite-rules exp RR-MPLS
+"""
+
+
+def test_an_implicit_port_that_imposes_exp_lifts_writing_no_dscp(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """et-0/0/50 imposes EXP by its class (the device's RR-MPLS) and writes no DSCP: lifted with its rules, its
+    rewrite without dscp (before: the untrusted edge was lifted rewriting DSCP, and equiv found its unmatched traffic
+    marked be and precedence 6 and 7 elsewhere)."""
+    unit = read(AN3_MPLS, "an3.set", "junos-mx").behaviour.interface("et-0/0/50", 0)  # type: ignore[union-attr]
+    assert unit is not None and unit.implicit and unit.marked("impose"), unit
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "an3.set", AN3_MPLS)
+    assert policy is not None, diagnostics
+    port = policy["devices"]["an3"]["interfaces"]["et-0/0/50"]
+    assert "dscp" not in port.get("rewrite", ["dscp"]) and port["classifier"], port
+    assert status == 0, out

@@ -251,10 +251,9 @@ class _Lifter:
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
-    devices, implicit = liftimplicit.views(devices)
+    devices = liftimplicit.views(devices)
     devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
-    lifter.diagnostics += implicit
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}

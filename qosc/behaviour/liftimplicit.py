@@ -19,13 +19,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from qosc.behaviour.model import Device, Interface, Rule
-from qosc.diagnostics import Diagnostic
 
 
-def views(devices: Sequence[Device]) -> tuple[list[Device], list[Diagnostic]]:
-    """The devices as the lift sees them (module doc), and what is named."""
+def views(devices: Sequence[Device]) -> list[Device]:
+    """The devices as the lift sees them (module doc)."""
     out: list[Device] = []
-    found: list[Diagnostic] = []
     for device in devices:
         explicit = [i for i in device.interfaces if not i.implicit and i.fixed is None
                     and any(c is not None for c in i.classify[0])]
@@ -35,13 +33,13 @@ def views(devices: Sequence[Device]) -> tuple[list[Device], list[Diagnostic]]:
         seen: list[Interface] = []
         for iface in device.interfaces:
             if iface.implicit:
-                iface = _view(iface, explicit, found)
+                iface = _view(iface, explicit)
             seen.append(iface)
         out.append(replace(device, interfaces=tuple(seen)))
-    return out, found
+    return out
 
 
-def _view(iface: Interface, explicit: Sequence[Interface], found: list[Diagnostic]) -> Interface:
+def _view(iface: Interface, explicit: Sequence[Interface]) -> Interface:
     names = {c.name for c in iface.classes}
     implicit = iface.classify[0]
     table = list(implicit)

@@ -47,17 +47,6 @@ QFX = ("QFX fabric CoS imported as junos-mx (off_platform: qosc has no QFX platf
 AIML = ("lossless RoCEv2 fabric (off_platform: QFX5240): its CoS is bound on the wildcard `et-*` / `unit *` "
         "(named: no interface to lift), with PFC congestion-notification profiles and shared buffers (named): nothing "
         "written")
-ACX = ("Low Latency Queueing JVD ACX node (Junos OS Evolved), imported as junos-acx (two strict queues a port: "
-       "FC-LLQ low-latency and FC-SIGNALING strict-high round-trip): its units with a fixed `forwarding-class` lift "
-       "as edges with one rule without a match, its fronthaul vlan-ccc units as interfaces of Ethernet frames "
-       "(encapsulation vlan) whose family ccc filter terms (802.1p, source and destination MAC) are rules on the "
-       "Ethernet header, compared without DSCP")
-IRB = ("; its 500 IRB units (no scheduler map) lift as egress-queueing: device-default (QOS208): the 166 fixed to "
-       "FC-REALTIME and the 166 classified by CL-DSCP round-trip clean but for FC-SIGNALING's cs5 and cs6; the 168 "
-       "that bind a filter alone lift its terms as marking rules (JUNOS marks by the egress rewrite, QOS114: the "
-       "`mark: false` named), but what the filter does not match Junos's implicit ipprec-compatibility classifies "
-       "(the af classes and ef in best effort, precedence 6 and 7 in FC-CONTROL), which the policy cannot say beside "
-       "CL-DSCP (a code point is one service: QOS172 per unit), so equiv finds 32 code points per unit elsewhere")
 QFX_FIXED = ("a grammar test of QFX forwarding classes (off_platform), imported as junos-mx: ae1 fixes every packet "
              "it receives into {fc}, a QFX class that an MX port queued by Junos's default map does not schedule: "
              "the port is named, not lifted, and nothing is written")
@@ -96,13 +85,6 @@ UNCLEAN = {
     "linux/kubernetes-tcshaper.dump":
         "per-pod-CIDR shaping: u32 filters on addresses (named: qosc classifies Linux traffic by DSCP) into root "
         "classes without a parent (QOS141): nothing written",
-    "junos/jvd-llq-an3-acx7100-48l.conf":
-        ACX + "; and its et-0/0/50 (a scheduler map, no classifier) is classified by Junos's implicit "
-        "ipprec-compatibility (cs6 in FC-CONTROL's queue 3, the af classes and ef in best effort): the policy keeps "
-        "the CL-DSCP units' services (a code point is one service) and names what et-0/0/50 does otherwise "
-        "(QOS172), so equiv finds those 32 code points elsewhere there",
-    "junos/jvd-llq-ag1-1-acx7509.conf": ACX + IRB,
-    "junos/jvd-llq-ag1-2-acx7100-32c.conf": ACX + IRB,
     "junos/jvd-dc5-compute-spine1-qfx5210.conf": QFX,
     "junos/jvd-dc5-superspine1-qfx5230.conf": QFX,
     "junos/jvd-dc5-compute-leaf1-qfx5120.conf": QFX,
@@ -164,9 +146,9 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="50 of the 60 files on qosc's platforms round-trip clean (21 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: three of the LLQ JVD's five ACX nodes (junos-acx), the Linux "
-                   "dumps are link emulators, and two Batfish grammar tests (UNCLEAN says why per file)")
+@pytest.mark.xfail(strict=True, reason="53 of the 60 files on qosc's platforms round-trip clean (24 of the 31 that "
+                   "apply QoS); issue 22 asks for 90%: the Linux dumps are link emulators, and two Batfish grammar "
+                   "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from qosc import dscp as dscp_mod
-from qosc.behaviour.comparerules import EdgeRules
+from qosc.behaviour.comparerules import EdgeRules, folded
 from qosc.behaviour.model import DOMAINS3, FAMILIES, Class, Device, Interface
 from qosc.diagnostics import Location
 
@@ -306,7 +306,7 @@ def compare(expected: Device, found: Device, tolerance: Tolerance | None = None,
             findings.append(Finding(expected.name, a.name, "interface", "QoS", "configured", "none", a.origin,
                                     found.origin))
             continue
-        pair = _Pair(expected.name, a, b, tol, buffer_units)
+        pair = _Pair(expected.name, folded(a), folded(b), tol, buffer_units)
         pair.classification()
         if a.default_queueing != b.default_queueing:  # one side queued by the device's own defaults
             pair.add("egress queueing", "by", _QUEUEING[a.default_queueing], _QUEUEING[b.default_queueing],

@@ -2,13 +2,18 @@
 prefixes, protocols, ports, DSCP; Ethernet header: 802.1p priority, MAC addresses), what they mark or the class
 they put packets in or whether they discard it, their policer envelopes within rounding and which rules share one
 policer; the mark of unmatched traffic (not where an interface carries Ethernet frames only: no DSCP is written
-there), and whether it is discarded."""
+there), and whether it is discarded.
+
+Leading rules that match the DSCP alone and put packets in a class (no mark, policer or discard) are the
+interface's classification of those code points, whatever says it (`folded`): JUNOS's implicit
+ipprec-compatibility on one side and the filter terms qosc writes for it (`from dscp`, then `unclassified`) on the
+other classify alike."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from qosc.behaviour.model import Envelope, Interface, Rule
+from qosc.behaviour.model import FAMILIES, Envelope, Interface, Rule
 from qosc.diagnostics import Location
 
 _MATCHES = (("sources", "source"), ("destinations", "destination"), ("protocols", "protocol"),
@@ -115,6 +120,31 @@ class EdgeRules:
                 self.add(subject, f"{what} action", x, y, want_rule.origin, got_rule.origin)
 
 
+def folded(iface: Interface) -> Interface:
+    """The interface with its leading DSCP-only rules into a class (module doc) folded into its classification
+    tables, the first rule matching a code point winning (a multifield classifier overrides the class the DSCP
+    classifier gives: "Multifield Classifier Overview", Junos OS Class of Service User Guide)."""
+    tables = [list(t) for t in iface.classify]
+    taken: list[set[int]] = [set(), set()]
+    n = 0
+    for r in iface.rules:
+        if not _classifies(r):
+            break
+        n += 1
+        for fam, family in enumerate(FAMILIES):
+            for code in (c for c in r.match_dscp if family in r.families and c not in taken[fam]):
+                tables[fam][code] = r.fc
+                taken[fam].add(code)
+    if not n:
+        return iface
+    return replace(iface, classify=(tuple(tables[0]), tuple(tables[1])), rules=iface.rules[n:])
+
+
+def _classifies(r: Rule) -> bool:
+    return bool(r.match_dscp) and r.fc is not None and r.mark is None and r.policer is None and not r.drop and \
+        not any(getattr(r, what) for what, _ in _MATCHES if what != "match_dscp")
+
+
 def _one_rate(env: Envelope) -> Envelope:
     """A policer that drops what exceeds CIR is one-rate whatever its second bucket: nothing above the committed
     bucket is transmitted (the Catalyst renders such a policer without PIR, 12.2SX refusing drop with one)."""
@@ -123,4 +153,4 @@ def _one_rate(env: Envelope) -> Envelope:
     return replace(env, pir=None, pbs=None, ebs=None, violate=None)
 
 
-__all__ = ["EdgeRules"]
+__all__ = ["EdgeRules", "folded"]

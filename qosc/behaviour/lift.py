@@ -231,7 +231,7 @@ class _Lifter:
                 self.diagnostics.append(warning("QOS172", f"rule {r.name} {why}: the rule is left out", r.origin))
                 continue
             item["service"] = service
-            if r.mark is None and not ethernet(r) and any(self.services[k].get("dscp") for k, n in
+            if r.mark is None and not ethernet(r) and not r.implicit and any(self.services[k].get("dscp") for k, n in
                                                           self.service_names.items() if n == service):
                 item["mark"] = False  # the packets keep their DSCP; the service's would be marked
             if r.policer is not None:  # equal policers the rules do not share stay apart (one name is shared)
@@ -251,10 +251,9 @@ class _Lifter:
 
 def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
     """One policy for all the devices (see the module doc)."""
-    devices, implicit = liftimplicit.views(devices)
+    devices = liftimplicit.views(devices)
     devices = liftfixed.views(devices)
     lifter = _Lifter(name, devices)
-    lifter.diagnostics += implicit
     out_devices: dict[str, Any] = {}
     elements: set[Element] = set()
     lifted_from: dict[tuple[str, str], Element] = {}

@@ -223,7 +223,9 @@ def settings(iface: Interface, role: str | None, mpls_device: bool) -> dict[str,
         any(c is not None for c in iface.classify[0])
     # an edge or core writes DSCP, unless it is an edge that trusts DSCP and leaves every code point it classifies
     # as it came (a PE's customer unit classified by Junos's implicit ipprec-compatibility, no DSCP rewrite rule)
-    kept = bool(iface.trust) and all(iface.rewrite[0][c] == c for c in range(64) if iface.classify[0][c] is not None)
+    # (or its implicit classification lifted as rules: qosc.behaviour.liftimplicit)
+    kept = (bool(iface.trust) or any(r.implicit for r in iface.rules)) and all(
+        iface.rewrite[0][c] == c for c in range(64) if iface.classify[0][c] is not None)
     dscp_out = role in ("edge", "core") and any(c is not None for c in iface.classify[0]) and not (
         kept and role == "edge")
     enc = {"mpls": exp_in or exp_out, "vlan": pcp_in or pcp_out}

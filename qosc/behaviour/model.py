@@ -104,6 +104,9 @@ class Rule:
     source_macs: tuple[str, ...] = ()
     """Source MAC addresses it matches, canonical (qosc.classifier.mac_address)."""
     destination_macs: tuple[str, ...] = ()
+    implicit: bool = field(default=False, compare=False)
+    """It is the device's implicit classification, not a term of the configuration (qosc.behaviour.liftimplicit):
+    its packets leave as the device's egress rewrite of their class writes them, so it is lifted marking."""
     drop: bool = False
     """It discards what it matches (JUNOS `then discard` or `reject`: Junos OS Routing Policies, Firewall Filters and
     Traffic Policers User Guide, "Firewall Filter Terminating Actions")."""
@@ -193,7 +196,8 @@ class Interface:
     """Whether its IPv4 classification is the device's implicit default, not a classifier of the configuration
     (JUNOS ipprec-compatibility on a unit that binds no classifier or rewrite, and no filter or one whose catch-all
     term accepts without a forwarding class).  Import lets the device's
-    own classifiers say a code point's service where they differ (qosc.behaviour.liftimplicit)."""
+    own classifiers say a code point's service where they differ, and lifts what the implicit one does
+    otherwise as classifier rules (qosc.behaviour.liftimplicit)."""
 
     unmatched_drop: bool = False
     """What no edge rule matches is discarded, not left to the default class or the trusted marking (JUNOS: an input

@@ -102,3 +102,38 @@ def test_checks_of_classify_only_rules(tmp_path: Path) -> None:
     for rule, trust in (({"service": "llq", "mark": False}, ["dscp"]), ({"service": "ctl", "mark": False}, [])):
         codes = {d.code for d in _checked(tmp_path, rule, trust)}
         assert not codes & {"QOS037", "QOS038"}, (rule, trust, codes)
+
+
+def _no_code_point(tmp_path: Path, mark: bool, platform: str = "junos-mx") -> Path:
+    """A service without code points (`fixed`: kind other, no DSCP, EXP or PCP) that the one rule of an edge
+    classifies everything into, with `mark` (what import lifts from a JUNOS unit with a fixed forwarding class)."""
+    rule: dict[str, Any] = {"name": "fixed", "service": "fixed", **({} if mark else {"mark": False})}
+    policy = {
+        "qosc": 1, "name": "n",
+        "services": {"be": {"kind": "best-effort", "default": True}, "fixed": {"kind": "other"}},
+        "classifiers": {"c": {"rules": [rule]}},
+        "devices": {"d": {"platform": platform, "interfaces": {
+            "ge-0/0/1": {"role": "edge", "speed": "1G", "classifier": "c", "trust": "none", "rewrite": [],
+                         "egress-queueing": "device-default"}}}},
+    }
+    path = tmp_path / "n.yaml"
+    path.write_text(yaml.safe_dump(policy, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_service_reached_only_by_classify_only_rules_needs_no_code_point(tmp_path: Path) -> None:
+    """A rule with mark: false classifies without marking, so its service needs no code point (no QOS034): JUNOS
+    writes the term's forwarding class and no class of the service in a classifier or rewrite rule; a service that
+    a marking rule reaches still needs one (QOS034: there is nothing to mark), and another target refuses the
+    rule's mark: false as before (QOS090)."""
+    diags, files = compile_units(_no_code_point(tmp_path, mark=False))
+    assert not [d for d in diags if d.is_error or d.code == "QOS034"], [d.message for d in diags]
+    conf = next(text for name, text in files[("junos", "d")].items() if name.endswith(".conf"))
+    term = _term(conf, "fixed")
+    assert "forwarding-class fixed;" in term and "dscp" not in term.split("then", 1)[1], term
+    assert "forwarding-class fixed {" not in conf, conf  # no code point: in no classifier nor rewrite rule
+    codes = {d.code for d in pipeline.validate(_no_code_point(tmp_path, mark=True)).diagnostics}
+    assert "QOS034" in codes, codes
+    diags, _ = compile_units(_no_code_point(tmp_path, mark=False, platform="ios-xe"))
+    assert any(d.code == "QOS090" and "classifiers.*.rules.*.mark" in d.message for d in diags), \
+        [d.message for d in diags]

@@ -66,16 +66,10 @@ UNCLEAN = {
         "rewrites EXP for them: Junos queues those in their classes' own queues with the minimal buffer and WRR "
         "credit of an unconfigured class (Junos CoS guide, Configuring Forwarding Classes), which a policy cannot "
         "say (a service an interface does not carry is queued and marked as the default: QOS116), so ae1 is left "
-        "out (QOS087) and equiv finds it missing (QOS171); ae2, fixed into FC-CLASS2 and lifted without ae1, "
-        "round-trips with no difference",
-    "junos/batfish-class-of-service-builtin-forwarding-classes.set":
-        "grammar test: ae1 fixes every packet into assured-forwarding (queue 2, which Junos's default map does not "
-        "schedule: 0%) and host-outbound-traffic puts router traffic in best-effort (queue 0, 95%; global to the "
-        "device, Junos CoS guide), so no traffic reaches network-control (queue 3) or expedited-forwarding; the "
-        "policy makes assured-forwarding the default service, which the compile queues in queue 0, and the host "
-        "class a network-control service in queue 3 (a policy says no queue numbers): equiv compares the classes "
-        "traffic reaches on the two default-queued ae1 and rightly finds assured-forwarding's 0% become 95% and "
-        "router traffic's 95% become 5%",
+        "out (QOS087) and equiv finds it missing (QOS171); ae2, fixed into FC-CLASS2 (a service without code "
+        "points, classified into without marking; FC-CLASS1 of queue 0 the default service), differs only where "
+        "FC-CLASS1 leaves it with EXP 1 at high loss priority, a value the policy gives FC-CLASS3 (named at its line, "
+        "QOS172)",
     "junos/batfish-class-of-service-qfx-mcast-fc.set": QFX_FIXED.format(fc="mcast (queue 8)"),
     "junos/batfish-class-of-service-qfx-short-aliases.set": QFX_FIXED.format(fc="be1"),
     "linux/tcconfig-advanced-usage.dump": EMULATION,
@@ -146,9 +140,6 @@ def test_round_trip_is_clean_per_class(name: str) -> None:
     assert row.clean, (row.note, row.compile_codes, row.differences, row.equiv_codes, row.not_lifted)
 
 
-@pytest.mark.xfail(strict=True, reason="53 of the 60 files on qosc's platforms round-trip clean (24 of the 31 that "
-                   "apply QoS); issue 22 asks for 90%: the Linux dumps are link emulators, and two Batfish grammar "
-                   "tests (UNCLEAN says why per file)")
 def test_at_least_90_percent_of_the_files_on_qoscs_platforms_round_trip_clean() -> None:
     """Issue 22: at least 90% of the files on qosc's platforms round-trip clean per class.  QFX and EX switch
     configurations (the manifest's off_platform) are not on them: qosc has no platform for those switches."""

@@ -168,23 +168,25 @@ def test_a_fixed_unit_with_an_exp_rewrite_alone_leaves_dscp_as_it_came(tmp_path:
     assert status == 0, out
 
 
-def test_a_port_fixed_into_a_class_no_code_point_reaches_is_named(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_port_fixed_into_a_class_no_code_point_reaches_classifies_into_it_without_marking(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A port fixed into a forwarding class that no interface of the device classifies a code point into: the
-    class can be no service of the policy (a service is its code points, QOS034), and the port's traffic could only
-    be sent elsewhere: the port is left out, named at its line, the rest imported."""
+    class is a service without code points, which the port's fixed rule classifies into without marking (`mark:
+    false`: no code point needed, QOS034), queued as the port's scheduler map queues it.  Before, the port was left
+    out, named (a service was its code points)."""
     text = PORT_FIXED + (
         "set class-of-service forwarding-classes class AF queue-num 2\n"
         "set class-of-service scheduler-maps SM2 forwarding-class AF scheduler S-EF\n"
         "set class-of-service scheduler-maps SM2 forwarding-class BE scheduler S-BE\n"
         "set class-of-service interfaces xe-0/0/2 scheduler-map SM2\n"
         "set class-of-service interfaces xe-0/0/2 forwarding-class AF\n")
-    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "fixed.set", text)
     assert policy is not None, named(diagnostics)
-    assert "xe-0/0/2" not in policy["devices"]["fixed"]["interfaces"], policy
-    assert [m for m in named(diagnostics) if m.startswith("interface xe-0/0/2 unit 0 not lifted: every packet it "
-                                                           "receives goes to class AF (fixed classification)")]
-    assert "xe-0/0/1" in policy["devices"]["fixed"]["interfaces"]
+    port = policy["devices"]["fixed"]["interfaces"]["xe-0/0/2"]
+    assert policy["classifiers"][port["classifier"]]["rules"] == [{"name": "fixed", "service": "AF", "mark": False}]
+    assert "dscp" not in policy["services"]["AF"] and policy["services"]["AF"]["queue"]["share"] == "40%", policy
+    assert not [m for m in named(diagnostics) if m.startswith("interface xe-0/0/2")], named(diagnostics)
+    assert status == 0, out
 
 
 # what import lifts of builtin-forwarding-classes.set names router traffic's class `best-effort` (network-control
@@ -233,9 +235,10 @@ def test_a_service_named_best_effort_does_not_take_what_the_default_classifier_l
 def test_two_ports_fixed_into_different_classes_are_not_one_service(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """builtin-forwarding-classes.set with a second port fixed into another class and no port that classifies by
-    code point: the first port's class takes every code point (the default service); the second's class then has
-    none, and the second port is named, not lifted into the first's class (before: both classes were lifted as
-    one default service, the second port's traffic compiled into the first's queue, QOS173)."""
+    code point: every code point is in queue 0's class (BE, the class Junos sends unclassified traffic to: the
+    default service), and the other port's class EF is a service without code points, classified into without
+    marking (before: both classes were lifted as one default service, the second port's traffic compiled into the
+    first's queue, QOS173; then the second port was left out, named)."""
     text = """\
 set class-of-service forwarding-classes class BE queue-num 0
 set class-of-service forwarding-classes class EF queue-num 1
@@ -248,9 +251,44 @@ set class-of-service interfaces xe-0/0/0 forwarding-class BE
 set class-of-service interfaces xe-0/0/1 scheduler-map SM
 set class-of-service interfaces xe-0/0/1 forwarding-class EF
 """
-    policy, diagnostics, _, _ = round_trip(tmp_path, capsys, "junos-mx", "two.set", text)
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "two.set", text)
     assert policy is not None, named(diagnostics)
-    assert list(policy["devices"]["two"]["interfaces"]) == ["xe-0/0/0"], policy
-    assert [m for m in named(diagnostics) if m.startswith("interface xe-0/0/1 unit 0 not lifted: every packet it "
-                                                           "receives goes to class EF")], named(diagnostics)
+    interfaces = policy["devices"]["two"]["interfaces"]
+    assert list(interfaces) == ["xe-0/0/0", "xe-0/0/1"], policy
+    assert policy["services"]["BE"]["default"] is True and "dscp" not in policy["services"]["EF"], policy["services"]
+    rules = {name: policy["classifiers"][body["classifier"]]["rules"] for name, body in interfaces.items()}
+    assert rules == {"xe-0/0/0": [{"name": "fixed", "service": "BE"}],
+                     "xe-0/0/1": [{"name": "fixed", "service": "EF", "mark": False}]}, rules
     assert not [d for d in diagnostics if d["code"] == "QOS173"], diagnostics
+    assert status == 0, out
+
+
+def test_a_unit_fixed_into_a_class_no_code_point_reaches_keeps_the_default_queueing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """builtin-forwarding-classes.set itself: ae1 unit 0 fixed into assured-forwarding (queue 2), no scheduler map,
+    router traffic in best-effort (queue 0), nothing classified by code point.  Under Junos's default scheduler map
+    best-effort (queue 0) has 95% and assured-forwarding none.  The default service is the class Junos sends
+    unclassified traffic to (best-effort, queue 0: "Default Forwarding Classes", Junos OS Class of Service User
+    Guide), the fixed class a service without code points that the fixed rule classifies into without marking.
+    Before, the fixed class was the default service (dscp [default], queue 0 when compiled: 95%) and router traffic
+    a network-control service (queue 3: 5%)."""
+    from qosc.targets.junos.read import interpret, parse
+
+    source = Path(__file__).parent / "corpus" / "junos" / "batfish-class-of-service-builtin-forwarding-classes.set"
+    policy, diagnostics, status, out = round_trip(tmp_path, capsys, "junos-mx", "builtin.set",
+                                                  source.read_text(encoding="utf-8"))
+    assert policy is not None, named(diagnostics)
+    services = policy["services"]
+    assert services["best-effort"] == {"kind": "best-effort", "default": True, "dscp": ["default"]}, services
+    assert services["assured-forwarding"] == {"kind": "other"}, services
+    ae1 = policy["devices"]["builtin"]["interfaces"]["ae1"]
+    assert policy["classifiers"][ae1["classifier"]]["rules"] == [
+        {"name": "fixed", "service": "assured-forwarding", "mark": False}], policy["classifiers"]
+    # the compiled configuration read back: what equiv compares, looked at directly
+    compiled = tmp_path / "out" / "junos" / "builtin.set"
+    device, _ = interpret(parse(compiled.read_text(encoding="utf-8"), str(compiled)))
+    [iface] = device.interfaces
+    assert iface.fixed == "assured-forwarding" and device.host_class == "best-effort", (iface.fixed, device.host_class)
+    fixed, host = iface.class_named("assured-forwarding"), iface.class_named("best-effort")
+    assert fixed is not None and host is not None and (fixed.share, host.share) == (0, 95), (fixed, host)
+    assert status == 0, out

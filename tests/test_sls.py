@@ -435,3 +435,31 @@ devices:
     assert "no queue rate-cap (rate-cap: none)" in llq
     high = render_service(result.policy, result.policy.service_map["high"], "md")
     assert "none: the packets keep their DSCP" in high
+
+
+def test_sls_of_a_service_without_code_points(tmp_path: Path) -> None:
+    """A service that only a `mark: false` rule reaches has no code point (what import lifts of a JUNOS unit fixed
+    into a class no code point reaches): the SLS says it has no DSCP, not an empty list "marked at the edge"."""
+    path = tmp_path / "p.yaml"
+    path.write_text("""\
+qosc: 1
+name: t
+services:
+  best-effort: {kind: best-effort, default: true}
+  fixed: {kind: other}
+classifiers:
+  c:
+    rules:
+      - {name: fixed, service: fixed, mark: false}
+devices:
+  r1:
+    platform: junos-mx
+    interfaces:
+      ae1: {role: edge, trust: none, classifier: c, rewrite: [], egress-queueing: device-default}
+""")
+    result = api.validate(path)
+    assert result.policy is not None, [str(d) for d in result.diagnostics]
+    for fmt in ("md", "html"):
+        text = render_service(result.policy, result.policy.service_map["fixed"], fmt)
+        assert "DSCP: none (the service has no code point" in text and "DSCP:  (" not in text, text
+        assert "marked at the edge" not in text, text

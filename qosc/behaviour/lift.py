@@ -72,6 +72,7 @@ class _Lifter:
         """The classes (interface, class name) of each service, for its EXP and PCP values."""
         self.codes: dict[Key, set[int]] = {}
         self.hosts = {d.host_class for d in devices if d.host_class}
+        self.fixed = {(n, i.fixed) for n, d in enumerate(devices) for i in d.interfaces if i.fixed is not None}
         for d, device in enumerate(devices):
             for i, iface in enumerate(device.interfaces):
                 for cls in iface.classes:
@@ -278,6 +279,7 @@ def lift(devices: Sequence[Device], name: str = "imported") -> Lifted:
         interfaces = dict(bodies[i] for i in sorted(bodies))
         out_devices[device.name] = {"platform": device.platform or "unknown", "interfaces": interfaces}
     lifter.marking()
+    liftfixed.classify_only(lifter)
     liftfixed.hosts(lifter, devices, out_devices, elements)
     services = {lifter.service_names[k]: lifter.services[k] for k in liftcaps.strict_order(
         liftcaps.queue_order(list(lifter.services), lifter.queued), lifter.queued)}
@@ -310,7 +312,7 @@ def _interface(lifter: _Lifter, device: Device, at: tuple[int, int], iface: Inte
     default_name = lifter.defaults.get(at, liftmarks.default_class(iface))
     liftable = []
     for cls in iface.classes:
-        why = unliftable(iface, cls, default_name, cls.name in lifter.hosts)
+        why = unliftable(iface, cls, default_name, cls.name in lifter.hosts or (at[0], cls.name) in lifter.fixed)
         if why is None:
             liftable.append(cls)
         else:

@@ -3,7 +3,8 @@
 - the default class: qosc.behaviour.liftmarks.default_class (the one the configuration says takes what nothing
   else names, else the class of DSCP 0, else the class most code points fall into);
 - a class is a service where IP code points, EXP or PCP values are classified into it or it leaves with an EXP or
-  PCP value (liftmarks), or it is the device's host class (router-generated traffic); a class of none of these (a
+  PCP value (liftmarks), or it is the device's host class (router-generated traffic), or an interface of the device
+  is fixed into it (a service without code points where none reaches it: liftfixed); a class of none of these (a
   queue fed by filters on ports and addresses, or by nothing) is not a service of the policy language: named, not
   lifted;
 - a code point the interface classifies one way for IPv4 and another for IPv6 (`match ip dscp`, an IPv4-only
@@ -38,7 +39,8 @@ def codes(iface: Interface, cls: Class) -> frozenset[int]:
 
 def unliftable(iface: Interface, cls: Class, default: str | None, host: bool = False) -> str | None:
     """Why a class cannot be a service of the policy, or None when it can (module doc); `host`: the class is
-    the device's host class."""
+    the device's host class, or one an interface of it is fixed into (a service without code points where none
+    reaches it: qosc.behaviour.liftfixed)."""
     if cls.name == default or codes(iface, cls) or carried(iface, cls.name) or host:
         return None
     if any(iface.classify[1][c] == cls.name for c in range(64)):

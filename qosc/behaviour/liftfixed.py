@@ -7,10 +7,13 @@
   only where the configuration rewrites it.  Its classes are the device's forwarding classes, so for the lift
   the interface classifies each code point as the first other interface of the device that classifies it into
   one of its classes (`views`), and its classes join those services by their code points, never by the fixed
-  table; where no interface of the device classifies by code point, the first fixed one's table stands (its
-  class takes every code point: the default service) and the others see it.  A fixed class that is no service
-  even so (no code point of the device reaches it, or the interface does not schedule it) leaves the interface
-  out, named (QOS172): the policy could only send its traffic elsewhere.
+  table; where no interface of the device classifies by code point, the first fixed one classifies every code
+  point into the class Junos sends unclassified traffic to (queue 0's: the default service; its own class where
+  it is fixed into that one or schedules no queue 0), and the others see it.  A fixed class no code point of the
+  device reaches is a service without code points, which the fixed rule classifies into without marking (`mark:
+  false`, `classify_only`: the packets keep their DSCP, as on the device; such a service needs no code point,
+  QOS034).  A fixed class the interface does not schedule leaves the interface out, named (QOS172): the policy
+  could only send its traffic elsewhere.
 - An interface that carries Ethernet frames only (Interface.ethernet: a JUNOS family ccc unit classified by its
   filter's 802.1p and MAC terms) classifies no code point either: the lift sees it the same way (`views`), so its
   classes join the device's services; it is lifted as `encapsulation: vlan` (liftmarks.settings).
@@ -45,11 +48,27 @@ def views(devices: Sequence[Device]) -> list[Device]:
         if not fixed:
             out.append(device)
             continue
-        # no interface classifies by code point: the first fixed one keeps its table (its class every code point's)
-        others = others or fixed[:1]
+        interfaces = list(device.interfaces)
+        if not others:  # no interface classifies by code point: the first fixed one classifies them as Junos would
+            first = fixed[0]
+            home = _unclassified(first)
+            if home is not None:
+                interfaces[interfaces.index(first)] = first = replace(first, classify=((home,) * 64, (home,) * 64))
+            others = [first]
         out.append(replace(device, interfaces=tuple(_view(i, others) if (i.fixed is not None or i.ethernet)
-                                                    and i not in others else i for i in device.interfaces)))
+                                                    and i not in others else i for i in interfaces)))
     return out
+
+
+def _unclassified(iface: Interface) -> str | None:
+    """The class of a fixed interface that Junos sends traffic no classifier names to: queue 0's (best-effort of
+    the default forwarding classes, "Default Forwarding Classes", Junos OS Class of Service User Guide: best-effort
+    queue 0, expedited-forwarding 1, assured-forwarding 2, network-control 3; the default classifiers send
+    unclassified traffic there); None where the interface does not schedule queue 0 or is fixed into it."""
+    if iface.fixed is None:
+        return None
+    home = next((c.name for c in iface.classes if c.queue == 0), None)
+    return home if home != iface.fixed else None
 
 
 def _view(iface: Interface, others: Sequence[Interface]) -> Interface:
@@ -63,12 +82,18 @@ def unliftable(iface: Interface, liftable: set[str]) -> Diagnostic | None:
     """QOS172 where the fixed class of an interface cannot be a service (module doc): the interface is left out."""
     if iface.fixed is None or iface.fixed in liftable:
         return None
-    why = ("which the interface does not schedule (no queue of its own here)" if iface.class_named(iface.fixed) is None
-           else "which no code point of the device is classified into: a service of the policy language is its code "
-           "points")
     return warning("QOS172", f"interface {iface.name} unit {iface.unit} not lifted: every packet it receives goes to "
-                   f"class {iface.fixed} (fixed classification), {why}", iface.origin,
-                   "classify code points into the class on another interface, or fix the unit to a class that has some")
+                   f"class {iface.fixed} (fixed classification), which the interface does not schedule (no queue of "
+                   "its own here)", iface.origin, "fix the unit to a class its scheduler map schedules")
+
+
+def classify_only(lifter: Any) -> None:
+    """The fixed rule into a service without code points (a fixed class no code point of the device reaches)
+    classifies without marking (`mark: false`): the packets keep their DSCP, as on the device."""
+    for key, name in lifter.classifiers.items():
+        if key[0] == "fixed" and not any(lifter.services[k].get(domain) for k, n in lifter.service_names.items()
+                                         if n == key[1] for domain in ("dscp", "exp", "pcp")):
+            lifter.classifier_bodies[name]["rules"][0]["mark"] = False
 
 
 def edge(lifter: Any, body: dict[str, Any], iface: Interface, service: str, mpls_device: bool = False) -> None:

@@ -34,8 +34,14 @@ def check_default(policy: Policy) -> Iterator[Diagnostic]:
 
 
 def check_has_dscp(policy: Policy) -> Iterator[Diagnostic]:
+    """QOS034; a service that classifier rules with `mark: false` alone reach needs no code point (they classify
+    without marking: what import lifts from a JUNOS unit fixed into a class no code point reaches)."""
+    reached: dict[str, bool] = {}
+    for c in policy.classifiers:
+        for r in c.rules:
+            reached[r.service] = reached.get(r.service, True) and not r.mark
     for s in policy.services:
-        if not s.dscp and not s.exp and not s.pcp and not s.default:
+        if not s.dscp and not s.exp and not s.pcp and not s.default and not reached.get(s.name, False):
             yield error("QOS034", f"service '{s.name}' has no DSCP (nor EXP or PCP), so no traffic can reach it",
                         s.where.loc, f"add `dscp: [...]` (kind '{s.kind.value}' has no built-in code point)")
 

@@ -12,10 +12,7 @@ import pytest
 from qosc.cli import main
 from tests.test_import_corpus_causes import named, round_trip
 
-# builtin-forwarding-classes.set: ae1 fixes every packet it receives into expedited-forwarding, its unit 0 into
-# assured-forwarding; cut down to a port whose unit binds nothing of its own but a rewrite rule beside a port
-# that classifies
-PORT_FIXED = """\
+CLASSIFYING = """\
 set class-of-service forwarding-classes class BE queue-num 0
 set class-of-service forwarding-classes class EF queue-num 1
 set class-of-service forwarding-classes class NC queue-num 3
@@ -30,6 +27,13 @@ set class-of-service schedulers S-EF transmit-rate percent 40
 set class-of-service schedulers S-NC transmit-rate percent 10
 set class-of-service interfaces xe-0/0/0 scheduler-map SM
 set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp CL
+"""
+"""Three classes, their map, and xe-0/0/0 classifying DSCP into them (both reproducers below start so)."""
+
+# builtin-forwarding-classes.set: ae1 fixes every packet it receives into expedited-forwarding, its unit 0 into
+# assured-forwarding; cut down to a port whose unit binds nothing of its own but a rewrite rule beside a port
+# that classifies
+PORT_FIXED = CLASSIFYING + """\
 set class-of-service interfaces xe-0/0/1 scheduler-map SM
 set class-of-service interfaces xe-0/0/1 forwarding-class EF
 """
@@ -69,21 +73,7 @@ def test_a_units_own_fixed_class_overrides_the_ports(tmp_path: Path, capsys: pyt
 
 # builtin-forwarding-classes.set: `host-outbound-traffic forwarding-class best-effort`; cut down to a port that
 # classifies DSCP into three classes, router traffic in one of them
-HOST = """\
-set class-of-service forwarding-classes class BE queue-num 0
-set class-of-service forwarding-classes class EF queue-num 1
-set class-of-service forwarding-classes class NC queue-num 3
-set class-of-service classifiers dscp CL forwarding-class BE loss-priority low code-points 000000
-set class-of-service classifiers dscp CL forwarding-class EF loss-priority low code-points 101110
-set class-of-service classifiers dscp CL forwarding-class NC loss-priority low code-points 110000
-set class-of-service scheduler-maps SM forwarding-class BE scheduler S-BE
-set class-of-service scheduler-maps SM forwarding-class EF scheduler S-EF
-set class-of-service scheduler-maps SM forwarding-class NC scheduler S-NC
-set class-of-service schedulers S-BE transmit-rate percent 50
-set class-of-service schedulers S-EF transmit-rate percent 40
-set class-of-service schedulers S-NC transmit-rate percent 10
-set class-of-service interfaces xe-0/0/0 scheduler-map SM
-set class-of-service interfaces xe-0/0/0 unit 0 classifiers dscp CL
+HOST = CLASSIFYING + """\
 set class-of-service host-outbound-traffic forwarding-class NC
 """
 
